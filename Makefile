@@ -1,0 +1,39 @@
+# One-command set-up: every target creates .venv and installs what it needs.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+# torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
+TORCH  ?= torch==2.13.0
+
+.PHONY: train test lint format bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH)"
+	$(PY) -m pip install --quiet -e ".[train,test]"
+	touch $(STAMP)
+
+train: $(STAMP)  ## train on the embedded default config, then evaluate
+	$(PY) -m training.train --config configs/default.yaml --out runs/default
+	$(PY) -m training.evaluate --checkpoint runs/default/final.zip --games 200 --json runs/default/eval.json
+
+test: $(STAMP)  ## lint + the whole test suite
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: $(STAMP)
+	$(PY) -m ratenvs.cli bench
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

@@ -1,0 +1,105 @@
+"""The table of shipped games: ids, modules, bots and defaults, in one place.
+
+Registration, the CLI, the benchmark and the single-agent door all read this
+table, so adding a game means adding one entry here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """How one game is wired into the library."""
+
+    name: str
+    """Package name, e.g. ``catz_ratz_batz``."""
+    title: str
+    """The game's printed name."""
+    cli_name: str
+    """Name on the command line, e.g. ``catz-ratz-batz``."""
+    module: str
+    """Versioned entry module with ``env``, ``raw_env`` (and ``parallel_env``)."""
+    pettingzoo_id: str
+    gymnasium_id: str
+    default_opponent: str
+    """Bot that plays the other seats of the gymnasium id unless told otherwise."""
+    gymnasium_defaults: dict[str, Any] = field(default_factory=dict)
+    """Env options of the gymnasium id (the PettingZoo id uses the env's own defaults)."""
+    parallel: bool = False
+    bench_options: tuple[dict[str, Any], ...] = ({},)
+    """Configurations measured by ``ratenvs bench``."""
+
+    def load(self) -> Any:
+        """Import and return the versioned entry module."""
+        return importlib.import_module(self.module)
+
+    def bots(self) -> dict[str, type]:
+        """The game's bot registry (name -> class)."""
+        return importlib.import_module(f"ratenvs.{self.name}.bots").BOTS
+
+
+GAMES: dict[str, GameSpec] = {
+    spec.name: spec
+    for spec in (
+        GameSpec(
+            name="catz_ratz_batz",
+            title="Catz, Ratz and Batz",
+            cli_name="catz-ratz-batz",
+            module="ratenvs.catz_ratz_batz_v0",
+            pettingzoo_id="ratenvs/catz_ratz_batz-v0",
+            gymnasium_id="ratenvs/CatzRatzBatz-v0",
+            default_opponent="optimal",
+            gymnasium_defaults={"num_players": 1},
+            bench_options=({"num_players": 2},),
+        ),
+        GameSpec(
+            name="rat_a_tat_cat",
+            title="Rat-a-Tat Cat",
+            cli_name="rat-a-tat-cat",
+            module="ratenvs.rat_a_tat_cat_v0",
+            pettingzoo_id="ratenvs/rat_a_tat_cat-v0",
+            gymnasium_id="ratenvs/RatATatCat-v0",
+            default_opponent="heuristic",
+            gymnasium_defaults={"num_players": 2},
+            bench_options=({"num_players": 2}, {"num_players": 4}),
+        ),
+        GameSpec(
+            name="ratto_zakko",
+            title="Ratto Zakko",
+            cli_name="ratto-zakko",
+            module="ratenvs.ratto_zakko_v0",
+            pettingzoo_id="ratenvs/ratto_zakko-v0",
+            gymnasium_id="ratenvs/RattoZakko-v0",
+            default_opponent="adult",
+            gymnasium_defaults={"num_players": 4},
+            parallel=True,
+            bench_options=({"num_players": 4},),
+        ),
+    )
+}
+
+
+def available_games() -> dict[str, GameSpec]:
+    """The games whose entry module is present in this installation."""
+    out = {}
+    for name, spec in GAMES.items():
+        try:
+            importlib.util.find_spec(spec.module)
+        except ModuleNotFoundError:  # pragma: no cover - partial installs only
+            continue
+        if importlib.util.find_spec(spec.module) is not None:
+            out[name] = spec
+    return out
+
+
+def get_game(name: str) -> GameSpec:
+    """Look a game up by package name, CLI name or title; a ValueError lists the choices."""
+    key = name.strip().lower().replace("-", "_").replace(" ", "_").replace(",", "")
+    for spec in GAMES.values():
+        if key in (spec.name, spec.cli_name.replace("-", "_")):
+            return spec
+    raise ValueError(f"unknown game {name!r}; choose one of {[s.cli_name for s in GAMES.values()]}")

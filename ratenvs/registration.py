@@ -1,0 +1,33 @@
+"""Registration of every game under its PettingZoo and gymnasium ids.
+
+Runs on ``import ratenvs``. The gymnasium ids also work from a fresh
+interpreter as ``gymnasium.make("ratenvs:ratenvs/CatzRatzBatz-v0")`` (the
+``module:id`` form imports ``ratenvs`` first).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import pettingzoo
+
+from ratenvs.games import GAMES
+
+
+def register() -> None:
+    """Register all shipped games (idempotent)."""
+    for spec in GAMES.values():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # re-registration on reload is harmless
+            if spec.pettingzoo_id not in pettingzoo.aec_registry:
+                pettingzoo.register("aec", spec.pettingzoo_id, f"{spec.module}:env")
+            if spec.parallel and spec.pettingzoo_id not in pettingzoo.parallel_registry:
+                pettingzoo.register("parallel", spec.pettingzoo_id, f"{spec.module}:parallel_env")
+            if spec.gymnasium_id not in gymnasium.registry:
+                gymnasium.register(
+                    id=spec.gymnasium_id,
+                    entry_point="ratenvs.wrappers.single_agent:make_single_agent",
+                    kwargs={"game": spec.name, **spec.gymnasium_defaults},
+                    disable_env_checker=False,
+                )
