@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ratenvs.catz_ratz_batz.observe import ACTION_ROLL, dice_from_observation
+from ratenvs.catz_ratz_batz.observe import (
+    ACTION_ROLL,
+    dice_from_observation,
+    keep_mask,
+    observation_for_dice,
+)
 from ratenvs.catz_ratz_batz.rules import NUMBERS, Dice, legal_keeps
-from ratenvs.catz_ratz_batz.solver import solve
-from ratenvs.common.bots import RandomBot, make_bot
+from ratenvs.catz_ratz_batz.solver import evaluate_policy, solve
+from ratenvs.common.bots import Bot, RandomBot, make_bot
 
 
 class _DiceBot:
@@ -83,3 +88,25 @@ BOTS: dict[str, type] = {
 def get_bot(name: str):
     """The Catz, Ratz and Batz bot called ``name`` (a ValueError lists the choices)."""
     return make_bot(name, BOTS, "catz_ratz_batz")
+
+
+def exact_expected_score(bot: Bot) -> float:
+    """Exact expected turn score of ``bot`` (any object with ``act``; ``action_probs`` if it is
+    stochastic), computed by the solver's policy evaluation over every dice state.
+
+    The bot is shown the observation of a seat keeping a number on its first turn.
+    """
+    fixed_rng = np.random.default_rng(0)
+
+    def policy(dice: Dice) -> np.ndarray:
+        obs, mask = observation_for_dice(dice), keep_mask(dice)
+        if hasattr(bot, "action_probs"):
+            return np.asarray(bot.action_probs(obs, mask), dtype=np.float64)[: len(NUMBERS)]
+        probs = np.zeros(len(NUMBERS))
+        action = int(bot.act(obs, mask, fixed_rng))
+        if not 0 <= action < len(NUMBERS):
+            raise ValueError(f"{bot!r} chose action {action} when it had to keep a number")
+        probs[action] = 1.0
+        return probs
+
+    return evaluate_policy(policy)

@@ -73,7 +73,6 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from pettingzoo.utils import wrappers
 
 from ratenvs.catz_ratz_batz import rules
 from ratenvs.catz_ratz_batz.observe import (
@@ -86,18 +85,16 @@ from ratenvs.catz_ratz_batz.observe import (
 from ratenvs.common.aec import GameAECEnv
 from ratenvs.common.options import check_choice, check_int, check_optional_int
 from ratenvs.common.rewards import win_rewards
+from ratenvs.common.wrappers import classic_env
 
 REWARD_MODES = ("score", "win")
 MAX_PLAYERS = 6
 
 
 def env(**kwargs: Any) -> GameAECEnv:
-    """The wrapped AEC env (PettingZoo classic's illegal-move handling and order checks)."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The wrapped AEC env: PettingZoo classic's illegal-move handling (the game ends, the
+    offender gets -1), bounds check and order enforcing, fused into one fast wrapper."""
+    return classic_env(raw_env(**kwargs), illegal_reward=-1)
 
 
 class raw_env(GameAECEnv):  # PettingZoo naming convention

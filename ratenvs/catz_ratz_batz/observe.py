@@ -131,10 +131,15 @@ _ROLL_MASK = np.array([0, 0, 0, 1], dtype=np.int8)
 _NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 
+def keep_mask(dice: Dice) -> np.ndarray:
+    """The action mask of a seat that must keep a number with ``dice`` showing."""
+    return _KEEP_MASKS[numbers_showing(dice)].copy()
+
+
 def action_mask(state: State, seat: int) -> np.ndarray:
     """The legal actions of ``seat``: roll at the start of its turn, else keep a number showing."""
     if seat != state.current or state.phase == PHASE_OVER:
         return _NO_ACTIONS.copy()
     if state.phase == PHASE_ROLL:
         return _ROLL_MASK.copy()
-    return _KEEP_MASKS[numbers_showing(state.dice)].copy()
+    return keep_mask(state.dice)

@@ -1,0 +1,82 @@
+"""``ratenvs play catz-ratz-batz``: a person plays seat 0 in the terminal against bots."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import numpy as np
+
+from ratenvs.catz_ratz_batz.bots import BOTS, get_bot
+from ratenvs.catz_ratz_batz.env import raw_env
+from ratenvs.catz_ratz_batz.observe import ACTION_ROLL
+from ratenvs.catz_ratz_batz.rules import NUMBERS, PHASE_KEEP
+
+InputFn = Callable[[str], str]
+
+
+def _ask_action(env: raw_env, mask: np.ndarray, ask: InputFn, say: Callable[[str], None]) -> int:
+    """Ask the person for a legal action until the answer is one; EOFError propagates."""
+    if env.state.phase != PHASE_KEEP:
+        ask("Press Enter to roll all nine dice: ")
+        return ACTION_ROLL
+    legal = [k for a, k in enumerate(NUMBERS) if mask[a]]
+    choices = "/".join(str(k) for k in legal)
+    while True:
+        answer = ask(f"Keep which number? [{choices}]: ").strip()
+        if answer.isdigit() and int(answer) in legal:
+            return NUMBERS.index(int(answer))
+        say(f"  '{answer}' is not a number you can keep; type one of {choices}.")
+
+
+def main(argv: list[str] | None = None, ask: InputFn = input, say=print) -> int:
+    """Play a game in the terminal; returns the process exit code."""
+    parser = argparse.ArgumentParser(
+        prog="ratenvs play catz-ratz-batz",
+        description="Play Catz, Ratz and Batz as player_0 against bots.",
+    )
+    parser.add_argument("--players", type=int, default=2, help="seats including you (1-6)")
+    parser.add_argument(
+        "--bots", nargs="*", default=None, help=f"bot per other seat: {sorted(BOTS)}"
+    )
+    parser.add_argument("--turns", type=int, default=5, help="turns per player")
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args(argv)
+    try:
+        env = raw_env(num_players=args.players, turns=args.turns)
+        names = args.bots or ["optimal"] * (args.players - 1)
+        if len(names) != args.players - 1:
+            raise ValueError(f"--bots needs {args.players - 1} names, got {len(names)}")
+        bots = [get_bot(n) for n in names]
+    except ValueError as err:
+        parser.error(str(err))
+    rng = np.random.default_rng(args.seed)
+    env.reset(seed=args.seed)
+    say("You are player_0. Highest total after all turns wins.")
+    try:
+        for agent in env.agent_iter():
+            if env.terminations[agent]:
+                env.step(None)
+                continue
+            seat = env.agent_name_mapping[agent]
+            mask = env._action_mask(seat)
+            if seat == 0:
+                say("")
+                say(env._render_text())
+                action = _ask_action(env, mask, ask, say)
+            else:
+                action = bots[seat - 1].act(env._observation_vector(seat), mask, rng)
+                if action != ACTION_ROLL:
+                    say(f"{agent} ({names[seat - 1]}) keeps the {NUMBERS[action]}s")
+            before = env.state.current
+            env.step(action)
+            score = env.infos[agent].get("turn_score") if env.state.current != before else None
+            if score is not None or env.state.is_over:
+                say(f"{agent}'s turn ends: {env.state.dice.faces()} scores {score}")
+                env.infos[agent] = {}
+    except (EOFError, KeyboardInterrupt):
+        say("\nGame abandoned.")
+        return 0
+    say("")
+    say(env._render_text())
+    return 0

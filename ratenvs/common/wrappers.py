@@ -1,0 +1,107 @@
+"""``ClassicWrapper``: PettingZoo classic's ``env()`` wrapper stack in one fast layer.
+
+PettingZoo classic envs wrap ``raw_env`` in three wrappers:
+``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper`` and
+``OrderEnforcingWrapper``. Each forwards attribute access through
+``__getattr__``, which costs more than our games' own logic. This single
+wrapper keeps exactly their behaviour, reading the raw env directly:
+
+- order enforcing: using the env before ``reset()`` is an error (it *is* an
+  ``OrderEnforcingWrapper``, so tools that check for one still see it);
+- out of bounds: an action outside the action space raises an AssertionError;
+- illegal moves: an action the mask forbids warns, ends the game for
+  everyone (terminated and truncated), gives the offending agent
+  ``illegal_reward`` and the others 0, as ``TerminateIllegalWrapper`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from ratenvs.common.aec import GameAECEnv
+
+_NEEDS_RESET = "{} cannot be accessed before reset"
+
+
+class ClassicWrapper(OrderEnforcingWrapper):
+    """PettingZoo classic's illegal-move handling, bounds check and order enforcing, fused."""
+
+    def __init__(self, env: GameAECEnv, illegal_reward: float = -1.0) -> None:
+        super().__init__(env)
+        self._raw = env
+        self._illegal_reward = float(illegal_reward)
+
+    def _checked(self, name: str) -> Any:
+        if not self._has_reset:
+            raise AttributeError(_NEEDS_RESET.format(name))
+        return getattr(self._raw, name)
+
+    # direct pass-through of the data the AEC loop reads every step
+    agent_selection = property(lambda self: self._checked("agent_selection"))
+    agents = property(lambda self: self._checked("agents"))
+    rewards = property(lambda self: self._checked("rewards"))
+    terminations = property(lambda self: self._checked("terminations"))
+    truncations = property(lambda self: self._checked("truncations"))
+    infos = property(lambda self: self._checked("infos"))
+    num_agents = property(lambda self: self._checked("num_agents"))
+    _cumulative_rewards = property(lambda self: self._raw._cumulative_rewards)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        raw = self._raw
+        agent = raw.agent_selection
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return (
+            raw.observe(agent) if observe else None,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw.step(action)
+            return
+        if type(action) is int or isinstance(action, np.integer):
+            in_bounds = 0 <= action < raw.num_actions
+        else:
+            in_bounds = action is not None and raw.action_space(agent).contains(action)
+        assert in_bounds, "action is not in action space"
+        if raw._action_mask(raw.agent_name_mapping[agent])[action]:
+            raw.step(int(action))
+            return
+        EnvLogger.warn_on_illegal_move()
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = self._illegal_reward
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+
+    def __str__(self) -> str:
+        return str(self._raw)
+
+
+def classic_env(raw: GameAECEnv, illegal_reward: float = -1.0) -> ClassicWrapper:
+    """Wrap a raw game env the way PettingZoo classic's ``env()`` does."""
+    return ClassicWrapper(raw, illegal_reward=illegal_reward)
