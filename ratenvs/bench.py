@@ -47,9 +47,9 @@ def _decisions_per_second(make: Callable[[], Any], seconds: float, seed: int) ->
 
 
 def _reference_env() -> Any:
-    from pettingzoo.classic import connect_four_v3
+    import pettingzoo
 
-    return connect_four_v3.env()
+    return pettingzoo.make("aec", "classic/connect_four-v3")
 
 
 def bench_targets(games: list[str] | None = None) -> list[tuple[str, Callable[[], Any]]]:

@@ -1,0 +1,148 @@
+"""Every rule of RULES.md section 2 (Catz, Ratz and Batz), with the seed's worked examples."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ratenvs.catz_ratz_batz import rules
+from ratenvs.catz_ratz_batz.rules import Dice, score, turn_score
+
+
+@pytest.mark.parametrize(
+    ("dice", "expected"),
+    [
+        (Dice(cats=3, bats=1, rats=1, fives=4), 60),  # CCCBR 5555
+        (Dice(cats=2, bats=1, rats=1, threes=5), 45),  # CCBR 33333
+        (Dice(cats=1, bats=3, rats=3, threes=2), 12),  # CBBBRRR 33
+        (Dice(cats=4, bats=1, sevens=4), 112),  # CCCCB 7777
+    ],
+)
+def test_seed_examples(dice, expected):
+    assert turn_score(dice) == expected
+
+
+def test_bats_are_good_for_3_neutral_for_5_bad_for_7():
+    # one Bat, nothing else: good 1 / bad 0 with 3s, 0 / 0 with 5s, 0 / 1 with 7s
+    assert score(0, 1, 0, 3, 2) == 6 * 2
+    assert score(0, 1, 0, 5, 2) == 10
+    assert score(0, 1, 0, 7, 2) == 0
+
+
+def test_fewer_good_than_bad_scores_zero_equal_scores_base():
+    assert score(cats=1, bats=0, rats=2, number=5, count=3) == 0
+    assert score(cats=2, bats=0, rats=2, number=5, count=3) == 15
+    assert score(cats=0, bats=0, rats=0, number=7, count=1) == 7
+
+
+def test_each_good_animal_beyond_the_bad_ones_adds_a_copy_of_the_base():
+    for good in range(0, 6):
+        assert score(cats=good, bats=0, rats=0, number=5, count=2) == 10 * (1 + good)
+
+
+def test_no_number_dice_scores_zero_even_with_cats():
+    assert turn_score(Dice(cats=9)) == 0
+    assert turn_score(Dice(cats=5, bats=2, rats=2)) == 0
+
+
+def test_turn_over_when_numbers_all_alike_or_none():
+    assert rules.is_turn_over(Dice(cats=9))
+    assert rules.is_turn_over(Dice(cats=2, fives=7))
+    assert not rules.is_turn_over(Dice(threes=1, fives=8))
+    assert rules.legal_keeps(Dice(threes=3, sevens=2, rats=4)) == (3, 7)
+    assert rules.legal_keeps(Dice(threes=9)) == ()
+    with pytest.raises(ValueError, match="not over"):
+        turn_score(Dice(threes=1, fives=1, cats=7))
+
+
+def test_reroll_keeps_the_number_sets_animals_aside_and_rerolls_the_rest():
+    dice = Dice(cats=1, bats=1, threes=3, fives=2, sevens=2)
+    after = rules.apply_reroll(dice, 3, (1, 0, 1, 1, 1, 0))  # rolled: 3, 7, Cat, Bat
+    assert after == Dice(cats=2, bats=2, rats=0, threes=4, fives=0, sevens=1)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        out = rules.reroll(dice, 5, rng)
+        assert sum(out) == rules.NUM_DICE
+        assert out.fives >= 2 and out.cats >= 1 and out.bats >= 1
+    with pytest.raises(ValueError, match="cannot keep 5"):
+        rules.reroll(Dice(threes=4, sevens=5), 5, rng)
+
+
+def test_the_kept_number_may_change_at_every_roll():
+    # after keeping 3s, 7s may be kept next time
+    dice = rules.apply_reroll(Dice(threes=1, fives=1, sevens=7), 3, (0, 0, 8, 0, 0, 0))
+    assert dice == Dice(threes=1, sevens=8)
+    assert rules.legal_keeps(dice) == (3, 7)
+
+
+def test_first_roll_is_a_fair_die():
+    rng = np.random.default_rng(1)
+    counts = np.zeros(6)
+    for _ in range(3000):
+        d = rules.first_roll(rng)
+        counts += [d.threes, d.fives, d.sevens, d.cats, d.bats, d.rats]
+    freq = counts / counts.sum()
+    assert np.all(np.abs(freq - 1 / 6) < 0.01)
+
+
+def _play(state, rng, policy):
+    rolls = 0
+    while not state.is_over:
+        if state.phase == rules.PHASE_ROLL:
+            rules.roll(state, rng)
+        else:
+            rules.keep(state, policy(state.dice), rng)
+        rolls += 1
+        assert rolls < 10_000
+        assert sum(state.dice) == rules.NUM_DICE
+    return state
+
+
+def test_game_ends_after_turns_each_and_totals_add_up():
+    rng = np.random.default_rng(5)
+    state = rules.State.new(3, 4, None)
+    _play(state, rng, lambda d: min(rules.legal_keeps(d)))
+    assert state.turns_taken == [4, 4, 4]
+    assert state.winners() == [t == max(state.totals) for t in state.totals]
+
+
+def test_race_finishes_the_round_so_all_seats_had_equal_turns():
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        state = rules.State.new(3, None, 60)
+        _play(state, rng, lambda d: max(rules.legal_keeps(d), key=d.count))
+        assert len(set(state.turns_taken)) == 1
+        assert max(state.totals) >= 60
+        # the round before the last one ended with everybody below the target
+        assert state.turns_taken[0] >= 1
+
+
+def test_turn_cap_applies_in_a_race_too():
+    rng = np.random.default_rng(3)
+    state = rules.State.new(2, 2, 10_000)
+    _play(state, rng, lambda d: min(rules.legal_keeps(d)))
+    assert state.turns_taken == [2, 2]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    players=st.integers(1, 6),
+    turns=st.integers(1, 4),
+)
+def test_random_play_terminates_with_consistent_totals(seed, players, turns):
+    rng = np.random.default_rng(seed)
+    state = rules.State.new(players, turns, None)
+    scores = [0] * players
+    while not state.is_over:
+        seat = state.current
+        if state.phase == rules.PHASE_ROLL:
+            pts = rules.roll(state, rng)
+        else:
+            keeps = rules.legal_keeps(state.dice)
+            pts = rules.keep(state, keeps[rng.integers(len(keeps))], rng)
+        if pts is not None:
+            assert pts == turn_score(state.dice)
+            scores[seat] += pts
+    assert scores == state.totals
+    assert state.turns_taken == [turns] * players

@@ -1,0 +1,105 @@
+"""The exact solver: optimality, policy evaluation, Monte-Carlo cross-check through the env."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ratenvs import catz_ratz_batz_v0
+from ratenvs.catz_ratz_batz import solver
+from ratenvs.catz_ratz_batz.bots import BOTS, exact_expected_score
+from ratenvs.catz_ratz_batz.rules import NUMBERS, Dice, legal_keeps, turn_score
+
+
+def test_policy_iteration_agrees_with_value_iteration():
+    sol = solver.solve()
+    assert sol.expected_score == pytest.approx(solver.value_iteration(), abs=1e-7)
+    assert sol.states == math.comb(9 + 5, 5)  # face counts of nine six-sided dice
+    assert sol.decision_states == len(solver.all_decision_states())
+
+
+def test_optimal_values_satisfy_the_bellman_equation():
+    sol = solver.solve()
+    for dice, q in list(sol.q_values.items())[::7]:
+        assert set(q) == set(legal_keeps(dice))
+        assert sol.values[dice] == pytest.approx(max(q.values()), abs=1e-9)
+        assert q[sol.policy[dice]] == pytest.approx(sol.values[dice], abs=1e-9)
+
+
+def test_one_step_value_by_hand():
+    # One 3 and one 5 with 7 animals: keep 5, reroll the 3: it shows 5 (1/6) -> 5s count 2, or an
+    # animal (1/2) -> one 5 left, or 3 (1/6) -> keep again, or 7 (1/6) -> keep again.
+    sol = solver.solve()
+    dice = Dice(cats=7, threes=1, fives=1)
+    q5 = sol.q_values[dice][5]
+    # the exact value involves recursion; check it against the explicit equation
+    v = sol.values
+    rhs = (
+        turn_score(Dice(cats=7, fives=2)) / 6
+        + (turn_score(Dice(cats=8, fives=1)) + 0 + 0) / 6  # Cat
+        + turn_score(Dice(cats=7, bats=1, fives=1)) / 6  # Bat (neutral for 5)
+        + turn_score(Dice(cats=7, rats=1, fives=1)) / 6  # Rat
+        + v[Dice(cats=7, threes=1, fives=1)] / 6
+        + v[Dice(cats=7, fives=1, sevens=1)] / 6
+    )
+    assert q5 == pytest.approx(rhs, abs=1e-9)
+
+
+def test_evaluate_policy_of_the_optimal_policy_is_the_optimum_and_bots_are_below():
+    sol = solver.solve()
+    assert solver.evaluate_policy(sol.best_keep) == pytest.approx(sol.expected_score, abs=1e-9)
+    for name, cls in BOTS.items():
+        value = exact_expected_score(cls())
+        assert value <= sol.expected_score + 1e-9, name
+        if name != "optimal":
+            assert value < sol.expected_score - 1.0, name
+
+
+def test_stochastic_policy_is_the_mix_of_deterministic_ones():
+    lo = solver.evaluate_policy(lambda d: min(legal_keeps(d)))
+    hi = solver.evaluate_policy(lambda d: max(legal_keeps(d)))
+    mix = solver.evaluate_policy(
+        lambda d: [0.5 if k in (min(legal_keeps(d)), max(legal_keeps(d))) else 0 for k in NUMBERS]
+    )
+    assert min(lo, hi) < mix < max(lo, hi)
+
+
+def test_evaluate_policy_rejects_illegal_keeps():
+    with pytest.raises(ValueError, match="not showing"):
+        solver.evaluate_policy(lambda d: 3)
+    with pytest.raises(ValueError, match="probabilities"):
+        solver.evaluate_policy(lambda d: [0.5, 0.5, 0.5])
+
+
+def _monte_carlo(bot_name: str, turns: int, games: int, seed: int) -> np.ndarray:
+    """Turn scores of ``bot_name`` playing the env itself (1 player, score rewards)."""
+    bot = BOTS[bot_name]()
+    rng = np.random.default_rng(seed)
+    env = catz_ratz_batz_v0.env(num_players=1, turns=turns)
+    out = []
+    for g in range(games):
+        env.reset(seed=seed + g)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            if reward:
+                out.append(reward)
+            elif env.infos[agent].get("turn_score") == 0:
+                out.append(0.0)
+            if term or trunc:
+                env.step(None)
+                continue
+            env.infos[agent].clear()
+            env.step(bot.act(obs["observation"], obs["action_mask"], rng))
+    assert len(out) == turns * games
+    return np.array(out)
+
+
+@pytest.mark.parametrize("bot_name", ["optimal", "lowest", "most_common"])
+def test_solver_matches_monte_carlo_through_the_env(bot_name):
+    exact = exact_expected_score(BOTS[bot_name]())
+    scores = _monte_carlo(bot_name, turns=250, games=24, seed=123)
+    se = scores.std(ddof=1) / math.sqrt(scores.size)
+    assert abs(scores.mean() - exact) < 4 * se, (scores.mean(), exact, se)
+    # the bound is tight enough to tell bots apart (the test has power)
+    others = [exact_expected_score(c()) for n, c in BOTS.items() if n != bot_name]
+    assert all(abs(scores.mean() - o) > 4 * se for o in others)

@@ -1,0 +1,73 @@
+"""The ``ratenvs`` console script."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ratenvs import cli
+from ratenvs.catz_ratz_batz import play
+
+
+def test_solve_json_has_the_promised_keys(capsys):
+    assert cli.main(["solve", "catz-ratz-batz", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["expected_score"] == pytest.approx(data["value_iteration_check"], abs=1e-7)
+    assert data["states"] == 2002
+    assert set(data["bots"]) == {"random", "most_common", "lowest", "optimal"}
+    assert data["bots"]["optimal"] == pytest.approx(data["expected_score"])
+
+
+def test_solve_table_and_errors(capsys):
+    assert cli.main(["solve", "catz-ratz-batz"]) == 0
+    assert "optimal expected score" in capsys.readouterr().out
+    assert cli.main(["solve", "chess"]) == 2
+    assert "unknown game" in capsys.readouterr().err
+
+
+def test_bench_json_records(capsys):
+    assert cli.main(["bench", "--json", "--seconds", "0.05", "--rounds", "1"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    by_env = {r["env"]: r for r in records}
+    assert by_env["connect_four_v3"]["ratio_vs_connect_four"] == 1.0
+    crb = next(r for r in records if r["env"].startswith("catz_ratz_batz"))
+    assert crb["decisions_per_s"] > 0 and set(crb) >= {"env", "decisions_per_s"}
+
+
+def test_console_script_is_installed():
+    out = subprocess.run(
+        [sys.executable, "-m", "ratenvs.cli", "list"], capture_output=True, text=True, check=True
+    )
+    assert "ratenvs/catz_ratz_batz-v0" in out.stdout
+
+
+def test_play_a_whole_game_with_bad_input_re_asked():
+    answers = iter(["", "9", "seven", "3", "5", "7"] * 200)
+    said = []
+
+    def ask(prompt):
+        said.append(prompt)
+        return next(answers)
+
+    assert (
+        play.main(["--players", "2", "--turns", "2", "--seed", "4"], ask=ask, say=said.append) == 0
+    )
+    text = "\n".join(str(s) for s in said)
+    assert "not a number you can keep" in text
+    assert "game over" in text
+
+
+def test_play_end_of_input_exits_cleanly():
+    def ask(prompt):
+        raise EOFError
+
+    out = []
+    assert play.main(["--seed", "1"], ask=ask, say=out.append) == 0
+    assert "abandoned" in out[-1]
+
+
+def test_play_bad_options_exit_with_a_message(capsys):
+    with pytest.raises(SystemExit):
+        play.main(["--players", "9"])
+    assert "num_players" in capsys.readouterr().err
