@@ -71,9 +71,17 @@ def first_roll(rng: np.random.Generator) -> Dice:
     return dice_from_faces(roll_dice(NUM_DICE, rng))
 
 
+_SHOWING = {
+    (a, b, c): tuple(k for k, shown in zip(NUMBERS, (a, b, c)) if shown)
+    for a in (False, True)
+    for b in (False, True)
+    for c in (False, True)
+}
+
+
 def numbers_showing(dice: Dice) -> tuple[int, ...]:
     """The numbers (3, 5, 7) shown by at least one die."""
-    return tuple(k for k, n in zip(NUMBERS, dice.numbers) if n)
+    return _SHOWING[(dice.threes > 0, dice.fives > 0, dice.sevens > 0)]
 
 
 def is_turn_over(dice: Dice) -> bool:

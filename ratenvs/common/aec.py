@@ -130,8 +130,12 @@ class GameAECEnv(AECEnv):
                 f"{np.flatnonzero(mask).tolist()} (use env() for PettingZoo's "
                 "terminate-on-illegal-move handling)"
             )
+        self._play(agent, seat, int(action))
+
+    def _play(self, agent: str, seat: int, action: int) -> None:
+        """Play an action already known to be legal for ``agent`` (its seat ``seat``)."""
         self._cumulative_rewards[agent] = 0.0
-        step_rewards = self._apply(seat, int(action))
+        step_rewards = self._apply(seat, action)
         rewards = self.rewards
         if step_rewards is None:
             for a in rewards:

@@ -86,8 +86,9 @@ class ClassicWrapper(OrderEnforcingWrapper):
         else:
             in_bounds = action is not None and raw.action_space(agent).contains(action)
         assert in_bounds, "action is not in action space"
-        if raw._action_mask(raw.agent_name_mapping[agent])[action]:
-            raw.step(int(action))
+        seat = raw.agent_name_mapping[agent]
+        if raw._action_mask(seat)[action]:
+            raw._play(agent, seat, int(action))
             return
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0
