@@ -1,0 +1,1 @@
+"""Rat-a-Tat Cat: the memory card game, its env with leak-proof observations, bots and play."""

@@ -1,0 +1,122 @@
+"""Determinization: a full game state consistent with everything one player knows.
+
+As OpenSpiel's ``resample_from_infostate``: the cards whose place the player
+does not know (face-down slots it has no knowledge of, the draw pile, a card
+another player drew privately and holds) are dealt again at random, keeping
+every constraint the player's information implies:
+
+- a card keeps its shuffle epoch: after the discard pile was reshuffled into
+  a new draw pile, the cards of that pile (and the ones drawn from it into
+  hands) are exchanged only among themselves, since the player knows which
+  cards formed it;
+- a slot filled with a privately drawn card holds a number card (drawn power
+  cards are never placed);
+- a power card shuffled back into the draw pile at setup stays in the draw
+  pile (or the held card) until a card of its kind is seen drawn.
+
+Everything public or known to the player is left as it is; other players'
+knowledge keeps its shape (which slots they know) and takes the new values.
+The sample is consistent but, like most determinizations, not weighted by
+how likely the other players' past choices make each deal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ratenvs.rat_a_tat_cat.rules import (
+    CODE_NUMBER,
+    KIND,
+    NO_CARD,
+    NUM_KINDS,
+    NUM_NUMBER_KINDS,
+    SLOTS,
+    State,
+    phase_for_drawn,
+)
+
+_PILE = "pile"
+_HELD = "held"
+
+
+def hidden_positions(state: State, seat: int) -> list[tuple]:
+    """The places whose card ``seat`` does not know: ``("slot", p, s)``, ``("pile", i)``,
+    ``("held",)``."""
+    out: list[tuple] = []
+    know = state.know[seat]
+    for p in range(state.num_players):
+        if not state.active[p]:
+            continue
+        for s in range(SLOTS):
+            if know[p, s] >= CODE_NUMBER:
+                out.append(("slot", p, s))
+    out.extend((_PILE, i) for i in range(len(state.draw_pile)))
+    if state.held != NO_CARD and not state.held_public and state.current != seat:
+        out.append((_HELD,))
+    return out
+
+
+def _get(state: State, pos: tuple) -> int:
+    if pos[0] == "slot":
+        return state.hands[pos[1]][pos[2]]
+    if pos[0] == _PILE:
+        return state.draw_pile[pos[1]]
+    return state.held
+
+
+def _set(state: State, pos: tuple, card: int) -> None:
+    if pos[0] == "slot":
+        state.hands[pos[1]][pos[2]] = card
+    elif pos[0] == _PILE:
+        state.draw_pile[pos[1]] = card
+    else:
+        state.held = card
+
+
+def resample_state(state: State, seat: int, rng: np.random.Generator) -> State:
+    """A copy of ``state`` with every card ``seat`` cannot locate dealt again at random."""
+    new = state.copy()
+    positions = hidden_positions(state, seat)
+    groups: dict[int, list[tuple]] = {}
+    for pos in positions:
+        groups.setdefault(state.card_epoch[_get(state, pos)], []).append(pos)
+    for epoch, group in groups.items():
+        cards = [_get(state, pos) for pos in group]
+        order = rng.permutation(len(cards))
+        cards = [cards[int(i)] for i in order]
+        free = [group[int(i)] for i in rng.permutation(len(group))]
+        assignment: dict[tuple, int] = {}
+        # 1. power cards known to be in the draw pile (setup returns) go to pile/held places
+        if epoch == state.epoch:
+            for kind in range(NUM_KINDS):
+                need = state.pile_must_hold[kind]
+                while need > 0:
+                    card = next(c for c in cards if KIND[c] == kind)
+                    pos = next(p for p in free if p[0] in (_PILE, _HELD))
+                    cards.remove(card)
+                    free.remove(pos)
+                    assignment[pos] = card
+                    need -= 1
+        # 2. slots that surely hold a number card get number cards
+        for pos in [p for p in free if p[0] == "slot" and state.number_only[p[1], p[2]]]:
+            card = next(c for c in cards if KIND[c] < NUM_NUMBER_KINDS)
+            cards.remove(card)
+            free.remove(pos)
+            assignment[pos] = card
+        # 3. the rest anywhere
+        for pos, card in zip(free, cards):
+            assignment[pos] = card
+        for pos, card in assignment.items():
+            _set(new, pos, card)
+    if new.held != state.held:
+        new.phase = phase_for_drawn(new.held)
+    # other players' knowledge keeps its shape and takes the new values
+    for pos in positions:
+        if pos[0] != "slot":
+            continue
+        _, p, s = pos
+        kind = KIND[new.hands[p][s]]
+        for table in (new.know, new.recent):
+            col = table[:, p, s]
+            col[col < NUM_KINDS] = kind
+    return new

@@ -1,0 +1,568 @@
+"""Rat-a-Tat Cat rules (RULES.md section 1): deck, deal, turns, power cards, knocking, scoring.
+
+A pure engine: a :class:`State` dataclass, the move encoding, :func:`apply_action`
+and the legal moves, with every random choice (shuffles) drawn from an explicit
+``numpy.random.Generator``. No gymnasium or pettingzoo here.
+
+Cards are identified by an id ``0..53``; ``KIND[card]`` is its kind: ``0..9``
+are number cards, ``PEEK``, ``SWAP`` and ``DRAW2`` the power cards. Piles are
+lists of card ids with the top card last.
+
+Besides the truth, the state carries what every player knows (RULES.md "What
+each player knows"), updated incrementally as the game goes:
+
+- ``know[o, p, s]``: what player ``o`` knows of the card in player ``p``'s slot
+  ``s``: its kind, ``CODE_NUMBER`` (a number card of unknown value: another
+  player placed a card it drew privately, and drawn power cards are never
+  placed), or ``CODE_UNKNOWN``. Swaps move every player's knowledge with the
+  cards. This is the perfect-recall ("knowledge") view.
+- ``recent[o, p, s]``: the kinds player ``o`` saw since its last decision (its
+  initial peek, a peeked card) - the "memoryless" view; cleared when ``o``
+  acts.
+- ``card_epoch``: in which shuffle each card last entered the draw pile (0 =
+  the deal, ``k`` = the ``k``-th reshuffle of the discard pile this round).
+  Public, and what :mod:`resample` needs to keep a determinization consistent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# ------------------------------------------------------------------ cards
+NUM_NUMBER_KINDS = 10
+"""Number cards 0..9."""
+PEEK, SWAP, DRAW2 = 10, 11, 12
+"""Kinds of the three power cards."""
+POWER_KINDS = (PEEK, SWAP, DRAW2)
+NUM_KINDS = 13
+KIND_COUNTS = (4, 4, 4, 4, 4, 4, 4, 4, 4, 9, 3, 3, 3)
+"""How many cards of each kind the deck holds: four each of 0..8, nine 9s, three of each power."""
+DECK_SIZE = sum(KIND_COUNTS)
+KIND: tuple[int, ...] = tuple(k for k, c in enumerate(KIND_COUNTS) for _ in range(c))
+"""Kind of every card id."""
+CARD_NAMES = (*tuple(str(k) for k in range(NUM_NUMBER_KINDS)), "peek", "swap", "draw2")
+"""Card names as ``game_state()`` and the records spell them."""
+NO_CARD = -1
+"""An empty slot (players knocked out of an elimination game hold no cards)."""
+
+SLOTS = 4
+"""Face-down slots per player, numbered 0..3 left to right."""
+PEEKED_AT_SETUP = (0, SLOTS - 1)
+"""The outer slots every player looks at once after the deal."""
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+
+CODE_NUMBER = NUM_KINDS
+"""Knowledge code: a number card of unknown value."""
+CODE_UNKNOWN = NUM_KINDS + 1
+"""Knowledge code: nothing known about the card."""
+NUM_CODES = NUM_KINDS + 2
+
+DEFAULT_MAX_TURNS = 200
+
+# ------------------------------------------------------------------ moves
+ACTION_DRAW = 0
+"""Draw the top card of the draw pile (start of a turn)."""
+ACTION_TAKE_DISCARD = 1
+"""Take the top discard, a number card (start of a turn)."""
+ACTION_REPLACE = 2
+"""``ACTION_REPLACE + s``: put the held card into own slot ``s``; the old card is discarded."""
+ACTION_DISCARD = 6
+"""Discard the drawn number card."""
+ACTION_PEEK = 7
+"""``ACTION_PEEK + s``: use a Peek to look at own slot ``s``."""
+ACTION_USE_DRAW2 = 11
+"""Use a drawn Draw 2: discard it and draw the next card."""
+ACTION_DECLINE = 12
+"""Decline a drawn power card (Peek, Swap or Draw 2): it is simply discarded."""
+ACTION_KNOCK = 13
+"""Knock ("rat-a-tat cat") at the end of the turn."""
+ACTION_NO_KNOCK = 14
+"""End the turn without knocking."""
+ACTION_SWAP = 15
+"""First swap action; see :func:`swap_action`."""
+
+
+def num_actions(num_players: int) -> int:
+    """Size of the Discrete action space: 15 fixed moves plus the swaps."""
+    return ACTION_SWAP + SLOTS * (num_players - 1) * SLOTS
+
+
+def swap_action(own_slot: int, offset: int, their_slot: int) -> int:
+    """The action swapping own ``own_slot`` with slot ``their_slot`` of the player ``offset``
+    seats after the actor (``1 .. num_players-1``, in turn order)."""
+    return ACTION_SWAP + ((offset - 1) * SLOTS + own_slot) * SLOTS + their_slot
+
+
+def decode_swap(action: int) -> tuple[int, int, int]:
+    """``(own_slot, offset, their_slot)`` of a swap action."""
+    i = action - ACTION_SWAP
+    their_slot = i % SLOTS
+    own_slot = (i // SLOTS) % SLOTS
+    offset = i // (SLOTS * SLOTS) + 1
+    return own_slot, offset, their_slot
+
+
+# ------------------------------------------------------------------ phases
+PHASE_START = 0
+"""Start of a turn: draw, or take the top discard (if it is a number card)."""
+PHASE_PLACE = 1
+"""Holding the taken discard: it must replace one of the four slots."""
+PHASE_NUMBER = 2
+"""Holding a drawn number card: replace a slot with it, or discard it."""
+PHASE_PEEK = 3
+"""Holding a drawn Peek: look at one own slot, or decline."""
+PHASE_SWAP = 4
+"""Holding a drawn Swap: exchange one own card with another player's card, or decline."""
+PHASE_DRAW2 = 5
+"""Holding a drawn Draw 2: use it, or decline."""
+PHASE_KNOCK = 6
+"""End of the turn while nobody has knocked: knock or not."""
+PHASE_OVER = 7
+"""The game is over."""
+NUM_DECISION_PHASES = 7
+PHASE_NAMES = ("start", "place", "number", "peek", "swap", "draw2", "knock", "over")
+
+_PHASE_OF_DRAWN = (PHASE_NUMBER,) * NUM_NUMBER_KINDS + (PHASE_PEEK, PHASE_SWAP, PHASE_DRAW2)
+
+
+def phase_for_drawn(card: int) -> int:
+    """The decision a drawn card asks for."""
+    return _PHASE_OF_DRAWN[KIND[card]]
+
+
+# ------------------------------------------------------------------ state
+@dataclass
+class State:
+    """A game of Rat-a-Tat Cat: the truth plus what every player knows of it."""
+
+    num_players: int
+    rounds: int | None
+    """Rounds to play; None = until the elimination game is decided."""
+    target_score: int | None
+    max_turns_per_round: int
+    hands: list[list[int]] = field(default_factory=list)
+    draw_pile: list[int] = field(default_factory=list)
+    discard_pile: list[int] = field(default_factory=list)
+    held: int = NO_CARD
+    """The card the current player holds awaiting a decision."""
+    held_public: bool = False
+    """The held card was taken from the discard pile (everyone saw it)."""
+    phase: int = PHASE_START
+    current: int = 0
+    starter: int = 0
+    """Who started this round (left of the dealer)."""
+    draw2_left: int = 0
+    """1 while the held card is the first of a Draw 2 sequence: discarding or declining it
+    draws one more card."""
+    knocked_by: int | None = None
+    final_turns_left: int = 0
+    """Turns still to be played after a knock."""
+    turns_this_round: int = 0
+    round_index: int = 0
+    totals: list[int] = field(default_factory=list)
+    active: list[bool] = field(default_factory=list)
+    """Still in the game (elimination variant: False once the total reached the target)."""
+    winners: list[bool] | None = None
+    last_round_points: list[int] | None = None
+    last_round_hands: list[list[int]] | None = None
+    know: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    recent: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    number_only: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Public: this slot's card was placed from a private draw, so it is a number card."""
+    card_epoch: list[int] = field(default_factory=list)
+    epoch: int = 0
+    """How many times the discard pile was reshuffled into the draw pile this round."""
+    pile_must_hold: list[int] = field(default_factory=list)
+    """Per kind: the draw pile (with a privately held drawn card) surely holds at least this
+    many of it - power cards shuffled back at setup and not yet seen drawn (public)."""
+    discard_counts: list[int] = field(default_factory=list)
+    """Cards of each kind in the discard pile (public; for ``unseen_counts``)."""
+
+    # ------------------------------------------------------------ helpers
+    @property
+    def is_over(self) -> bool:
+        return self.phase == PHASE_OVER
+
+    @property
+    def discard_top(self) -> int:
+        """The top card of the discard pile, or ``NO_CARD``."""
+        return self.discard_pile[-1] if self.discard_pile else NO_CARD
+
+    def can_take_discard(self) -> bool:
+        """The top discard is a number card (a power card there is dead)."""
+        return bool(self.discard_pile) and KIND[self.discard_pile[-1]] < NUM_NUMBER_KINDS
+
+    def next_active(self, seat: int) -> int:
+        """The next player still in the game after ``seat`` in turn order."""
+        n = self.num_players
+        for k in range(1, n + 1):
+            p = (seat + k) % n
+            if self.active[p]:
+                return p
+        raise RuntimeError("no active player")  # pragma: no cover
+
+    def all_cards(self) -> list[int]:
+        """Every card id wherever it is (hands, piles, held)."""
+        cards = [c for hand in self.hands for c in hand if c != NO_CARD]
+        cards += self.draw_pile + self.discard_pile
+        if self.held != NO_CARD:
+            cards.append(self.held)
+        return cards
+
+    def copy(self) -> State:
+        """A deep copy."""
+        return State(
+            num_players=self.num_players,
+            rounds=self.rounds,
+            target_score=self.target_score,
+            max_turns_per_round=self.max_turns_per_round,
+            hands=[h[:] for h in self.hands],
+            draw_pile=self.draw_pile[:],
+            discard_pile=self.discard_pile[:],
+            held=self.held,
+            held_public=self.held_public,
+            phase=self.phase,
+            current=self.current,
+            starter=self.starter,
+            draw2_left=self.draw2_left,
+            knocked_by=self.knocked_by,
+            final_turns_left=self.final_turns_left,
+            turns_this_round=self.turns_this_round,
+            round_index=self.round_index,
+            totals=self.totals[:],
+            active=self.active[:],
+            winners=None if self.winners is None else self.winners[:],
+            last_round_points=None if self.last_round_points is None else self.last_round_points[:],
+            last_round_hands=None
+            if self.last_round_hands is None
+            else [h[:] for h in self.last_round_hands],
+            know=self.know.copy(),
+            recent=self.recent.copy(),
+            number_only=self.number_only.copy(),
+            card_epoch=self.card_epoch[:],
+            epoch=self.epoch,
+            pile_must_hold=self.pile_must_hold[:],
+            discard_counts=self.discard_counts[:],
+        )
+
+
+def new_game(
+    num_players: int,
+    rng: np.random.Generator,
+    rounds: int | None = 1,
+    target_score: int | None = None,
+    max_turns_per_round: int = DEFAULT_MAX_TURNS,
+) -> State:
+    """A new game with the first round dealt; player 0 starts (the dealer is the last seat)."""
+    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players}")
+    if rounds is None and target_score is None:
+        raise ValueError("an endless game: give 'rounds' or 'target_score'")
+    n = num_players
+    state = State(
+        num_players=n,
+        rounds=rounds,
+        target_score=target_score,
+        max_turns_per_round=max_turns_per_round,
+        totals=[0] * n,
+        active=[True] * n,
+    )
+    deal(state, 0, rng)
+    return state
+
+
+def deal(state: State, starter: int, rng: np.random.Generator) -> None:
+    """Shuffle all 54 cards, deal four to each active player, turn the first discard.
+
+    A power card turned as the first discard is shuffled back into the draw
+    pile and another is turned. Every player looks at its slots 0 and 3.
+    """
+    n = state.num_players
+    deck = [int(c) for c in rng.permutation(DECK_SIZE)]
+    state.hands = [[NO_CARD] * SLOTS for _ in range(n)]
+    for p in range(n):
+        if state.active[p]:
+            state.hands[p] = [deck.pop() for _ in range(SLOTS)]
+    state.pile_must_hold = [0] * NUM_KINDS
+    while KIND[deck[-1]] >= NUM_NUMBER_KINDS:
+        card = deck.pop()
+        state.pile_must_hold[KIND[card]] = 1  # the same card may come up again: "at least one"
+        deck.insert(int(rng.integers(len(deck) + 1)), card)
+    top = deck.pop()
+    state.draw_pile = deck
+    state.discard_pile = [top]
+    state.discard_counts = [0] * NUM_KINDS
+    state.discard_counts[KIND[top]] += 1
+    state.held = NO_CARD
+    state.held_public = False
+    state.phase = PHASE_START
+    state.starter = starter
+    state.current = starter
+    state.draw2_left = 0
+    state.knocked_by = None
+    state.final_turns_left = 0
+    state.turns_this_round = 0
+    state.card_epoch = [0] * DECK_SIZE
+    state.epoch = 0
+    state.know = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
+    state.recent = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
+    state.number_only = np.zeros((n, SLOTS), dtype=bool)
+    for p in range(n):
+        if state.active[p]:
+            for s in PEEKED_AT_SETUP:
+                kind = KIND[state.hands[p][s]]
+                state.know[p, p, s] = kind
+                state.recent[p, p, s] = kind
+
+
+# ------------------------------------------------------------------ legal moves
+def legal_actions(state: State) -> list[int]:
+    """The legal actions of the current player (empty when the game is over)."""
+    phase = state.phase
+    if phase == PHASE_START:
+        return [ACTION_DRAW, ACTION_TAKE_DISCARD] if state.can_take_discard() else [ACTION_DRAW]
+    replace = [ACTION_REPLACE + s for s in range(SLOTS)]
+    if phase == PHASE_PLACE:
+        return replace
+    if phase == PHASE_NUMBER:
+        return [*replace, ACTION_DISCARD]
+    if phase == PHASE_PEEK:
+        return [*(ACTION_PEEK + s for s in range(SLOTS)), ACTION_DECLINE]
+    if phase == PHASE_SWAP:
+        return [*legal_swaps(state), ACTION_DECLINE]
+    if phase == PHASE_DRAW2:
+        return [ACTION_USE_DRAW2, ACTION_DECLINE]
+    if phase == PHASE_KNOCK:
+        return [ACTION_KNOCK, ACTION_NO_KNOCK]
+    return []
+
+
+def legal_swaps(state: State) -> list[int]:
+    """Swap actions with every active other player."""
+    n = state.num_players
+    out = []
+    for offset in range(1, n):
+        if state.active[(state.current + offset) % n]:
+            base = ACTION_SWAP + (offset - 1) * SLOTS * SLOTS
+            out.extend(range(base, base + SLOTS * SLOTS))
+    return out
+
+
+# ------------------------------------------------------------------ moves
+def apply_action(state: State, action: int, rng: np.random.Generator) -> list[int] | None:
+    """Play ``action`` for the current player.
+
+    Returns the round points of every player (0 for players out of the game)
+    when this action ended a round, else None. Raises ValueError on an illegal
+    action.
+    """
+    if action not in legal_actions(state):
+        raise ValueError(
+            f"illegal action {action} in phase {PHASE_NAMES[state.phase]}; "
+            f"legal: {legal_actions(state)}"
+        )
+    seat = state.current
+    state.recent[seat].fill(CODE_UNKNOWN)  # memoryless: forgets at each decision
+    phase = state.phase
+    if phase == PHASE_START:
+        if action == ACTION_TAKE_DISCARD:
+            card = state.discard_pile.pop()
+            state.discard_counts[KIND[card]] -= 1
+            state.held = card
+            state.held_public = True
+            state.phase = PHASE_PLACE
+            return None
+        _draw_to_hand(state, rng)
+        return None
+    if phase == PHASE_KNOCK:
+        if action == ACTION_KNOCK:
+            state.knocked_by = seat
+            state.final_turns_left = sum(state.active) - 1
+        return _end_turn(state, rng, knocked_now=action == ACTION_KNOCK)
+    if ACTION_REPLACE <= action < ACTION_REPLACE + SLOTS:
+        _replace(state, seat, action - ACTION_REPLACE)
+        return _end_card_play(state, rng)
+    if action in (ACTION_DISCARD, ACTION_DECLINE):
+        _discard_held(state)
+        if state.draw2_left > 0:
+            state.draw2_left = 0
+            _draw_to_hand(state, rng)
+            return None
+        return _end_card_play(state, rng)
+    if ACTION_PEEK <= action < ACTION_PEEK + SLOTS:
+        slot = action - ACTION_PEEK
+        kind = KIND[state.hands[seat][slot]]
+        state.know[seat, seat, slot] = kind
+        state.recent[seat, seat, slot] = kind
+        _discard_held(state)
+        return _end_card_play(state, rng)
+    if action == ACTION_USE_DRAW2:
+        _discard_held(state)
+        state.draw2_left = 1
+        _draw_to_hand(state, rng)
+        return None
+    own_slot, offset, their_slot = decode_swap(action)
+    _swap(state, seat, own_slot, (seat + offset) % state.num_players, their_slot)
+    _discard_held(state)
+    return _end_card_play(state, rng)
+
+
+def _draw_to_hand(state: State, rng: np.random.Generator) -> None:
+    """Draw the top card of the draw pile (reshuffling the discards if it is empty)."""
+    if not state.draw_pile:
+        reshuffle(state, rng)
+    card = state.draw_pile.pop()
+    state.held = card
+    state.held_public = False
+    state.phase = phase_for_drawn(card)
+
+
+def reshuffle(state: State, rng: np.random.Generator) -> None:
+    """The empty draw pile is replaced by the shuffled discard pile; the discard pile is empty."""
+    cards = state.discard_pile
+    state.draw_pile = [cards[int(i)] for i in rng.permutation(len(cards))]
+    state.discard_pile = []
+    state.discard_counts = [0] * NUM_KINDS
+    state.epoch += 1
+    for c in state.draw_pile:
+        state.card_epoch[c] = state.epoch
+    state.pile_must_hold = [0] * NUM_KINDS
+
+
+def _discard_held(state: State) -> None:
+    card = state.held
+    kind = KIND[card]
+    if state.pile_must_hold[kind] and not state.held_public:
+        state.pile_must_hold[kind] -= 1  # a power card shuffled back at setup may be this one
+    state.discard_pile.append(card)
+    state.discard_counts[kind] += 1
+    state.held = NO_CARD
+    state.held_public = False
+
+
+def _replace(state: State, seat: int, slot: int) -> None:
+    """The held card replaces ``slot``; the old card goes face up on the discard pile."""
+    old = state.hands[seat][slot]
+    card = state.held
+    kind = KIND[card]
+    state.hands[seat][slot] = card
+    know = state.know
+    if state.held_public:
+        know[:, seat, slot] = kind
+        state.number_only[seat, slot] = False
+    else:
+        know[:, seat, slot] = CODE_NUMBER
+        know[seat, seat, slot] = kind
+        state.number_only[seat, slot] = True
+    state.recent[:, seat, slot] = CODE_UNKNOWN
+    state.discard_pile.append(old)
+    state.discard_counts[KIND[old]] += 1
+    state.held = NO_CARD
+    state.held_public = False
+
+
+def _swap(state: State, p: int, a: int, q: int, b: int) -> None:
+    """Blind swap of ``p``'s slot ``a`` with ``q``'s slot ``b``; all knowledge moves along."""
+    state.hands[p][a], state.hands[q][b] = state.hands[q][b], state.hands[p][a]
+    for arr in (state.know, state.recent):
+        tmp = arr[:, p, a].copy()
+        arr[:, p, a] = arr[:, q, b]
+        arr[:, q, b] = tmp
+    no = state.number_only
+    no[p, a], no[q, b] = no[q, b], no[p, a]
+
+
+def _end_card_play(state: State, rng: np.random.Generator) -> list[int] | None:
+    """The card part of the turn is done: knock decision, unless someone knocked or the turn
+    cap ends the round now."""
+    state.draw2_left = 0
+    if state.knocked_by is None and state.turns_this_round + 1 < state.max_turns_per_round:
+        state.phase = PHASE_KNOCK
+        return None
+    return _end_turn(state, rng, knocked_now=False)
+
+
+def _end_turn(state: State, rng: np.random.Generator, knocked_now: bool) -> list[int] | None:
+    state.turns_this_round += 1
+    if state.knocked_by is not None and not knocked_now:
+        state.final_turns_left -= 1
+        if state.final_turns_left <= 0:
+            return end_round(state, rng)
+    if state.turns_this_round >= state.max_turns_per_round:
+        return end_round(state, rng)
+    state.current = state.next_active(state.current)
+    state.phase = PHASE_START
+    return None
+
+
+def _pile_has_number(pile: list[int]) -> bool:
+    return any(KIND[c] < NUM_NUMBER_KINDS for c in pile)
+
+
+def replace_power_cards(state: State, rng: np.random.Generator) -> None:
+    """End of round: each power card in a hand goes to the bottom of the draw pile and is
+    replaced by the top card, until the slot holds a number card.
+
+    When the draw pile holds no number card, the discard pile is shuffled into it
+    first (ruling: this is "the draw pile runs out" - with only power cards left
+    the replacement could never end).
+    """
+    for p in range(state.num_players):
+        hand = state.hands[p]
+        for s in range(SLOTS):
+            while hand[s] != NO_CARD and KIND[hand[s]] >= NUM_NUMBER_KINDS:
+                if not _pile_has_number(state.draw_pile):
+                    merged = state.draw_pile + state.discard_pile
+                    state.draw_pile = [merged[int(i)] for i in rng.permutation(len(merged))]
+                    state.discard_pile = []
+                    state.discard_counts = [0] * NUM_KINDS
+                state.draw_pile.insert(0, hand[s])
+                hand[s] = state.draw_pile.pop()
+
+
+def hand_points(hand: list[int]) -> int:
+    """A hand's round score: the sum of its cards (after power-card replacement)."""
+    return sum(KIND[c] for c in hand if c != NO_CARD)
+
+
+def end_round(state: State, rng: np.random.Generator) -> list[int]:
+    """Reveal, replace power cards, score; then deal the next round or end the game."""
+    replace_power_cards(state, rng)
+    n = state.num_players
+    points = [hand_points(state.hands[p]) if state.active[p] else 0 for p in range(n)]
+    playing = [p for p in range(n) if state.active[p]]
+    for p in playing:
+        state.totals[p] += points[p]
+    state.last_round_points = points
+    state.last_round_hands = [h[:] for h in state.hands]
+    state.held = NO_CARD
+    over = False
+    if state.target_score is not None:
+        out_now = [p for p in playing if state.totals[p] >= state.target_score]
+        for p in out_now:
+            state.active[p] = False
+        remaining = [p for p in playing if state.active[p]]
+        if len(remaining) <= 1:
+            over = True
+            # all remaining crossed in the same round: the lowest total among them wins (ruling)
+            contenders = remaining or out_now
+            best = min(state.totals[p] for p in contenders)
+            state.winners = [p in contenders and state.totals[p] == best for p in range(n)]
+    if not over and state.rounds is not None and state.round_index + 1 >= state.rounds:
+        over = True
+        remaining = [p for p in range(n) if state.active[p]]
+        best = min(state.totals[p] for p in remaining)
+        state.winners = [state.active[p] and state.totals[p] == best for p in range(n)]
+    if over:
+        state.phase = PHASE_OVER
+        return points
+    state.round_index += 1
+    deal(state, state.next_active(state.starter), rng)
+    return points
+
+
+def card_name(card: int) -> str:
+    """Name of a card id (``"0".."9"``, ``"peek"``, ``"swap"``, ``"draw2"``)."""
+    return CARD_NAMES[KIND[card]]
