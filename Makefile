@@ -32,8 +32,8 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-bench: $(STAMP)
-	$(PY) -m ratenvs.cli bench
+bench: $(STAMP)  ## speed of every env vs connect_four_v3, written to benchmarks/results.json
+	$(PY) benchmarks/bench_envs.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

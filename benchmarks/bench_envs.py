@@ -1,0 +1,49 @@
+"""Reproducible speed measurement of every shipped env against PettingZoo's connect_four_v3.
+
+    python benchmarks/bench_envs.py [--seconds 3] [--rounds 5] [--out benchmarks/results.json]
+
+Writes the records of :func:`ratenvs.bench.run` plus the machine it ran on, and
+prints the table that the README quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import pettingzoo
+
+import ratenvs
+from ratenvs import bench
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=Path(__file__).with_name("results.json"))
+    args = parser.parse_args()
+    records = bench.run(seconds=args.seconds, rounds=args.rounds)
+    print(bench.format_table(records))
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "numpy": np.__version__,
+        "pettingzoo": pettingzoo.__version__,
+        "ratenvs": ratenvs.__version__,
+        "seconds": args.seconds,
+        "rounds": args.rounds,
+    }
+    args.out.write_text(json.dumps({"meta": meta, "records": records}, indent=2) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
