@@ -1,0 +1,212 @@
+"""``ratenvs play rat-a-tat-cat``: a person plays player_0 in the terminal against bots.
+
+The person sees only what its seat may see (the table from its view, with the
+cards it knows), the public moves of the bots, and a prompt listing the legal
+moves. A bad answer asks again; end of input (Ctrl-D) leaves cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import numpy as np
+
+from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.bots import BOTS, get_bot
+from ratenvs.rat_a_tat_cat.env import raw_env
+from ratenvs.rat_a_tat_cat.rules import (
+    ACTION_DECLINE,
+    ACTION_DISCARD,
+    ACTION_DRAW,
+    ACTION_KNOCK,
+    ACTION_NO_KNOCK,
+    ACTION_PEEK,
+    ACTION_REPLACE,
+    ACTION_SWAP,
+    ACTION_TAKE_DISCARD,
+    ACTION_USE_DRAW2,
+    CARD_NAMES,
+    KIND,
+    NO_CARD,
+    SLOTS,
+    decode_swap,
+    swap_action,
+)
+
+InputFn = Callable[[str], str]
+SayFn = Callable[[str], None]
+
+
+def move_help(mask: np.ndarray, num_players: int) -> list[str]:
+    """One line per kind of legal move, with what to type."""
+    lines = []
+    if mask[ACTION_DRAW]:
+        lines.append("d        draw the top card of the draw pile")
+    if mask[ACTION_TAKE_DISCARD]:
+        lines.append("t        take the top discard")
+    if mask[ACTION_REPLACE]:
+        lines.append("r S      put the card into your slot S (0-3); the old card is discarded")
+    if mask[ACTION_DISCARD]:
+        lines.append("x        discard the drawn card")
+    if mask[ACTION_PEEK]:
+        lines.append("p S      look at your slot S (0-3)")
+    if mask[ACTION_USE_DRAW2]:
+        lines.append("u        use the Draw 2: draw the next card")
+    if mask[ACTION_SWAP:].any():
+        lines.append(
+            f"s A P B  swap your slot A with slot B of player P (1-{num_players - 1}), blind"
+        )
+    if mask[ACTION_DECLINE]:
+        lines.append("x        decline the power card (it is discarded)")
+    if mask[ACTION_KNOCK]:
+        lines.append("k / n    knock (everyone else gets one more turn) / do not knock")
+    return lines
+
+
+def parse_move(text: str, mask: np.ndarray, num_players: int) -> int | None:
+    """The action a typed move means, or None if it is not a legal move now."""
+    words = text.strip().lower().split()
+    if not words:
+        return None
+    cmd, args = words[0], words[1:]
+    nums = [int(a) for a in args if a.lstrip("-").isdigit()]
+    if len(nums) != len(args):
+        return None
+    action: int | None = None
+    if cmd == "d" and not args:
+        action = ACTION_DRAW
+    elif cmd == "t" and not args:
+        action = ACTION_TAKE_DISCARD
+    elif cmd == "r" and len(nums) == 1 and 0 <= nums[0] < SLOTS:
+        action = ACTION_REPLACE + nums[0]
+    elif cmd == "p" and len(nums) == 1 and 0 <= nums[0] < SLOTS:
+        action = ACTION_PEEK + nums[0]
+    elif cmd == "x" and not args:
+        action = ACTION_DISCARD if mask[ACTION_DISCARD] else ACTION_DECLINE
+    elif cmd == "u" and not args:
+        action = ACTION_USE_DRAW2
+    elif cmd == "k" and not args:
+        action = ACTION_KNOCK
+    elif cmd == "n" and not args:
+        action = ACTION_NO_KNOCK
+    elif cmd == "s" and len(nums) == 3:
+        a, p, b = nums
+        if 0 <= a < SLOTS and 1 <= p < num_players and 0 <= b < SLOTS:
+            action = swap_action(a, p, b)  # seat 0: player P is P seats on
+    if action is None or not mask[action]:
+        return None
+    return action
+
+
+def describe(
+    agent: str,
+    action: int,
+    before: rules.State,
+    after: rules.State,
+    agents: list[str],
+    private: bool,
+) -> str:
+    """What everyone sees of a move (``private``: also what only the mover sees)."""
+    seat = before.current
+    held = before.held
+    held_name = CARD_NAMES[KIND[held]] if held != NO_CARD else "?"
+    if action == ACTION_DRAW:
+        return f"{agent} draws" + (f" a {CARD_NAMES[KIND[after.held]]}" if private else "")
+    if action == ACTION_TAKE_DISCARD:
+        taken = CARD_NAMES[KIND[before.discard_top]]
+        return f"{agent} takes the {taken} from the discard pile"
+    if ACTION_REPLACE <= action < ACTION_REPLACE + SLOTS:
+        slot = action - ACTION_REPLACE
+        old = CARD_NAMES[KIND[before.hands[seat][slot]]]
+        placed = held_name if (private or before.held_public) else "the drawn card"
+        return f"{agent} puts {placed} into slot {slot} and discards a {old}"
+    if action == ACTION_DISCARD:
+        return f"{agent} discards the drawn {held_name}"
+    if ACTION_PEEK <= action < ACTION_PEEK + SLOTS:
+        return f"{agent} peeks at its slot {action - ACTION_PEEK}"
+    if action == ACTION_USE_DRAW2:
+        return f"{agent} uses a Draw 2"
+    if action == ACTION_DECLINE:
+        return f"{agent} declines the {held_name}"
+    if action == ACTION_KNOCK:
+        return f"{agent} knocks!"
+    if action == ACTION_NO_KNOCK:
+        return f"{agent} does not knock"
+    a, offset, b = decode_swap(action)
+    other = agents[(seat + offset) % before.num_players]
+    return f"{agent} swaps its slot {a} with {other}'s slot {b}"
+
+
+def _ask_action(mask: np.ndarray, n: int, ask: InputFn, say: SayFn) -> int:
+    """Ask until the answer is a legal move; EOFError propagates."""
+    say("Your moves:")
+    for line in move_help(mask, n):
+        say("  " + line)
+    while True:
+        answer = ask("> ")
+        action = parse_move(answer, mask, n)
+        if action is not None:
+            return action
+        say(f"  '{answer.strip()}' is not a legal move now; try again.")
+
+
+def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print) -> int:
+    """Play a game in the terminal; returns the process exit code."""
+    parser = argparse.ArgumentParser(
+        prog="ratenvs play rat-a-tat-cat",
+        description="Play Rat-a-Tat Cat as player_0 against bots. Lowest total wins.",
+    )
+    parser.add_argument("--players", type=int, default=2, help="players including you (2-6)")
+    parser.add_argument(
+        "--bots", nargs="*", default=None, help=f"bot per other seat: {sorted(BOTS)}"
+    )
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--target-score", type=int, default=None, help="elimination variant")
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args(argv)
+    try:
+        env = raw_env(
+            num_players=args.players,
+            rounds=args.rounds if args.target_score is None else None,
+            target_score=args.target_score,
+            render_mode="ansi",
+            render_view="player_0",
+        )
+        names = args.bots or ["heuristic"] * (args.players - 1)
+        if len(names) != args.players - 1:
+            raise ValueError(f"--bots needs {args.players - 1} names, got {len(names)}")
+        bots = [get_bot(n) for n in names]
+    except ValueError as err:
+        parser.error(str(err))
+    rng = np.random.default_rng(args.seed)
+    env.reset(seed=args.seed)
+    agents = env.possible_agents
+    n = env.num_players
+    say("You are player_0. Cards: 0-9, peek, swap, draw2. '?' unknown, '#' a number card.")
+    say("Lowest total wins. Your outer cards (slots 0 and 3) were shown to you at the deal.")
+    try:
+        while not env.state.is_over:
+            state = env.state
+            seat = state.current
+            agent = agents[seat]
+            mask = env._action_mask(seat)
+            if seat == 0:
+                say("")
+                say(env.render_text("player_0"))
+                action = _ask_action(mask, n, ask, say)
+            else:
+                action = int(bots[seat - 1].act(env._observation_vector(seat), mask, rng))
+            before = state.copy()
+            round_before = state.round_index
+            env.step(action)
+            say(describe(agent, action, before, env.state, agents, private=seat == 0))
+            if env.state.round_index != round_before or env.state.is_over:
+                pts = env.state.last_round_points or []
+                say("Round over: " + ", ".join(f"{agents[p]} {v}" for p, v in enumerate(pts)))
+    except (EOFError, KeyboardInterrupt):
+        say("\nGame abandoned.")
+        return 0
+    say("")
+    say(env.render_text("omniscient"))
+    return 0
