@@ -1,0 +1,1 @@
+"""Ratto Zakko: the real-time reaction game: oracle, env, perception model, human-model bots."""

@@ -1,0 +1,179 @@
+"""What one seat sees in Ratto Zakko, and what it may do (the only place information is filtered).
+
+The observation vector of the observing seat (``n`` seats; per-seat entries
+start with the observer, then the other seats in seat order after it):
+
+=====================  ===============================================================  ========
+index                  meaning                                                          scale
+=====================  ===============================================================  ========
+0 .. 6                 identity posterior of the card showing: apple, egg, cheese,      0..1
+                       fish, chili, fly, rat (the seat's own glimpses, see
+                       :mod:`~ratenvs.ratto_zakko.perception`; all 0 without a card)
+7 .. 11                colour posterior: green, white, yellow, blue, red                0..1
+12                     a card is showing (the reaction phase)                           0/1
+13 .. 17               ``shaker_on``: the cloche the rat shaker sits on (one-hot)       0/1
+18 .. 22               ``fly_under``: the cloche hiding the fly (one-hot); in the       0/1
+                       memoryless mode only while ``fly_shown`` (else all 0)
+23                     the fly's place is shown in 18..22 (knowledge mode: always 1;    0/1
+                       memoryless: 1 at the first tick of the game and of the card
+                       after the fly was moved)
+24 .. 26               level: starter, main, dessert (one-hot)                          0/1
+27                     tick / ``window_ticks`` (0 at the card's first tick)             0..1
+28                     time since the card was revealed, at the end of this tick:       seconds
+                       (tick + 1) * ``tick_ms`` / 1000
+29                     ``tick_ms`` / 1000 (the length of a tick)                        seconds
+30                     relocation phase: a winner may move the fly or the shaker        0/1
+31                     the observer is that winner                                      0/1
+32                     jackpot / deck size                                              0..1
+33                     cards left in the deck / deck size                               0..1
+34 .. 34+n-1           cards won by each seat / deck size (own first)                   0..1
+34+n .. 34+2n-1        has answered this card in an earlier tick (own first)            0/1
+34+2n .. 34+3n-1       the dealer of this card, i.e. the last winner (one-hot, own      0/1
+                       first)
+=====================  ===============================================================  ========
+
+Answers given in the current tick are simultaneous: nobody sees them before
+the tick ends (so the AEC form, where seats act one after another within a
+tick, shows the same thing as the parallel form).
+
+Actions (25):
+
+=========  =================================================  ================================
+action     meaning                                            legal when
+=========  =================================================  ================================
+0          wait (no response this tick)                       always while the game runs*
+1 .. 5     grab the apple, egg, cheese, fish, chili cloche    a card shows, not yet answered
+6          shout FLY                                          likewise
+7          shout RAT                                          likewise
+8 .. 12    shout apple, egg, cheese, fish, chili              likewise
+13         bang the table                                     likewise
+14 .. 18   move the fly under the apple .. chili cloche       relocation, the winner only
+19 .. 23   move the shaker onto the apple .. chili cloche     relocation, the winner only
+24         leave both where they are                          relocation, the winner only
+=========  =================================================  ================================
+
+\\* except for the relocating winner. A seat that has answered, or waits for
+a winner's relocation, can only wait (in the AEC form it is not asked at all).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ratenvs.ratto_zakko.perception import NUM_CHANNELS
+from ratenvs.ratto_zakko.rules import (
+    LEVELS,
+    NO_ANSWER,
+    NUM_COLOURS,
+    NUM_FOODS,
+    NUM_RELOCATIONS,
+    NUM_RESPONSES,
+    PHASE_REACT,
+    PHASE_RELOCATE,
+    State,
+)
+
+OBSERVATIONS = ("knowledge", "memoryless")
+
+ACTION_WAIT = 0
+ACTION_RESPONSE_FIRST = 1
+"""Action ``ACTION_RESPONSE_FIRST + r`` gives response ``rules.RESPONSES[r]``."""
+ACTION_RELOCATE_FIRST = ACTION_RESPONSE_FIRST + NUM_RESPONSES
+"""Action ``ACTION_RELOCATE_FIRST + c`` is relocation choice ``c`` (see :mod:`rules`)."""
+NUM_ACTIONS = ACTION_RELOCATE_FIRST + NUM_RELOCATIONS
+
+POSTERIOR_SLICE = slice(0, NUM_CHANNELS)
+IDENTITY_SLICE = slice(0, 7)
+COLOUR_SLICE = slice(7, 12)
+CARD_SHOWING = 12
+SHAKER_SLICE = slice(13, 13 + NUM_FOODS)
+FLY_SLICE = slice(18, 18 + NUM_FOODS)
+FLY_SHOWN = 23
+LEVEL_SLICE = slice(24, 27)
+TICK_FRACTION = 27
+ELAPSED_S = 28
+TICK_S = 29
+RELOCATION_PHASE = 30
+I_RELOCATE = 31
+JACKPOT = 32
+CARDS_LEFT = 33
+PER_SEAT = 34
+"""Start of the per-seat blocks: won cards, answered, dealer (``n`` entries each)."""
+MS_PER_S = 1000.0
+
+
+def observation_size(num_players: int) -> int:
+    """Length of the observation vector for ``num_players`` seats."""
+    return PER_SEAT + 3 * num_players
+
+
+def observation_bounds(
+    num_players: int, tick_ms: int, window_ticks: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Low and high bounds of every entry."""
+    size = observation_size(num_players)
+    low = np.zeros(size, dtype=np.float32)
+    high = np.ones(size, dtype=np.float32)
+    high[ELAPSED_S] = window_ticks * tick_ms / MS_PER_S
+    high[TICK_S] = tick_ms / MS_PER_S
+    return low, high
+
+
+def observe(state: State, seat: int, tick_ms: int, memoryless: bool) -> np.ndarray:
+    """The observation vector of ``seat`` (see the module table)."""
+    n = state.num_players
+    total = float(state.total_cards)
+    vec = np.zeros(PER_SEAT + 3 * n, dtype=np.float32)
+    reacting = state.phase == PHASE_REACT
+    if reacting:
+        post = state.posterior[seat]
+        vec[IDENTITY_SLICE] = post[0]
+        vec[COLOUR_SLICE] = post[1, :NUM_COLOURS]
+        vec[CARD_SHOWING] = 1.0
+        vec[TICK_FRACTION] = state.tick / state.window_ticks
+        vec[ELAPSED_S] = (state.tick + 1) * tick_ms / MS_PER_S
+    vec[13 + state.shaker_on] = 1.0
+    if not memoryless or state.fly_shown:
+        vec[18 + state.fly_under] = 1.0
+        vec[FLY_SHOWN] = 1.0
+    vec[24 + LEVELS.index(state.level)] = 1.0
+    vec[TICK_S] = tick_ms / MS_PER_S
+    if state.phase == PHASE_RELOCATE:
+        vec[RELOCATION_PHASE] = 1.0
+        vec[I_RELOCATE] = 1.0 if state.relocator == seat else 0.0
+    vec[JACKPOT] = len(state.jackpot) / total
+    vec[CARDS_LEFT] = len(state.deck) / total
+    won = state.won
+    answer = state.answer
+    for i in range(n):
+        s = (seat + i) % n
+        vec[PER_SEAT + i] = len(won[s]) / total
+        if reacting and answer[s] != NO_ANSWER:
+            vec[PER_SEAT + n + i] = 1.0
+    vec[PER_SEAT + 2 * n + (state.dealer - seat) % n] = 1.0
+    return vec
+
+
+_REACT_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_REACT_MASK[: ACTION_RESPONSE_FIRST + NUM_RESPONSES] = 1
+_WAIT_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_WAIT_MASK[ACTION_WAIT] = 1
+_RELOCATE_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_RELOCATE_MASK[ACTION_RELOCATE_FIRST:] = 1
+_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+
+def action_mask(state: State, seat: int) -> np.ndarray:
+    """What ``seat`` may do in this tick (the parallel form's mask).
+
+    Reaction phase: wait or any of the 13 responses if it has not answered
+    this card, else only wait. Relocation phase: the winner chooses one of the
+    11 relocation choices (all always legal: moving the fly to its own cloche
+    puts it back, so the mask never reveals where it hides); the others wait.
+    Game over: nothing.
+    """
+    if state.phase == PHASE_REACT:
+        return (_REACT_MASK if state.answer[seat] == NO_ANSWER else _WAIT_MASK).copy()
+    if state.phase == PHASE_RELOCATE:
+        return (_RELOCATE_MASK if seat == state.relocator else _WAIT_MASK).copy()
+    return _NO_ACTIONS.copy()

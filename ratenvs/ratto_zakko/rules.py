@@ -1,0 +1,484 @@
+"""Ratto Zakko rules (RULES.md section 3): the oracle, the deck, resolution of a card, the game.
+
+Five cloches stand over five foods, each cloche in the food's original colour:
+apple (green), egg (white), cheese (yellow), fish (blue), chili (red). The fly
+chip hides under one cloche (``fly_under``), the rat shaker sits on one
+(``shaker_on``). A card is revealed; every player gives at most one response
+(grab a cloche, shout FLY, shout RAT, shout a food's name, bang the table).
+:func:`correct_response` is the single source of truth for the right answer.
+
+Real time runs in discrete ticks: each tick every player that has not
+answered this card waits or answers; answers of the same tick are
+simultaneous. This module holds the pure game state (:class:`State`) and the
+tick-by-tick engine (:func:`submit`, :func:`end_tick`, :func:`relocate`);
+chance (the shuffle, the perception glimpses) goes through an explicit
+``numpy.random.Generator``. No gymnasium, no pettingzoo here.
+
+Cards are small ints internally (:data:`CARD_NAMES` gives their names); a
+response is an index into :data:`RESPONSES`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+from ratenvs.ratto_zakko.perception import (
+    PERCEPTIONS,
+    add_glimpses,
+    clear_evidence,
+    posteriors,
+    prior_evidence,
+)
+
+# --------------------------------------------------------------------- components
+FOODS = ("apple", "egg", "cheese", "fish", "chili")
+"""The five foods; a cloche is named by the food under it and indexed in this order."""
+COLOURS = ("green", "white", "yellow", "blue", "red")
+"""The five colours; ``COLOURS[i]`` is the original colour of ``FOODS[i]``."""
+ORIGINAL_COLOUR = dict(zip(FOODS, COLOURS))
+"""Original colour of each food (the colour of its cloche)."""
+NUM_FOODS = len(FOODS)
+NUM_COLOURS = len(COLOURS)
+
+FLY = "fly"
+RAT = "rat"
+IDENTITIES = (*FOODS, FLY, RAT)
+"""What a card shows: one of the five foods, the fly or the rat (index = identity id)."""
+FLY_IDENTITY = IDENTITIES.index(FLY)
+RAT_IDENTITY = IDENTITIES.index(RAT)
+NUM_IDENTITIES = len(IDENTITIES)
+
+LEVELS = ("starter", "main", "dessert")
+"""Levels: starter (no rat cards), main (all 54), dessert (all 54 plus the colour rule)."""
+
+START_FLY_UNDER = "fish"
+"""At the start the fly hides under the blue fish cloche."""
+START_SHAKER_ON = "cheese"
+"""At the start the rat shaker sits on the yellow cheese cloche."""
+
+CARDS_PER_FOOD_IN_ORIGINAL_COLOUR = 4
+"""Ruling: each food has 4 cards in its original colour and 1 in each other colour (8 cards)."""
+CARDS_PER_FOOD_IN_OTHER_COLOUR = 1
+FLY_CARDS = 7
+RAT_CARDS = 7
+
+# Card ids: a food card is ``food * NUM_COLOURS + colour``; then the fly card and the rat card.
+FLY_CARD = NUM_FOODS * NUM_COLOURS
+RAT_CARD = FLY_CARD + 1
+NUM_CARD_KINDS = RAT_CARD + 1
+CARD_NAMES = (*tuple(f"{f}/{c}" for f in FOODS for c in COLOURS), FLY, RAT)
+"""Name of each card id: ``"<food>/<colour>"``, ``"fly"`` or ``"rat"`` (the oracle's names)."""
+CARD_IDENTITY = (*tuple(i // NUM_COLOURS for i in range(FLY_CARD)), FLY_IDENTITY, RAT_IDENTITY)
+"""Identity id of each card id."""
+CARD_COLOUR = (*tuple(i % NUM_COLOURS for i in range(FLY_CARD)), -1, -1)
+"""Colour id of each card id (-1: the fly and rat cards carry no food colour)."""
+
+# --------------------------------------------------------------------- responses
+RESPONSES = (
+    *(f"grab:{f}" for f in FOODS),
+    "shout:fly",
+    "shout:rat",
+    *(f"shout:{f}" for f in FOODS),
+    "bang",
+)
+"""The 13 possible responses: grab one of 5 cloches, shout FLY, shout RAT, shout a food, bang."""
+RESPONSE_INDEX = {r: i for i, r in enumerate(RESPONSES)}
+GRAB_FIRST = 0
+SHOUT_FLY = RESPONSES.index("shout:fly")
+SHOUT_RAT = RESPONSES.index("shout:rat")
+SHOUT_FOOD_FIRST = RESPONSES.index("shout:apple")
+BANG = RESPONSES.index("bang")
+NUM_RESPONSES = len(RESPONSES)
+
+RESPONSES_AT_LEVEL = {
+    "starter": (*tuple(r for r in RESPONSES if r.startswith("grab:")), "shout:fly", "shout:rat"),
+    "main": tuple(r for r in RESPONSES if r != "bang"),
+    "dessert": RESPONSES,
+}
+"""Responses that can ever be correct at each level (the alternatives of the Hick-Hyman law):
+starter 7 (no rat cards: no food name is ever shouted; no bang), main 12, dessert 13."""
+
+
+def _food_index(name: str, what: str) -> int:
+    try:
+        return FOODS.index(name)
+    except ValueError:
+        raise ValueError(f"unknown {what} {name!r}; choose one of {FOODS}") from None
+
+
+def correct_response(card: str, shaker_on: str, fly_under: str, level: str) -> str:
+    """The one correct response to ``card`` (RULES.md section 3, rules 1-6).
+
+    Args:
+        card: ``"<food>/<colour>"``, ``"fly"`` or ``"rat"``.
+        shaker_on: the food whose cloche the rat shaker sits on.
+        fly_under: the food whose cloche hides the fly.
+        level: ``"starter"``, ``"main"`` or ``"dessert"``.
+
+    Returns:
+        ``"grab:<food>"``, ``"shout:fly"``, ``"shout:rat"``, ``"shout:<food>"`` or ``"bang"``.
+
+    Raises:
+        ValueError: unknown names, or a rat card at the starter level (it has no rat cards).
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; choose one of {LEVELS}")
+    _food_index(shaker_on, "shaker_on food")
+    _food_index(fly_under, "fly_under food")
+    if card == FLY:
+        # Rule 5: grab where the fly is, also when the shaker sits on it (ruling).
+        return f"grab:{fly_under}"
+    if card == RAT:
+        if level == "starter":
+            raise ValueError("there are no rat cards at the starter level")
+        # Rule 6: FLY if the fly is under the shaker's cloche, else the food under the shaker.
+        return "shout:fly" if fly_under == shaker_on else f"shout:{shaker_on}"
+    food, sep, colour = card.partition("/")
+    if not sep:
+        raise ValueError(f"unknown card {card!r}; use '<food>/<colour>', 'fly' or 'rat'")
+    _food_index(food, "card food")
+    if colour not in COLOURS:
+        raise ValueError(f"unknown card colour {colour!r}; choose one of {COLOURS}")
+    if level == "dessert" and ORIGINAL_COLOUR[food] == colour:
+        return "bang"  # rule 1
+    if shaker_on == food:
+        return "shout:rat"  # rule 2 (also when the fly is there too)
+    if fly_under == food:
+        return "shout:fly"  # rule 3
+    return f"grab:{food}"  # rule 4
+
+
+@cache
+def correct_response_index(card_id: int, shaker_on: int, fly_under: int, level: str) -> int:
+    """:func:`correct_response` on ids, as an index into :data:`RESPONSES` (cached)."""
+    return RESPONSE_INDEX[
+        correct_response(CARD_NAMES[card_id], FOODS[shaker_on], FOODS[fly_under], level)
+    ]
+
+
+def is_fly_or_rat_event(card_id: int, response: int) -> bool:
+    """A fly event (correct answer FLY, or a grab on a fly card) or a rat event (RAT, or a
+    rat card)."""
+    return card_id in (FLY_CARD, RAT_CARD) or response in (SHOUT_FLY, SHOUT_RAT)
+
+
+def build_deck(level: str) -> list[int]:
+    """The unshuffled deck of ``level``: 40 food cards, 7 fly cards, 7 rat cards (not at
+    the starter level)."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; choose one of {LEVELS}")
+    deck = []
+    for f in range(NUM_FOODS):
+        for c in range(NUM_COLOURS):
+            copies = CARDS_PER_FOOD_IN_ORIGINAL_COLOUR if c == f else CARDS_PER_FOOD_IN_OTHER_COLOUR
+            deck.extend([f * NUM_COLOURS + c] * copies)
+    deck.extend([FLY_CARD] * FLY_CARDS)
+    if level != "starter":
+        deck.extend([RAT_CARD] * RAT_CARDS)
+    return deck
+
+
+def deck_size(level: str) -> int:
+    """47 cards at the starter level, 54 otherwise."""
+    return len(build_deck(level))
+
+
+DECK_SIZE = {level: deck_size(level) for level in LEVELS}
+"""Deck size per level."""
+
+
+# --------------------------------------------------------------------- the game state
+PHASE_REACT = 0
+"""A card is showing and players react, tick by tick."""
+PHASE_RELOCATE = 1
+"""The winner of a fly or rat event may move the fly or the shaker (or leave both)."""
+PHASE_OVER = 2
+
+NO_ANSWER = -1
+WAIT = -1
+"""A seat's tick action "wait" (no response this tick), as passed to :func:`submit`."""
+
+RELOCATE_FLY_FIRST = 0
+"""Relocation choices: 0..4 move the fly under cloche k, 5..9 move the shaker onto cloche k,"""
+RELOCATE_SHAKER_FIRST = NUM_FOODS
+LEAVE_BOTH = 2 * NUM_FOODS
+"""... and 10 leaves both where they are."""
+NUM_RELOCATIONS = LEAVE_BOTH + 1
+
+
+@dataclass
+class CardResult:
+    """How the last card was resolved (public: everyone saw it)."""
+
+    card: int
+    correct: int
+    """Index of the correct response."""
+    tick: int
+    winner: int | None
+    """The seat that won the card, or None (nobody right, or a tie: card to the jackpot)."""
+    answers: dict[int, tuple[int, int]]
+    """seat -> (response index, tick) of every seat that answered."""
+    returned_by: list[int]
+    """Seats that returned a won card (to the winner, or to the jackpot)."""
+    tied: list[int]
+    """Seats that were correct at the same tick when there was a tie."""
+    cards_won: int
+    """Cards the winner took (the card, the jackpot and the returned cards)."""
+    event: bool
+    """A fly or rat event with a winner: the winner may relocate."""
+
+
+@dataclass
+class State:
+    """One game of Ratto Zakko (everything, including what the players cannot know)."""
+
+    num_players: int
+    level: str
+    window_ticks: int
+    perception: str
+    glimpse_snr: float
+    deck: list[int]
+    """Cards still to come; the next card is ``deck[-1]``."""
+    shaker_on: int
+    fly_under: int
+    won: list[list[int]] = field(default_factory=list)
+    """Each seat's pile of won cards (the top is the last one)."""
+    jackpot: list[int] = field(default_factory=list)
+    card: int | None = None
+    """The card showing (None during relocation and after the game)."""
+    tick: int = 0
+    """Ticks since the card was revealed (0-based)."""
+    phase: int = PHASE_REACT
+    dealer: int = 0
+    """Who dealt the current card (the last winner; seat 0 deals first)."""
+    relocator: int | None = None
+    """The seat that may move the fly or the shaker (during relocation)."""
+    answer: list[int] = field(default_factory=list)
+    """Each seat's response index to this card (NO_ANSWER if none yet), from earlier ticks."""
+    answer_tick: list[int] = field(default_factory=list)
+    pending: list[int] = field(default_factory=list)
+    """This tick's submitted actions (WAIT or a response index), applied together at its end."""
+    evidence: np.ndarray | None = None
+    """Per seat, the log prior plus log-likelihood sums of the 7 identities and the 5 colours
+    (shape (n, 2, 7), see :mod:`~ratenvs.ratto_zakko.perception`)."""
+    posterior: np.ndarray | None = None
+    """Per seat, the Bayes posteriors derived from ``evidence`` (shape (n, 2, 7))."""
+    fly_shown: bool = True
+    """The fly was placed this card (game start or just moved): memoryless observers see it now."""
+    last_result: CardResult | None = None
+    cards_dealt: int = 0
+
+    @property
+    def total_cards(self) -> int:
+        """The level's deck size (47 or 54)."""
+        return DECK_SIZE[self.level]
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == PHASE_OVER
+
+    def card_counts(self) -> list[int]:
+        """How many cards each seat has won."""
+        return [len(w) for w in self.won]
+
+    def cards_accounted(self) -> int:
+        """Deck + card showing + won piles + jackpot (always the level's deck size)."""
+        return (
+            len(self.deck)
+            + (self.card is not None)
+            + sum(len(w) for w in self.won)
+            + len(self.jackpot)
+        )
+
+    def to_act(self) -> list[int]:
+        """Seats that decide in this tick, in seat order (relocation: only the winner)."""
+        if self.phase == PHASE_REACT:
+            return [s for s in range(self.num_players) if self.answer[s] == NO_ANSWER]
+        if self.phase == PHASE_RELOCATE:
+            return [self.relocator]
+        return []
+
+    def winners(self) -> list[bool]:
+        """Seats with the most cards (ties share)."""
+        counts = self.card_counts()
+        best = max(counts)
+        return [c == best for c in counts]
+
+
+def new_game(
+    num_players: int,
+    level: str,
+    window_ticks: int,
+    perception: str,
+    glimpse_snr: float,
+    rng: np.random.Generator,
+) -> State:
+    """Shuffle the deck of ``level``, place fly and shaker, and reveal the first card."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; choose one of {LEVELS}")
+    if perception not in PERCEPTIONS:
+        raise ValueError(f"unknown perception {perception!r}; choose one of {PERCEPTIONS}")
+    deck = build_deck(level)
+    order = rng.permutation(len(deck))
+    state = State(
+        num_players=num_players,
+        level=level,
+        window_ticks=window_ticks,
+        perception=perception,
+        glimpse_snr=glimpse_snr,
+        deck=[deck[i] for i in order],
+        shaker_on=FOODS.index(START_SHAKER_ON),
+        fly_under=FOODS.index(START_FLY_UNDER),
+        won=[[] for _ in range(num_players)],
+    )
+    _deal(state, rng)
+    state.fly_shown = True
+    return state
+
+
+def _deal(state: State, rng: np.random.Generator) -> None:
+    """Reveal the next card: a new reaction window opens at tick 0 with everyone's first glimpse."""
+    n = state.num_players
+    state.card = state.deck.pop()
+    state.cards_dealt += 1
+    state.tick = 0
+    state.phase = PHASE_REACT
+    state.relocator = None
+    state.answer = [NO_ANSWER] * n
+    state.answer_tick = [NO_ANSWER] * n
+    state.pending = [WAIT] * n
+    state.fly_shown = False
+    if state.perception == "clear":
+        state.evidence = clear_evidence(state.card, n, state.level)
+    else:
+        state.evidence = prior_evidence(n, state.level)
+        add_glimpses(state.evidence, state.card, state.glimpse_snr, rng)
+    state.posterior = posteriors(state.evidence)
+
+
+def _next_tick(state: State, rng: np.random.Generator) -> None:
+    state.tick += 1
+    state.pending = [WAIT] * state.num_players
+    state.fly_shown = False
+    if state.perception != "clear":
+        add_glimpses(state.evidence, state.card, state.glimpse_snr, rng)
+        state.posterior = posteriors(state.evidence)
+
+
+def submit(state: State, seat: int, action: int) -> None:
+    """Record ``seat``'s decision for this tick: WAIT, a response index, or a relocation choice.
+
+    Responses take effect together at the end of the tick (:func:`end_tick`);
+    a relocation takes effect at once (:func:`relocate`). Raises ValueError
+    for a seat that may not act now or an out-of-range choice.
+    """
+    if state.phase == PHASE_REACT:
+        if state.answer[seat] != NO_ANSWER:
+            raise ValueError(f"seat {seat} already answered this card")
+        if action != WAIT and not 0 <= action < NUM_RESPONSES:
+            raise ValueError(f"response {action!r} out of range")
+        state.pending[seat] = action
+    else:
+        raise ValueError("no card is showing: submit a relocation with relocate()")
+
+
+def end_tick(state: State, rng: np.random.Generator) -> list[int]:
+    """Apply this tick's answers together and resolve the card if it is decided.
+
+    The card resolves at the earliest tick with a correct response, when every
+    seat has answered, or when the window ends. Returns each seat's change in
+    won cards (+ for the winner, -1 for a seat that returned a card).
+    """
+    n = state.num_players
+    t = state.tick
+    for s in range(n):
+        a = state.pending[s]
+        if a != WAIT:
+            state.answer[s] = a
+            state.answer_tick[s] = t
+    correct = correct_response_index(state.card, state.shaker_on, state.fly_under, state.level)
+    right_now = [s for s in range(n) if state.answer_tick[s] == t and state.answer[s] == correct]
+    everyone = all(a != NO_ANSWER for a in state.answer)
+    if not right_now and not everyone and t + 1 < state.window_ticks:
+        _next_tick(state, rng)
+        return [0] * n
+    return _resolve(state, correct, right_now, rng)
+
+
+def _resolve(
+    state: State, correct: int, right_now: list[int], rng: np.random.Generator
+) -> list[int]:
+    n = state.num_players
+    delta = [0] * n
+    card = state.card
+    # Everyone who answered is wrong unless among right_now: the card resolves at the first
+    # correct tick, so every wrong answer was given before or at that tick.
+    wrong = [s for s in range(n) if state.answer[s] not in (NO_ANSWER, correct)]
+    returned = []
+    returned_by = []
+    for s in wrong:
+        if state.won[s]:
+            returned.append(state.won[s].pop())
+            returned_by.append(s)
+            delta[s] -= 1
+    winner = right_now[0] if len(right_now) == 1 else None
+    cards_won = 0
+    if winner is not None:
+        take = [card, *state.jackpot, *returned]
+        state.won[winner].extend(take)
+        cards_won = len(take)
+        delta[winner] += cards_won
+        state.jackpot = []
+        state.dealer = winner
+    else:
+        state.jackpot.extend([card, *returned])
+    event = winner is not None and is_fly_or_rat_event(card, correct)
+    state.last_result = CardResult(
+        card=card,
+        correct=correct,
+        tick=state.tick,
+        winner=winner,
+        answers={
+            s: (state.answer[s], state.answer_tick[s]) for s in range(n) if state.answer[s] >= 0
+        },
+        returned_by=returned_by,
+        tied=right_now if winner is None else [],
+        cards_won=cards_won,
+        event=event,
+    )
+    state.card = None
+    if not state.deck:
+        state.phase = PHASE_OVER
+        state.posterior = None
+    elif event:
+        state.phase = PHASE_RELOCATE
+        state.relocator = winner
+        state.pending = [WAIT] * n
+    else:
+        _deal(state, rng)
+    return delta
+
+
+def legal_relocations(state: State) -> list[int]:
+    """Relocation choices open to the winner: all 11 (the fly or the shaker onto any cloche, or
+    leave both). Putting a piece back where it was is allowed, so no choice reveals the fly."""
+    return list(range(NUM_RELOCATIONS))
+
+
+def relocate(state: State, seat: int, choice: int, rng: np.random.Generator) -> None:
+    """The winner's move after a fly or rat event (everyone sees it); then the next card."""
+    if state.phase != PHASE_RELOCATE or seat != state.relocator:
+        raise ValueError(f"seat {seat} may not move the fly or the shaker now")
+    if not 0 <= choice < NUM_RELOCATIONS:
+        raise ValueError(f"relocation {choice!r} is not legal now")
+    moved_fly = False
+    if RELOCATE_FLY_FIRST <= choice < RELOCATE_SHAKER_FIRST:
+        state.fly_under = choice - RELOCATE_FLY_FIRST
+        moved_fly = True
+    elif RELOCATE_SHAKER_FIRST <= choice < LEAVE_BOTH:
+        state.shaker_on = choice - RELOCATE_SHAKER_FIRST
+    _deal(state, rng)
+    state.fly_shown = moved_fly
