@@ -28,7 +28,10 @@ goes on with one decision per reroll: which number to keep.
 |                |         | reaches it, so all seats had equal turns (ruling)        |
 | `reward`       | "score" | "score": each turn's points to the seat that rolled;     |
 |                |         | "win": zero-sum at the end (see below)                   |
-| `render_mode`  | None    | None, "ansi" (returns text) or "human" (prints)          |
+| `render_mode`  | None    | None, "ansi" (returns text), "rgb_array" (returns an     |
+|                |         | (H, W, 3) uint8 frame), "human" (a pygame window)        |
+| `render_view`  | "omniscient" | whose view is drawn: "omniscient" or an agent name  |
+|                |         | (all dice are public; the seat is marked "(you)")        |
 
 ## Observation
 
@@ -82,6 +85,7 @@ from ratenvs.catz_ratz_batz.observe import (
     observation_bounds,
     observe,
 )
+from ratenvs.catz_ratz_batz.render import draw
 from ratenvs.common.aec import GameAECEnv
 from ratenvs.common.options import check_choice, check_int, check_optional_int
 from ratenvs.common.rewards import win_rewards
@@ -101,7 +105,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
     """Catz, Ratz and Batz for 1 - 6 seats (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "catz_ratz_batz_v0",
         "is_parallelizable": False,
         "render_fps": 2,
@@ -114,6 +118,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         target_score: int | None = None,
         reward: str = "score",
         render_mode: str | None = None,
+        render_view: str = "omniscient",
     ) -> None:
         super().__init__()
         n = check_int("num_players", num_players, 1, MAX_PLAYERS)
@@ -123,7 +128,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         self.turns = check_optional_int("turns", turns, 1)
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
         low, high = observation_bounds(n, self.turns, self.target_score)
-        self._setup_spaces(n, low, high, NUM_ACTIONS, render_mode)
+        self._setup_spaces(n, low, high, NUM_ACTIONS, render_mode, render_view)
         self.state = rules.State.new(n, self.turns, self.target_score)
 
     # ------------------------------------------------------------ the game
@@ -170,6 +175,11 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
             "dice": s.dice._asdict(),
             "last_turn_score": s.last_turn_score,
         }
+
+    _draws_frames = True
+
+    def _render_frame(self) -> np.ndarray:
+        return draw(self.state, self.possible_agents, self.render_seat)
 
     def _render_text(self) -> str:
         s = self.state

@@ -163,6 +163,8 @@ class State:
     phase: int = PHASE_ROLL
     dice: Dice = field(default_factory=Dice)
     last_turn_score: int | None = None
+    kept: int | None = None
+    """The number kept at the last reroll of this turn (None right after the roll)."""
 
     @classmethod
     def new(cls, num_players: int, turns: int | None, target_score: int | None) -> State:
@@ -179,6 +181,7 @@ class State:
             self.phase,
             self.dice,
             self.last_turn_score,
+            self.kept,
         )
 
     @property
@@ -200,6 +203,7 @@ def roll(state: State, rng: np.random.Generator) -> int | None:
     if state.phase != PHASE_ROLL:
         raise ValueError("rolling is only legal at the start of a turn")
     state.dice = first_roll(rng)
+    state.kept = None
     if is_turn_over(state.dice):
         return end_turn(state)
     state.phase = PHASE_KEEP
@@ -211,6 +215,7 @@ def keep(state: State, number: int, rng: np.random.Generator) -> int | None:
     if state.phase != PHASE_KEEP:
         raise ValueError("keeping a number is only legal after a roll")
     state.dice = reroll(state.dice, number, rng)
+    state.kept = number
     if is_turn_over(state.dice):
         return end_turn(state)
     return None

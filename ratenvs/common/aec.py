@@ -18,6 +18,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from ratenvs.common.options import check_render_mode
+from ratenvs.common.render import HumanWindow, check_render_view
 
 
 class IllegalActionError(ValueError):
@@ -39,11 +40,14 @@ class GameAECEnv(AECEnv):
         obs_high: np.ndarray,
         num_actions: int,
         render_mode: str | None,
+        render_view: str = "omniscient",
     ) -> None:
         """Create agents and spaces once; the same space objects are returned every call."""
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         self.num_players = num_players
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.render_view = check_render_view(render_view, self.possible_agents)
+        self._window: HumanWindow | None = None
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.num_actions = num_actions
         obs_box = spaces.Box(
@@ -153,17 +157,41 @@ class GameAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
+    _draws_frames: ClassVar[bool] = False
+    """True for games that implement :meth:`_render_frame` (``rgb_array`` and the window)."""
+
+    def _render_frame(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The state as seen from ``self.render_view``, as an (H, W, 3) uint8 picture."""
+        raise NotImplementedError
+
+    @property
+    def render_seat(self) -> int | None:
+        """The seat whose view is rendered, or None for the omniscient view."""
+        view = self.render_view
+        return None if view == "omniscient" else self.agent_name_mapping[view]
+
+    def render(self) -> str | np.ndarray | None:
+        """ "ansi": the text; "rgb_array": the picture; "human": shows it in a window."""
+        mode = self.render_mode
+        if mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
-        text = self._render_text()
-        if self.render_mode == "human":
-            print(text)
+        if mode == "ansi":
+            return self._render_text()
+        if mode == "human" and not self._draws_frames:
+            print(self._render_text())
             return None
-        return text
+        frame = self._render_frame()
+        if mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = HumanWindow(self.metadata["name"])
+        self._window.show(frame, self.metadata.get("render_fps", 2))
+        return None
 
     def close(self) -> None:
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
