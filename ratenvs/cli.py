@@ -1,4 +1,4 @@
-"""The ``ratenvs`` console script: ``list``, ``play``, ``solve``, ``bench``."""
+"""The ``ratenvs`` console script: ``list``, ``play``, ``solve``, ``replay``, ``bench``."""
 
 from __future__ import annotations
 
@@ -75,6 +75,22 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from ratenvs.common.record import load_record, replay, replay_frames
+    from ratenvs.common.render import save_gif
+
+    record = load_record(args.record)
+    env = replay(record)
+    print(f"{record['game']}: {len(record['actions'])} actions replayed, final state matches")
+    if args.gif:
+        frames = replay_frames(record, render_view=args.view)
+        save_gif(frames, args.gif, fps=args.fps)
+        print(f"wrote {args.gif} ({len(frames)} frames, view {args.view})")
+    else:
+        print(env._render_text())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ratenvs", description="RL environments for three rat games."
@@ -86,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="exact solution (catz-ratz-batz)")
     solve.add_argument("game")
     solve.add_argument("--json", action="store_true", help="print a JSON object")
+    rep = sub.add_parser("replay", help="replay a saved game record, optionally as a GIF")
+    rep.add_argument("record", help="game record JSON")
+    rep.add_argument("--gif", help="write the replay as an animated GIF here")
+    rep.add_argument("--view", default="omniscient", help="omniscient or an agent name")
+    rep.add_argument("--fps", type=float, default=2.0)
     bench = sub.add_parser("bench", help="decisions/s of each env vs connect_four_v3")
     bench.add_argument("--json", action="store_true", help="print a JSON list")
     bench.add_argument("--games", nargs="*", help="only these games")
@@ -108,8 +129,10 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_list(args)
         if args.command == "solve":
             return _cmd_solve(args)
+        if args.command == "replay":
+            return _cmd_replay(args)
         return _cmd_bench(args)
-    except ValueError as err:
+    except (ValueError, OSError) as err:
         print(f"ratenvs: {err}", file=sys.stderr)
         return 2
 

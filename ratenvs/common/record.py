@@ -1,0 +1,141 @@
+"""Game records for every game: a game as JSON (seed, options, actions), replayed identically.
+
+A record is ``{"game", "version", "seed", "options", "actions", "final_state"}``.
+Replaying builds the game's ``raw_env(**options)``, resets it with ``seed`` and
+plays the actions; every random choice comes from the env's seeded generator,
+so the replay reproduces the game exactly, and :func:`replay` checks the final
+``game_state()`` against the recorded one. :func:`replay_frames` draws every
+position of a replay (``rgb_array``) for GIFs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ratenvs.common.aec import GameAECEnv
+from ratenvs.common.bots import Bot
+from ratenvs.games import get_game
+
+RECORD_VERSION = 0
+
+
+def _raw_env(game: str, options: dict[str, Any], **extra: Any) -> GameAECEnv:
+    return get_game(game).load().raw_env(**options, **extra)
+
+
+def _is_over(env: GameAECEnv) -> bool:
+    return not env.agents or env.terminations[env.agent_selection]
+
+
+def make_record(
+    game: str,
+    seed: int,
+    options: dict[str, Any],
+    actions: Sequence[int],
+    env: GameAECEnv | None = None,
+) -> dict[str, Any]:
+    """A JSON-ready record; ``env`` (after the actions) supplies the final state, else it is
+    computed by replaying."""
+    name = get_game(game).name
+    if env is None:
+        env = _play(name, seed, options, actions)
+    return {
+        "game": name,
+        "version": RECORD_VERSION,
+        "seed": int(seed),
+        "options": dict(options),
+        "actions": [int(a) for a in actions],
+        "final_state": env.game_state(),
+    }
+
+
+def _positions(
+    game: str, seed: int, options: dict[str, Any], actions: Sequence[int], **extra: Any
+) -> Iterator[GameAECEnv]:
+    """The env at the start and after each action (the same object, advanced)."""
+    env = _raw_env(game, options, **extra)
+    env.reset(seed=seed)
+    yield env
+    for i, action in enumerate(actions):
+        if _is_over(env):
+            raise ValueError(f"record has {len(actions) - i} action(s) after the game ended")
+        env.step(int(action))
+        yield env
+
+
+def _play(game: str, seed: int, options: dict[str, Any], actions: Sequence[int]) -> GameAECEnv:
+    *_, env = _positions(game, seed, options, actions)
+    return env
+
+
+def _check(record: dict[str, Any], game: str | None) -> str:
+    name = record.get("game")
+    if game is not None and name != get_game(game).name:
+        raise ValueError(f"not a {get_game(game).name} record: game={name!r}")
+    if record.get("version") != RECORD_VERSION:
+        raise ValueError(f"unsupported record version {record.get('version')!r}")
+    missing = {"seed", "options", "actions"} - set(record)
+    if missing:
+        raise ValueError(f"record lacks {sorted(missing)}")
+    return get_game(str(name)).name
+
+
+def replay(record: dict[str, Any], game: str | None = None) -> GameAECEnv:
+    """Replay a record; returns the env after its last action. Raises ValueError for a record
+    of another game (when ``game`` is given), a malformed one, or a replay that does not reach
+    the recorded final state."""
+    name = _check(record, game)
+    env = _play(name, record["seed"], record["options"], record["actions"])
+    expected = record.get("final_state")
+    if expected is not None and env.game_state() != expected:
+        raise ValueError("replay diverged from the recorded final state")
+    return env
+
+
+def replay_frames(record: dict[str, Any], render_view: str = "omniscient") -> list[np.ndarray]:
+    """Every position of the replayed game drawn from ``render_view`` (rgb_array frames)."""
+    name = _check(record, None)
+    return [
+        env.render()
+        for env in _positions(
+            name,
+            record["seed"],
+            record["options"],
+            record["actions"],
+            render_mode="rgb_array",
+            render_view=render_view,
+        )
+    ]
+
+
+def save_record(record: dict[str, Any], path: str | Path) -> None:
+    """Write a record as JSON."""
+    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read a record written by :func:`save_record` (a ValueError if it is not JSON)."""
+    try:
+        return json.loads(Path(path).read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path} is not a game record (invalid JSON: {err})") from None
+
+
+def record_bot_game(game: str, bots: Sequence[Bot], seed: int, **options: Any) -> dict[str, Any]:
+    """Play a whole game with ``bots[i]`` in seat ``i`` and return its record."""
+    options = {"num_players": len(bots), **options}
+    env = _raw_env(game, options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    actions = []
+    while not _is_over(env):
+        seat = env.agent_name_mapping[env.agent_selection]
+        action = int(bots[seat].act(env._observation_vector(seat), env._action_mask(seat), rng))
+        env.step(action)
+        actions.append(action)
+    return make_record(game, seed, options, actions, env)
