@@ -537,6 +537,13 @@ def end_round(state: State, rng: np.random.Generator) -> list[int]:
         state.totals[p] += points[p]
     state.last_round_points = points
     state.last_round_hands = [h[:] for h in state.hands]
+    reveal = np.array(
+        [[CODE_UNKNOWN if c == NO_CARD else KIND[c] for c in hand] for hand in state.hands],
+        dtype=np.int8,
+    )
+    state.know[:] = reveal  # everyone reveals: the final table is known to all
+    state.recent[:] = reveal
+    state.number_only[:] = False
     state.held = NO_CARD
     over = False
     if state.target_score is not None:

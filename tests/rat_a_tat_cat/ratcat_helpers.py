@@ -1,0 +1,116 @@
+"""Shared helpers: build a Rat-a-Tat Cat state with chosen cards, check its invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.rules import (
+    CODE_NUMBER,
+    CODE_UNKNOWN,
+    DECK_SIZE,
+    KIND,
+    NO_CARD,
+    NUM_KINDS,
+    NUM_NUMBER_KINDS,
+    SLOTS,
+    State,
+)
+
+P, S, D2 = rules.PEEK, rules.SWAP, rules.DRAW2
+
+
+def build_state(
+    hands: list[list[int]],
+    draw_top: list[int] = (),
+    discard: list[int] = (5,),
+    rest_to: str = "draw",
+    **kw,
+) -> State:
+    """A state at the start of player 0's first turn with the given kinds.
+
+    ``draw_top`` lists the kinds on top of the draw pile, the very top first;
+    ``discard`` the discard pile bottom to top. The deck's other cards go under
+    the draw pile (``rest_to="draw"``) or under the discard pile.
+    """
+    pools: dict[int, list[int]] = {k: [] for k in range(NUM_KINDS)}
+    for card in range(DECK_SIZE):
+        pools[KIND[card]].append(card)
+
+    def take(kind: int) -> int:
+        return pools[kind].pop()
+
+    n = len(hands)
+    state = rules.State(
+        num_players=n,
+        rounds=kw.get("rounds", 1),
+        target_score=kw.get("target_score"),
+        max_turns_per_round=kw.get("max_turns_per_round", 200),
+        totals=kw.get("totals", [0] * n),
+        active=[True] * n,
+    )
+    state.hands = [[take(k) for k in hand] for hand in hands]
+    discard_ids = [take(k) for k in discard]
+    top_ids = [take(k) for k in draw_top]
+    rest = [c for k in range(NUM_KINDS) for c in pools[k]]
+    if rest_to == "draw":
+        state.draw_pile = rest + top_ids[::-1]
+        state.discard_pile = discard_ids
+    else:
+        state.draw_pile = top_ids[::-1]
+        state.discard_pile = rest + discard_ids
+    state.discard_counts = [0] * NUM_KINDS
+    for c in state.discard_pile:
+        state.discard_counts[KIND[c]] += 1
+    state.card_epoch = [0] * DECK_SIZE
+    state.pile_must_hold = [0] * NUM_KINDS
+    state.know = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
+    state.recent = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
+    state.number_only = np.zeros((n, SLOTS), dtype=bool)
+    for p in range(n):
+        for s in rules.PEEKED_AT_SETUP:
+            state.know[p, p, s] = KIND[state.hands[p][s]]
+            state.recent[p, p, s] = KIND[state.hands[p][s]]
+    check_invariants(state)
+    return state
+
+
+def kinds(cards: list[int]) -> list[int]:
+    return [KIND[c] for c in cards]
+
+
+def check_invariants(state: State) -> None:
+    """All 54 cards somewhere exactly once; every bit of knowledge is true."""
+    assert sorted(state.all_cards()) == list(range(DECK_SIZE))
+    n = state.num_players
+    counts = [0] * NUM_KINDS
+    for c in state.discard_pile:
+        counts[KIND[c]] += 1
+    assert counts == state.discard_counts
+    for p in range(n):
+        for s in range(SLOTS):
+            card = state.hands[p][s]
+            if card == NO_CARD:
+                continue
+            if state.number_only[p, s]:
+                assert KIND[card] < NUM_NUMBER_KINDS
+            for o in range(n):
+                for table in (state.know, state.recent):
+                    code = int(table[o, p, s])
+                    if code == CODE_NUMBER:
+                        assert table is state.know and state.number_only[p, s]
+                        assert KIND[card] < NUM_NUMBER_KINDS
+                    elif code != CODE_UNKNOWN:
+                        assert code == KIND[card], (o, p, s, code, KIND[card])
+                    if table is state.recent and code != CODE_UNKNOWN:
+                        assert state.know[o, p, s] == code
+
+
+def play(state: State, actions: list[int], seed: int = 0) -> list[list[int] | None]:
+    """Apply actions, checking invariants after each; returns what each returned."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for a in actions:
+        out.append(rules.apply_action(state, a, rng))
+        check_invariants(state)
+    return out

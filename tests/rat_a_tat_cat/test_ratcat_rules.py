@@ -1,0 +1,426 @@
+"""Every rule of RULES.md section 1, on hand-built and dealt states."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from ratcat_helpers import D2, P, S, build_state, check_invariants, kinds, play
+
+from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.observe import unseen_counts
+from ratenvs.rat_a_tat_cat.rules import (
+    ACTION_DECLINE,
+    ACTION_DISCARD,
+    ACTION_DRAW,
+    ACTION_KNOCK,
+    ACTION_NO_KNOCK,
+    ACTION_PEEK,
+    ACTION_REPLACE,
+    ACTION_TAKE_DISCARD,
+    ACTION_USE_DRAW2,
+    CODE_NUMBER,
+    CODE_UNKNOWN,
+    KIND,
+    PHASE_DRAW2,
+    PHASE_KNOCK,
+    PHASE_NUMBER,
+    PHASE_OVER,
+    PHASE_PEEK,
+    PHASE_PLACE,
+    PHASE_START,
+    PHASE_SWAP,
+    swap_action,
+)
+
+HAND = [1, 2, 3, 4]
+
+
+def test_deck_has_exactly_54_cards_of_the_printed_kinds():
+    assert rules.DECK_SIZE == 54 == len(rules.KIND)
+    c = Counter(rules.KIND)
+    assert all(c[k] == 4 for k in range(9)) and c[9] == 9
+    assert c[P] == c[S] == c[D2] == 3
+    state = rules.new_game(4, np.random.default_rng(0))
+    assert sorted(state.all_cards()) == list(range(54))
+    assert len(state.draw_pile) == 54 - 16 - 1 and len(state.discard_pile) == 1
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_setup_peeks_only_own_outer_cards(n):
+    for seed in range(20):
+        state = rules.new_game(n, np.random.default_rng(seed))
+        check_invariants(state)
+        for o in range(n):
+            for p in range(n):
+                for s in range(rules.SLOTS):
+                    code = state.know[o, p, s]
+                    if o == p and s in (0, 3):
+                        assert code == KIND[state.hands[p][s]]
+                    else:
+                        assert code == CODE_UNKNOWN
+
+
+class _StackedRng:
+    """A generator whose shuffle puts a power card on top, then behaves normally."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def permutation(self, n: int) -> np.ndarray:
+        order = [c for c in range(n) if KIND[c] < rules.PEEK]
+        powers = [c for c in range(n) if KIND[c] >= rules.PEEK]
+        return np.array(order + powers)  # top (last) cards are power cards: 3 draw2s, ...
+
+    def integers(self, high: int) -> int:
+        return 0  # shuffle the returned card to the bottom
+
+
+def test_setup_discard_is_never_a_power_card():
+    # the stacked deck turns power cards first: each is shuffled back and another turned
+    state = rules.new_game(2, _StackedRng(0))
+    check_invariants(state)
+    assert KIND[state.discard_pile[-1]] < rules.PEEK and len(state.discard_pile) == 1
+    # the hands took 8 power cards; the ninth was turned, seen by all, and shuffled back
+    assert KIND[state.draw_pile[0]] == P and state.pile_must_hold[P] == 1
+    for seed in range(300):
+        state = rules.new_game(3, np.random.default_rng(seed))
+        assert len(state.discard_pile) == 1 and KIND[state.discard_pile[0]] < rules.PEEK
+
+
+def test_take_discard_and_dead_power_cards():
+    state = build_state([HAND, HAND], discard=[0, 7])
+    assert rules.legal_actions(state) == [ACTION_DRAW, ACTION_TAKE_DISCARD]
+    play(state, [ACTION_TAKE_DISCARD])
+    assert state.phase == PHASE_PLACE and KIND[state.held] == 7
+    assert ACTION_DISCARD not in rules.legal_actions(state)  # a taken card must be placed
+    play(state, [ACTION_REPLACE + 2])
+    assert kinds(state.hands[0]) == [1, 2, 7, 4] and KIND[state.discard_pile[-1]] == 3
+    assert all(state.know[o, 0, 2] == 7 for o in range(2))  # placed from the discard: public
+    dead = build_state([HAND, HAND], discard=[5, P])
+    assert rules.legal_actions(dead) == [ACTION_DRAW]
+    with pytest.raises(ValueError, match="illegal"):
+        rules.apply_action(dead, ACTION_TAKE_DISCARD, np.random.default_rng(0))
+
+
+def test_drawn_number_replace_is_private_and_discard_is_public():
+    state = build_state([HAND, HAND], draw_top=[0, 8])
+    play(state, [ACTION_DRAW])
+    assert state.phase == PHASE_NUMBER and KIND[state.held] == 0
+    play(state, [ACTION_REPLACE + 1, ACTION_NO_KNOCK])
+    assert state.know[0, 0, 1] == 0 and state.know[1, 0, 1] == CODE_NUMBER
+    assert KIND[state.discard_pile[-1]] == 2
+    play(state, [ACTION_DRAW, ACTION_DISCARD])
+    assert KIND[state.discard_pile[-1]] == 8 and kinds(state.hands[1]) == HAND
+
+
+def test_peek_is_optional_and_private():
+    state = build_state([HAND, HAND], draw_top=[P, P])
+    play(state, [ACTION_DRAW])
+    assert state.phase == PHASE_PEEK
+    play(state, [ACTION_PEEK + 2])
+    assert state.know[0, 0, 2] == 3 and state.know[1, 0, 2] == CODE_UNKNOWN
+    assert state.phase == PHASE_KNOCK and KIND[state.discard_pile[-1]] == P
+    play(state, [ACTION_NO_KNOCK, ACTION_DRAW, ACTION_DECLINE])
+    assert state.know[1, 1, 1] == CODE_UNKNOWN and state.phase == PHASE_KNOCK
+
+
+def test_swap_is_blind_optional_and_knowledge_moves_with_the_cards():
+    state = build_state([[0, 1, 2, 3], [9, 8, 7, 6], [5, 5, 4, 5]], draw_top=[S, S])
+    play(state, [ACTION_DRAW])
+    assert state.phase == PHASE_SWAP
+    # own slot 0 (a 0, known to player 0) <-> player 2's slot 3 (a 5, known to player 2)
+    play(state, [swap_action(0, 2, 3)])
+    assert kinds(state.hands[0]) == [5, 1, 2, 3] and kinds(state.hands[2]) == [5, 5, 4, 0]
+    assert state.know[0, 2, 3] == 0 and state.know[0, 0, 0] == CODE_UNKNOWN  # blind
+    assert state.know[2, 0, 0] == 5 and state.know[2, 2, 3] == CODE_UNKNOWN
+    assert state.know[1, 0, 0] == CODE_UNKNOWN and state.know[1, 2, 3] == CODE_UNKNOWN
+    play(state, [ACTION_NO_KNOCK])
+    before = [h[:] for h in state.hands]
+    play(state, [ACTION_DRAW, ACTION_DECLINE])  # player 1 declines the second Swap
+    assert state.hands == before and KIND[state.discard_pile[-1]] == S
+
+
+def _draws(state_before_pile: int, state) -> int:
+    return state_before_pile - len(state.draw_pile)
+
+
+def test_draw2_first_card_used_ends_the_sequence():
+    state = build_state([HAND, HAND], draw_top=[D2, 0, 7])
+    pile = len(state.draw_pile)
+    play(state, [ACTION_DRAW])
+    assert state.phase == PHASE_DRAW2
+    play(state, [ACTION_USE_DRAW2])
+    assert KIND[state.held] == 0 and state.draw2_left == 1
+    play(state, [ACTION_REPLACE + 3])
+    assert state.phase == PHASE_KNOCK and _draws(pile, state) == 2
+
+
+def test_draw2_first_discarded_draws_a_second_which_ends_it():
+    state = build_state([HAND, HAND], draw_top=[D2, 9, P, 6])
+    pile = len(state.draw_pile)
+    play(state, [ACTION_DRAW, ACTION_USE_DRAW2, ACTION_DISCARD])
+    assert state.phase == PHASE_PEEK and state.draw2_left == 0  # the second card: a Peek
+    play(state, [ACTION_DECLINE])
+    assert state.phase == PHASE_KNOCK and _draws(pile, state) == 3
+    assert kinds(state.discard_pile[-3:]) == [D2, 9, P]
+
+
+def test_draw2_first_power_declined_then_second_used():
+    state = build_state([HAND, HAND], draw_top=[D2, S, 0])
+    play(state, [ACTION_DRAW, ACTION_USE_DRAW2, ACTION_DECLINE])
+    assert state.phase == PHASE_NUMBER and KIND[state.held] == 0
+    play(state, [ACTION_REPLACE + 0])
+    assert state.phase == PHASE_KNOCK
+
+
+def test_draw2_inside_draw2_starts_the_sequence_again():
+    state = build_state([HAND, HAND], draw_top=[D2, D2, 9, 8, 7])
+    pile = len(state.draw_pile)
+    play(state, [ACTION_DRAW, ACTION_USE_DRAW2])
+    assert state.phase == PHASE_DRAW2 and state.draw2_left == 1
+    play(state, [ACTION_USE_DRAW2])  # using the inner Draw 2: a fresh sequence of two
+    assert KIND[state.held] == 9 and state.draw2_left == 1
+    play(state, [ACTION_DISCARD])
+    assert KIND[state.held] == 8 and state.draw2_left == 0
+    play(state, [ACTION_DISCARD])
+    assert state.phase == PHASE_KNOCK and _draws(pile, state) == 4  # the 7 stays
+
+
+def test_draw2_as_second_card_declined_ends_and_used_restarts():
+    state = build_state([HAND, HAND], draw_top=[D2, 9, D2, 5])
+    play(state, [ACTION_DRAW, ACTION_USE_DRAW2, ACTION_DISCARD, ACTION_DECLINE])
+    assert state.phase == PHASE_KNOCK and KIND[state.draw_pile[-1]] == 5
+    state = build_state([HAND, HAND], draw_top=[D2, 9, D2, 5, 4])
+    play(state, [ACTION_DRAW, ACTION_USE_DRAW2, ACTION_DISCARD, ACTION_USE_DRAW2])
+    assert KIND[state.held] == 5 and state.draw2_left == 1
+    play(state, [ACTION_DISCARD])
+    assert KIND[state.held] == 4
+    play(state, [ACTION_DISCARD])
+    assert state.phase == PHASE_KNOCK
+
+
+def test_draw2_declined_goes_to_the_knock_decision():
+    state = build_state([HAND, HAND], draw_top=[D2, 0])
+    play(state, [ACTION_DRAW, ACTION_DECLINE])
+    assert state.phase == PHASE_KNOCK and KIND[state.discard_pile[-1]] == D2
+    assert KIND[state.draw_pile[-1]] == 0
+
+
+def _turn(state, seat):
+    """One plain turn: draw and discard (plus a no-knock when allowed)."""
+    assert state.current == seat and state.phase == PHASE_START
+    actions = [ACTION_DRAW]
+    state_rng = np.random.default_rng(0)
+    rules.apply_action(state, ACTION_DRAW, state_rng)
+    if state.phase == PHASE_NUMBER:
+        rules.apply_action(state, ACTION_DISCARD, state_rng)
+    else:
+        while state.phase in (PHASE_PEEK, PHASE_SWAP, PHASE_DRAW2, PHASE_NUMBER):
+            act = ACTION_DISCARD if state.phase == PHASE_NUMBER else ACTION_DECLINE
+            rules.apply_action(state, act, state_rng)
+    return actions
+
+
+def test_knock_gives_every_other_player_exactly_one_more_turn():
+    state = build_state([HAND, HAND, HAND], draw_top=[9] * 6)
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK])  # knocking on the first turn
+    assert state.knocked_by == 0 and state.current == 1
+    for seat in (1, 2):
+        play(state, [ACTION_DRAW, ACTION_DISCARD])  # no knock decision once someone knocked
+        if seat == 1:
+            assert state.current == 2 and state.phase == PHASE_START
+    assert state.phase == PHASE_OVER and state.turns_this_round == 3
+    assert state.last_round_points == [10, 10, 10]
+
+
+def test_knock_later_and_by_a_middle_player():
+    state = build_state([HAND, HAND, HAND], draw_top=[9, 8] * 4)
+    for _ in range(4):
+        play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK])
+    assert state.current == 1
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK])
+    order = []
+    while not state.is_over:
+        order.append(state.current)
+        play(state, [ACTION_DRAW, ACTION_DISCARD])
+    assert order == [2, 0]
+
+
+def test_reshuffle_when_the_draw_pile_runs_out_and_take_is_illegal_after():
+    state = build_state([HAND, HAND], draw_top=[6], discard=[7, 0], rest_to="discard")
+    assert len(state.draw_pile) == 1
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK])
+    assert state.draw_pile == [] and state.can_take_discard()
+    discards = sorted(state.discard_pile)
+    play(state, [ACTION_DRAW])  # the whole discard pile becomes the draw pile
+    assert state.epoch == 1 and state.discard_pile == []
+    assert sorted([*state.draw_pile, state.held]) == discards
+    assert all(state.card_epoch[c] == 1 for c in state.draw_pile)
+    if state.phase == PHASE_NUMBER:
+        play(state, [ACTION_REPLACE + 0, ACTION_NO_KNOCK])
+    else:
+        while state.phase != PHASE_KNOCK:
+            play(state, [ACTION_DECLINE if state.phase != PHASE_NUMBER else ACTION_DISCARD])
+        play(state, [ACTION_NO_KNOCK])
+    assert len(state.discard_pile) == 1 and state.phase == PHASE_START
+
+
+def test_take_is_illegal_while_the_discard_pile_is_empty():
+    state = build_state([HAND, HAND], draw_top=[], discard=[], rest_to="discard")
+    # all the rest is in the discard pile; player 0 takes its top, then the pile is drawn
+    state.discard_pile, state.draw_pile = [], state.discard_pile
+    state.discard_counts = [0] * rules.NUM_KINDS
+    check_invariants(state)
+    assert rules.legal_actions(state) == [ACTION_DRAW]
+
+
+def test_end_of_round_power_cards_are_replaced_from_the_draw_pile():
+    state = build_state([[P, 1, D2, 2], HAND], draw_top=[S, 5, 3, P, 6], discard=[4])
+    bottom = state.draw_pile[0]
+    play(state, [ACTION_DRAW, ACTION_DECLINE, ACTION_KNOCK])  # draws the Swap, declines
+    play(state, [ACTION_DRAW, ACTION_DISCARD])  # player 1 draws the 5
+    assert state.is_over
+    # slot 0: the Peek goes under, the 3 replaces it; slot 2: the Draw 2 goes under, the
+    # next top card is a Peek: it goes under too, and the 6 replaces it
+    assert kinds(state.last_round_hands[0]) == [3, 1, 6, 2]
+    assert state.last_round_points[0] == 12 and state.totals[0] == 12
+    assert kinds(state.draw_pile[:3]) == [P, D2, P] and state.draw_pile[3] == bottom
+    assert state.know[1, 0, 2] == 6  # everyone sees the revealed hands
+
+
+def test_end_of_round_replacement_repeats_and_reshuffles_when_no_number_is_left():
+    state = build_state([[S, 1, 1, 1], HAND], draw_top=[P, D2], discard=[0])
+    # leave only power cards in the draw pile
+    numbers = [c for c in state.draw_pile if KIND[c] < 10]
+    state.draw_pile = [c for c in state.draw_pile if KIND[c] >= 10]
+    state.discard_pile = state.discard_pile[:-1] + numbers + state.discard_pile[-1:]
+    state.discard_counts = [0] * rules.NUM_KINDS
+    for c in state.discard_pile:
+        state.discard_counts[KIND[c]] += 1
+    check_invariants(state)
+    rules.replace_power_cards(state, np.random.default_rng(0))
+    assert sorted(state.all_cards()) == list(range(54))
+    assert KIND[state.hands[0][0]] < 10 and state.discard_pile == []
+
+
+def test_turn_cap_ends_the_round():
+    state = build_state([HAND, HAND], draw_top=[9] * 3, max_turns_per_round=3)
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK])
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK])
+    play(state, [ACTION_DRAW, ACTION_DISCARD])  # third turn: no knock decision, round over
+    assert state.is_over and state.turns_this_round == 3
+
+
+def test_scoring_and_winner_lowest_total():
+    state = build_state([[0, 0, 1, 1], [3, 3, 3, 3]], draw_top=[9, 9])
+    out = play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD])
+    assert out[-1] == [2, 12] and state.totals == [2, 12] and state.winners == [True, False]
+
+
+def test_multi_round_totals_and_the_deal_rotates():
+    rng = np.random.default_rng(3)
+    state = rules.new_game(3, rng, rounds=3)
+    starters, points = [state.current], []
+    while not state.is_over:
+        r = rules.apply_action(state, rules.legal_actions(state)[-1], rng)  # knocks at once
+        check_invariants(state)
+        if r is not None:
+            points.append(r)
+            if not state.is_over:
+                starters.append(state.current)
+    assert starters == [0, 1, 2] and len(points) == 3
+    assert state.totals == [sum(p[i] for p in points) for i in range(3)]
+    best = min(state.totals)
+    assert state.winners == [t == best for t in state.totals]
+
+
+def test_elimination_last_player_left_wins():
+    state = build_state(
+        [[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]],
+        draw_top=[9] * 3,
+        rounds=None,
+        target_score=50,
+        totals=[20, 10, 45],
+    )
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK])
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_DRAW, ACTION_DISCARD])
+    assert state.totals == [56, 12, 53] and state.is_over
+    assert state.active == [False, True, False] and state.winners == [False, True, False]
+
+
+def test_elimination_continues_without_the_eliminated_and_all_out_lowest_wins():
+    state = build_state(
+        [[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]],
+        draw_top=[9] * 3,
+        rounds=None,
+        target_score=50,
+        totals=[20, 10, 30],
+    )
+    play(
+        state,
+        [
+            ACTION_DRAW,
+            ACTION_DISCARD,
+            ACTION_KNOCK,
+            ACTION_DRAW,
+            ACTION_DISCARD,
+            ACTION_DRAW,
+            ACTION_DISCARD,
+        ],
+    )
+    assert state.active == [False, True, True] and not state.is_over
+    assert state.current == 1 and state.hands[0] == [rules.NO_CARD] * 4  # player 1 deals next
+    check_invariants(state)
+    # the rest of the game runs between players 1 and 2 only
+    rng = np.random.default_rng(0)
+    while not state.is_over:
+        assert state.current != 0
+        rules.apply_action(state, rules.legal_actions(state)[0], rng)
+        check_invariants(state)
+    assert sum(state.winners) >= 1 and not state.winners[0]
+
+
+def test_elimination_everyone_crossing_in_one_round_lowest_total_wins_ties_share():
+    state = build_state(
+        [[9, 9, 9, 9], [5, 5, 5, 5], [6, 6, 6, 2]],
+        draw_top=[9] * 3,
+        discard=[4],
+        rounds=None,
+        target_score=50,
+        totals=[20, 40, 40],
+    )
+    play(
+        state,
+        [
+            ACTION_DRAW,
+            ACTION_DISCARD,
+            ACTION_KNOCK,
+            ACTION_DRAW,
+            ACTION_DISCARD,
+            ACTION_DRAW,
+            ACTION_DISCARD,
+        ],
+    )
+    assert state.totals == [56, 60, 60] and state.winners == [True, False, False]
+    state = build_state(
+        [[5, 5, 5, 5], [6, 6, 6, 2]],
+        draw_top=[9] * 3,
+        discard=[4],
+        rounds=None,
+        target_score=50,
+        totals=[40, 40],
+    )
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD])
+    assert state.winners == [True, True]
+
+
+def test_unseen_counts_are_the_deck_minus_what_the_player_located():
+    state = build_state([[0, 1, 2, 3], [4, 5, 6, 7]], draw_top=[8], discard=[9])
+    u = unseen_counts(state, 0)
+    expected = np.array(rules.KIND_COUNTS)
+    expected[0] -= 1  # slot 0
+    expected[3] -= 1  # slot 3
+    expected[9] -= 1  # discard
+    assert u.tolist() == expected.tolist()
+    play(state, [ACTION_DRAW])
+    assert unseen_counts(state, 0)[8] == 3 and unseen_counts(state, 1)[8] == 4
