@@ -1,0 +1,324 @@
+"""Training configuration: a YAML file validated strictly against typed dataclasses.
+
+An unknown key, a missing required key or a value of the wrong type is a
+:class:`ConfigError` (a ValueError) that names the key by its dotted path,
+e.g. ``algorithm.learning_rate: expected a number, got str '1e-3'``.
+
+The YAML layout (see ``configs/default.yaml``)::
+
+    game: catz_ratz_batz            # package name of the game (ratenvs/games.py)
+    env_options: {num_players: 1}   # options of the game env
+    opponents: [optimal]            # bot names for the other seats (or one name for all)
+    learner_seat: 0                 # or "random" (seats rotated at every reset)
+    selfplay: {...}                 # optional pool of bots and frozen snapshots
+    algorithm: {...}                # MaskablePPO hyperparameters
+    timesteps: 100000               # training budget (learner decisions)
+    seed: 0
+    n_envs: 8
+    vec_env: dummy                  # or "subproc"
+    eval: {...}                     # periodic and final evaluation
+    logging: {...}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A training configuration is invalid; the message names the offending key."""
+
+
+@dataclass
+class SelfPlayConfig:
+    """Self-play: the other seats are drawn, at every reset, from bots and past learners."""
+
+    enabled: bool = False
+    bots: list[str] = field(default_factory=list)
+    """Bot names of the pool (each opponent seat draws one uniformly)."""
+    snapshot_every: int = 50_000
+    """Freeze a copy of the learner into the pool every this many timesteps."""
+    max_snapshots: int = 5
+    """Keep at most this many frozen snapshots (oldest dropped first)."""
+    snapshot_prob: float = 0.5
+    """Probability that an opponent seat is a snapshot (once any exists) rather than a bot."""
+
+
+@dataclass
+class AlgorithmConfig:
+    """Hyperparameters of sb3-contrib's MaskablePPO (same names and meanings)."""
+
+    name: Literal["MaskablePPO"] = "MaskablePPO"
+    learning_rate: float = 3.0e-4
+    n_steps: int = 256
+    """Rollout length per env between updates."""
+    batch_size: int = 256
+    n_epochs: int = 10
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    """Hidden layer sizes of the policy and value networks (separate networks)."""
+    activation: Literal["tanh", "relu"] = "tanh"
+    reward_scale: float = 1.0
+    """Rewards are multiplied by this during training only (evaluation reports raw rewards)."""
+    torch_threads: int = 1
+    """torch intra-op threads of the learner process."""
+
+
+@dataclass
+class EvalConfig:
+    """Periodic evaluation during training, and the final evaluation written to the card."""
+
+    every: int = 20_000
+    """Evaluate every this many timesteps (0: only at the end)."""
+    games: int = 100
+    """Games per periodic evaluation."""
+    final_games: int = 1000
+    """Games of the final evaluation recorded in the card."""
+    opponents: list[str] | None = None
+    """Bot names for the evaluation (default: the training opponents, or the game's default)."""
+    metric: Literal["auto", "win_rate", "mean_reward", "exact_expected_score"] = "auto"
+    """What "best so far" means; auto: exact_expected_score for Catz, Ratz and Batz with
+    one player, else win_rate with several players, else mean_reward."""
+    seed: int = 12345
+    """Seed of the evaluation games (the same games at every evaluation)."""
+
+
+@dataclass
+class LoggingConfig:
+    """Progress display and logs."""
+
+    progress_bar: bool = True
+    tensorboard: bool = False
+    """Also write TensorBoard logs (needs the tensorboard package; skipped with a warning)."""
+
+
+@dataclass
+class TrainConfig:
+    """One training run."""
+
+    game: str
+    """Package name of the game, e.g. ``catz_ratz_batz`` (see ratenvs/games.py)."""
+    env_options: dict[str, Any] = field(default_factory=dict)
+    """Options of the game env; the game's gymnasium defaults fill the rest."""
+    opponents: list[str] | None = None
+    """Bot names for the other seats: one per other seat, or a single name for all of them.
+    None: the game's default opponent."""
+    learner_seat: int | Literal["random"] = 0
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    algorithm: AlgorithmConfig = field(default_factory=AlgorithmConfig)
+    timesteps: int = 100_000
+    seed: int = 0
+    n_envs: int = 8
+    vec_env: Literal["dummy", "subproc"] = "dummy"
+    """``dummy`` runs the envs in the learner process; ``subproc`` one process per env."""
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    logging: LoggingConfig = field(default_factory=LoggingConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON/YAML-ready data (round-trips through :func:`config_from_dict`)."""
+        return dataclasses.asdict(self)
+
+
+# ---------------------------------------------------------------- validation
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if tp is float:
+        return "a number"
+    if tp is int:
+        return "an integer"
+    if tp is bool:
+        return "true/false"
+    if tp is str:
+        return "a string"
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
+    if origin is list:
+        return f"a list of {_type_name(typing.get_args(tp)[0]).removeprefix('a ')}s"
+    if origin is dict:
+        return "a mapping"
+    if dataclasses.is_dataclass(tp):
+        return "a mapping"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+    return str(tp)
+
+
+def _coerce(value: Any, tp: Any, path: str) -> Any:
+    """Check ``value`` against the annotation ``tp``; return it (dataclasses are built)."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _coerce(value, arg, path)
+            except ConfigError:
+                continue
+        raise ConfigError(f"{path}: expected {_type_name(tp)}, got {_describe(value)}")
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{path}: expected a mapping, got {_describe(value)}")
+        return _build(tp, value, path + ".")
+    if origin is Literal:
+        if value not in typing.get_args(tp) or isinstance(value, bool):
+            raise ConfigError(f"{path}: expected {_type_name(tp)}, got {_describe(value)}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"{path}: expected {_type_name(tp)}, got {_describe(value)}")
+        (item,) = typing.get_args(tp)
+        return [_coerce(v, item, f"{path}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise ConfigError(f"{path}: expected a mapping with text keys, got {_describe(value)}")
+        return dict(value)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{path}: expected true/false, got {_describe(value)}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{path}: expected an integer, got {_describe(value)}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            hint = ""
+            if isinstance(value, str):
+                hint = " (YAML reads 1e-3 as text: write 1.0e-3 or 0.001)"
+            raise ConfigError(f"{path}: expected a number, got {_describe(value)}{hint}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{path}: expected a string, got {_describe(value)}")
+        return value
+    if tp is Any:
+        return value
+    raise TypeError(f"unsupported annotation {tp!r} at {path}")  # pragma: no cover
+
+
+def _describe(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"
+
+
+def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = [k for k in data if k not in fields]
+    if unknown:
+        where = prefix.rstrip(".") or "the top level"
+        raise ConfigError(
+            f"{prefix}{unknown[0]}: unknown key (allowed in {where}: {', '.join(sorted(fields))})"
+        )
+    kwargs = {}
+    for name, f in fields.items():
+        if name in data:
+            kwargs[name] = _coerce(data[name], hints[name], prefix + name)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise ConfigError(f"{prefix}{name}: required key is missing")
+    return cls(**kwargs)
+
+
+_POSITIVE_INTS = (
+    "timesteps",
+    "n_envs",
+    "algorithm.n_steps",
+    "algorithm.batch_size",
+    "algorithm.n_epochs",
+    "algorithm.torch_threads",
+    "eval.games",
+    "eval.final_games",
+    "selfplay.snapshot_every",
+    "selfplay.max_snapshots",
+)
+
+
+def _get(cfg: TrainConfig, dotted: str) -> Any:
+    obj: Any = cfg
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _check_values(cfg: TrainConfig) -> None:
+    """Range checks and checks against the games table and the game's bots."""
+    from ratenvs.games import GAMES
+
+    if cfg.game not in GAMES:
+        raise ConfigError(f"game: unknown game {cfg.game!r}; choose one of {sorted(GAMES)}")
+    for key in _POSITIVE_INTS:
+        if _get(cfg, key) < 1:
+            raise ConfigError(f"{key}: must be at least 1, got {_get(cfg, key)}")
+    if cfg.eval.every < 0:
+        raise ConfigError(f"eval.every: must be >= 0, got {cfg.eval.every}")
+    algo = cfg.algorithm
+    for key, low, high in (
+        ("learning_rate", 0.0, 1.0),
+        ("gamma", 0.0, 1.0),
+        ("gae_lambda", 0.0, 1.0),
+        ("clip_range", 0.0, 1.0),
+    ):
+        value = getattr(algo, key)
+        if not low < value <= high:
+            raise ConfigError(f"algorithm.{key}: must be in ({low}, {high}], got {value}")
+    for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale"):
+        if getattr(algo, key) < 0:
+            raise ConfigError(f"algorithm.{key}: must be >= 0, got {getattr(algo, key)}")
+    if not algo.net_arch or any(n < 1 for n in algo.net_arch):
+        raise ConfigError(
+            f"algorithm.net_arch: need one or more positive sizes, got {algo.net_arch}"
+        )
+    if (cfg.n_envs * algo.n_steps) % algo.batch_size:
+        raise ConfigError(
+            f"algorithm.batch_size: {algo.batch_size} must divide n_envs * n_steps "
+            f"= {cfg.n_envs * algo.n_steps}"
+        )
+    if not 0.0 <= cfg.selfplay.snapshot_prob <= 1.0:
+        raise ConfigError(
+            f"selfplay.snapshot_prob: must be in [0, 1], got {cfg.selfplay.snapshot_prob}"
+        )
+    if isinstance(cfg.learner_seat, int) and cfg.learner_seat < 0:
+        raise ConfigError(f"learner_seat: must be >= 0 or 'random', got {cfg.learner_seat}")
+    if "render_mode" in cfg.env_options:
+        raise ConfigError("env_options.render_mode: not allowed in a training config")
+    if cfg.selfplay.enabled and not cfg.selfplay.bots:
+        raise ConfigError("selfplay.bots: self-play needs at least one bot in the pool")
+
+
+def config_from_dict(data: Any) -> TrainConfig:
+    """Validate plain data (parsed YAML) into a :class:`TrainConfig`."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"the config must be a mapping at the top level, got {_describe(data)}")
+    cfg = _build(TrainConfig, data)
+    _check_values(cfg)
+    return cfg
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read and validate a YAML training config."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    with path.open(encoding="utf-8") as fh:
+        try:
+            data = yaml.safe_load(fh)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    try:
+        return config_from_dict(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None

@@ -1,0 +1,413 @@
+"""Evaluate agents: a checkpoint against bots, or a round-robin tournament with ratings.
+
+Usage::
+
+    python -m training.evaluate --checkpoint CKPT [--opponents NAME ...] [--games N]
+                                [--seed S] [--json FILE]
+    python -m training.evaluate --tournament A B C ... [--games N] [--seed S] [--json FILE]
+
+Agents are checkpoints (``path/to/agent.pt``) or bots written ``game:bot``
+(e.g. ``catz_ratz_batz:optimal``). In every evaluation the agent's seat
+rotates game by game (game ``i``: seat ``i mod players``). The win rate
+counts a shared win as ``1/w`` of a win (``w`` tied winners) and carries a
+Wilson 95% interval; the mean reward (the agent's summed rewards per game in
+the env's reward mode, e.g. its total score) carries a normal 95% interval.
+For Catz, Ratz and Batz the evaluator also grades the agent's greedy keep
+policy exactly with the solver (``exact_expected_score`` per turn and its
+``ratio_to_optimal``). Everything is deterministic for a given ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ratenvs.common.bots import Bot
+from ratenvs.games import GAMES, GameSpec, get_game
+from training.checkpoint import CheckpointError, PolicyBot, load_checkpoint
+from training.stats import bootstrap_bradley_terry, mean_interval, wilson_interval
+
+CATZ = "catz_ratz_batz"
+
+
+# ------------------------------------------------------------------ playing
+@dataclass
+class GameResult:
+    """One finished game from the evaluated seat's point of view."""
+
+    seat: int
+    reward: float
+    """The seat's rewards summed over the game."""
+    win: float
+    """1 for a sole win, 1/w for a win shared by w seats, else 0."""
+
+
+def seat_winners(env: Any, totals: Sequence[float]) -> list[bool]:
+    """Who won a finished game: the game's own ``winners()`` if it has one, else the top reward."""
+    for holder in (env, getattr(env, "state", None)):
+        fn = getattr(holder, "winners", None)
+        if callable(fn):
+            return [bool(x) for x in fn()]
+    best = max(totals)
+    return [t == best for t in totals]
+
+
+def play_game(
+    spec: GameSpec,
+    env_options: dict[str, Any],
+    players: Sequence[Bot],
+    seed: int,
+    env: Any = None,
+) -> tuple[list[float], list[bool]]:
+    """Play one game with ``players[seat]`` in every seat; return summed rewards and winners."""
+    if env is None:
+        env = spec.load().raw_env(**env_options)
+    if len(players) != env.num_players:
+        raise ValueError(f"{len(players)} players for a {env.num_players}-seat game")
+    seq = np.random.SeedSequence([seed])
+    env_seed, bot_seed = (int(s) for s in seq.generate_state(2))
+    env.reset(seed=env_seed)
+    rng = np.random.default_rng(bot_seed)
+    names = env.possible_agents
+    totals = [0.0] * len(names)
+    while True:
+        agent = env.agent_selection
+        if all(env.terminations[a] or env.truncations[a] for a in env.agents):
+            break
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[agent]
+        obs = env._observation_vector(seat)
+        mask = env._action_mask(seat)
+        env.step(int(players[seat].act(obs, mask, rng)))
+        for i, a in enumerate(names):
+            totals[i] += float(env.rewards.get(a, 0.0))
+    return totals, seat_winners(env, totals)
+
+
+def play_match(
+    spec: GameSpec,
+    env_options: dict[str, Any],
+    agent: Bot,
+    opponents: Sequence[Bot],
+    games: int,
+    seed: int,
+    first_seat: int = 0,
+) -> list[GameResult]:
+    """``games`` games of ``agent`` against ``opponents`` (one per other seat), seats rotated."""
+    env = spec.load().raw_env(**env_options)
+    n = env.num_players
+    if len(opponents) != n - 1:
+        raise ValueError(f"need {n - 1} opponents for a {n}-seat game, got {len(opponents)}")
+    results = []
+    for g in range(games):
+        seat = (first_seat + g) % n
+        players = list(opponents)
+        players.insert(seat, agent)
+        totals, winners = play_game(spec, env_options, players, seed * 1_000_003 + g, env)
+        w = sum(winners)
+        results.append(GameResult(seat, totals[seat], (1.0 / w) if winners[seat] else 0.0))
+    return results
+
+
+def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
+    """Win rate (Wilson 95%) and mean reward (normal 95%) of a list of games."""
+    n = len(results)
+    wins = float(sum(r.win for r in results))
+    mean, ci = mean_interval([r.reward for r in results])
+    low, high = wilson_interval(wins, n)
+    return {
+        "games": n,
+        "wins": wins,
+        "win_rate": wins / n,
+        "win_rate_ci": [low, high],
+        "mean_reward": mean,
+        "mean_reward_ci": list(ci),
+    }
+
+
+# ---------------------------------------------------- Catz, Ratz and Batz
+def catz_exact(agent: PolicyBot | Bot, env_options: dict[str, Any]) -> dict[str, float]:
+    """Exact expected turn score of the agent's greedy keeps, graded by the solver.
+
+    The agent sees, for each dice state, the observation of its first turn in a
+    game with the card's ``num_players`` and ``turns``.
+    """
+    from ratenvs.catz_ratz_batz import observe, solver
+    from ratenvs.catz_ratz_batz.rules import NUMBERS, legal_keeps
+
+    states = solver.all_decision_states()
+    num_players = int(env_options.get("num_players", 2))
+    turns = env_options.get("turns", 10)
+    obs = np.stack([observe.observation_for_dice(d, num_players, turns) for d in states])
+    masks = np.zeros((len(states), observe.NUM_ACTIONS), dtype=np.int8)
+    for i, d in enumerate(states):
+        for k in legal_keeps(d):
+            masks[i, NUMBERS.index(k)] = 1
+    if isinstance(agent, PolicyBot):
+        actions = agent.greedy(obs, masks)
+    else:
+        rng = np.random.default_rng(0)
+        actions = np.array([agent.act(o, m, rng) for o, m in zip(obs, masks)])
+    table = {d: NUMBERS[int(a)] for d, a in zip(states, actions)}
+    score = solver.evaluate_policy(table.__getitem__)
+    optimal = solver.solve().expected_score
+    return {
+        "exact_expected_score": score,
+        "optimal_expected_score": optimal,
+        "ratio_to_optimal": score / optimal,
+    }
+
+
+# ------------------------------------------------------------------- agents
+@dataclass
+class AgentRef:
+    """An agent named on the command line: a checkpoint or a ``game:bot``."""
+
+    label: str
+    game: str
+    make: Callable[[], Bot]
+    env_options: dict[str, Any] | None = None
+    """The checkpoint's env options (None for bots)."""
+    checkpoint: Any = None
+
+
+def resolve_agent(name: str, game: str | None = None) -> AgentRef:
+    """Parse ``game:bot``, a bare bot name (when ``game`` is known) or a checkpoint path."""
+    path = Path(name)
+    if path.suffix in (".pt", ".json") or path.exists() or path.with_suffix(".pt").exists():
+        ckpt = load_checkpoint(path, game=game)
+        return AgentRef(name, ckpt.game, ckpt.bot, ckpt.env_options, ckpt)
+    if ":" in name:
+        game_name, bot = name.split(":", 1)
+        spec = get_game(game_name)
+    elif game is not None:
+        spec, bot = GAMES[game], name
+    else:
+        raise ValueError(f"agent {name!r}: write a bot as game:bot (e.g. {CATZ}:optimal)")
+    if game is not None and spec.name != game:
+        raise ValueError(f"agent {name!r} plays {spec.name}, not {game}")
+    registry = spec.bots()
+    if bot not in registry:
+        raise ValueError(f"unknown bot {bot!r} for {spec.name}; choose one of {sorted(registry)}")
+    return AgentRef(f"{spec.name}:{bot}", spec.name, registry[bot])
+
+
+def make_opponents(
+    game: str, names: Sequence[str] | None, seats: int
+) -> tuple[list[Bot], list[str]]:
+    """Bots for ``seats`` opponent seats: one name for all, one name per seat, or the default."""
+    spec = GAMES[game]
+    if not names:
+        names = [spec.default_opponent]
+    if len(names) == 1:
+        names = list(names) * seats
+    if len(names) != seats:
+        raise ValueError(f"--opponents: need 1 or {seats} names for this game, got {len(names)}")
+    refs = [resolve_agent(n, game) for n in names]
+    return [r.make() for r in refs], [r.label for r in refs]
+
+
+def evaluate_agent(
+    game: str,
+    env_options: dict[str, Any],
+    agent: Bot,
+    opponent_names: Sequence[str] | None,
+    games: int,
+    seed: int,
+) -> dict[str, Any]:
+    """Evaluate ``agent`` over ``games`` seat-rotated games; add the exact grade for Catz."""
+    spec = GAMES[game]
+    n = int(spec.load().raw_env(**env_options).num_players)
+    opponents, labels = make_opponents(game, opponent_names, n - 1)
+    t0 = time.perf_counter()
+    out = summarise(play_match(spec, env_options, agent, opponents, games, seed))
+    out["opponents"] = labels
+    out["seed"] = seed
+    out["env_options"] = dict(env_options)
+    if game == CATZ:
+        out.update(catz_exact(agent, env_options))
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    return out
+
+
+def evaluate_checkpoint(
+    checkpoint: str | Path, opponents: Sequence[str] | None, games: int, seed: int
+) -> dict[str, Any]:
+    """Load a checkpoint (safely) and evaluate it in its own game and env options."""
+    ckpt = load_checkpoint(checkpoint)
+    spec = GAMES[ckpt.game]
+    env = spec.load().raw_env(**ckpt.env_options)
+    size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
+    if size != ckpt.spec.observation_size:
+        raise CheckpointError(
+            f"checkpoint expects observations of size {ckpt.spec.observation_size}, "
+            f"{ckpt.game} with {ckpt.env_options} gives {size}"
+        )
+    out = evaluate_agent(ckpt.game, ckpt.env_options, ckpt.bot(), opponents, games, seed)
+    out["checkpoint"] = str(checkpoint)
+    out["game"] = ckpt.game
+    return out
+
+
+# --------------------------------------------------------------- tournament
+def tournament(names: Sequence[str], games: int, seed: int) -> dict[str, Any]:
+    """Every agent against every other in two-seat games (seats alternated); Elo ratings
+    from a Bradley-Terry fit with bootstrap 95% intervals."""
+    if len(names) < 2:
+        raise ValueError("--tournament needs at least two agents")
+    refs = [resolve_agent(n) for n in names]
+    games_set = {r.game for r in refs}
+    if len(games_set) != 1:
+        raise ValueError(f"tournament agents play different games: {sorted(games_set)}")
+    game = refs[0].game
+    spec = GAMES[game]
+    options = [r.env_options for r in refs if r.env_options is not None]
+    if options and any(o != options[0] for o in options):
+        raise ValueError("tournament checkpoints were trained with different env options")
+    env_options = dict(options[0]) if options else {**spec.gymnasium_defaults, "num_players": 2}
+    if int(env_options.get("num_players", 2)) != 2:
+        raise ValueError(
+            f"tournaments are two-seat matches; these agents play with "
+            f"num_players={env_options.get('num_players')}"
+        )
+    k = len(refs)
+    results: dict[tuple[int, int], list[float]] = {}
+    pairs = []
+    for i in range(k):
+        for j in range(i + 1, k):
+            match = play_match(
+                spec,
+                env_options,
+                refs[i].make(),
+                [refs[j].make()],
+                games,
+                seed + 7919 * (i * k + j),
+            )
+            scores = [r.win for r in match]
+            results[(i, j)] = scores
+            summary = summarise(match)
+            pairs.append(
+                {
+                    "agent": refs[i].label,
+                    "opponent": refs[j].label,
+                    "games": games,
+                    "score": summary["win_rate"],
+                    "score_ci": summary["win_rate_ci"],
+                }
+            )
+    elo, ci = bootstrap_bradley_terry(results, k, np.random.default_rng(seed))
+    order = np.argsort(-elo)
+    ratings = [
+        {"agent": refs[i].label, "elo": float(elo[i]), "elo_ci": [float(ci[i, 0]), float(ci[i, 1])]}
+        for i in order
+    ]
+    return {
+        "game": game,
+        "env_options": env_options,
+        "seed": seed,
+        "pairs": pairs,
+        "ratings": ratings,
+    }
+
+
+# ---------------------------------------------------------------------- CLI
+def _print_evaluation(result: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{result.get('game', '')} evaluation ({result['games']} games)")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    table.add_column("95% interval", justify="right")
+    table.add_row("opponents", ", ".join(result["opponents"]) or "-", "")
+    low, high = result["win_rate_ci"]
+    table.add_row("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]")
+    low, high = result["mean_reward_ci"]
+    table.add_row("mean reward", f"{result['mean_reward']:.3f}", f"[{low:.3f}, {high:.3f}]")
+    if "exact_expected_score" in result:
+        table.add_row("exact expected turn score", f"{result['exact_expected_score']:.4f}", "exact")
+        table.add_row("optimal turn score", f"{result['optimal_expected_score']:.4f}", "exact")
+        table.add_row("ratio to optimal", f"{result['ratio_to_optimal']:.4%}", "exact")
+    Console().print(table)
+
+
+def _print_tournament(result: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    pairs = Table(title="pairings (score: wins + half ties, seats alternated)")
+    for col in ("agent", "opponent", "games", "score", "95% interval"):
+        pairs.add_column(col)
+    for p in result["pairs"]:
+        low, high = p["score_ci"]
+        pairs.add_row(
+            p["agent"],
+            p["opponent"],
+            str(p["games"]),
+            f"{p['score']:.3f}",
+            f"[{low:.3f}, {high:.3f}]",
+        )
+    console.print(pairs)
+    ratings = Table(title="Bradley-Terry ratings (Elo scale, mean 0, bootstrap 95%)")
+    for col in ("rank", "agent", "elo", "95% interval"):
+        ratings.add_column(col)
+    for rank, r in enumerate(result["ratings"], 1):
+        low, high = r["elo_ci"]
+        ratings.add_row(str(rank), r["agent"], f"{r['elo']:+.0f}", f"[{low:+.0f}, {high:+.0f}]")
+    console.print(ratings)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m training.evaluate", description=__doc__.split("\n")[0]
+    )
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--checkpoint", help="checkpoint to evaluate (.pt with its .json card)")
+    what.add_argument("--tournament", nargs="+", metavar="AGENT", help="checkpoints or game:bot")
+    parser.add_argument(
+        "--opponents", nargs="+", metavar="NAME", help="bot names (default: game's)"
+    )
+    parser.add_argument(
+        "--games", type=int, default=200, help="games (per pairing in a tournament)"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.games < 1:
+        print("error: --games must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        if args.checkpoint:
+            result = evaluate_checkpoint(args.checkpoint, args.opponents, args.games, args.seed)
+            _print_evaluation(result)
+        else:
+            if args.opponents:
+                raise ValueError("--opponents does not apply to --tournament")
+            result = tournament(args.tournament, args.games, args.seed)
+            _print_tournament(result)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

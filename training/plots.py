@@ -1,0 +1,92 @@
+"""Learning-curve PNG of a training run, drawn from its CSV logs (matplotlib, Agg backend).
+
+Usage: ``python -m training.plots RUN_DIR [--out FILE] [--title TEXT]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+
+def _read(path: Path) -> dict[str, list[float]]:
+    """Columns of a CSV log as floats (blank cells skipped per column)."""
+    cols: dict[str, list[tuple[float, float]]] = {}
+    if not path.is_file():
+        return {}
+    with path.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            x = row.get("timesteps")
+            if not x:
+                continue
+            for key, value in row.items():
+                if key != "timesteps" and value not in ("", None):
+                    cols.setdefault(key, []).append((float(x), float(value)))
+    return {k: v for k, v in cols.items()}  # type: ignore[return-value]
+
+
+def plot_run(run_dir: str | Path, out: str | Path, title: str = "") -> Path:
+    """Draw mean episode reward (rollouts) and the evaluation figures against timesteps."""
+    run_dir = Path(run_dir)
+    progress = _read(run_dir / "progress.csv")
+    evals = _read(run_dir / "eval.csv")
+    panels = 1 + bool(evals)
+    fig, axes = plt.subplots(panels, 1, figsize=(7, 3.2 * panels), squeeze=False)
+    ax = axes[0][0]
+    if "ep_reward_mean" in progress:
+        xs, ys = zip(*progress["ep_reward_mean"])
+        ax.plot(xs, ys, color="tab:blue")
+    ax.set_ylabel("mean episode reward\n(training, scaled)")
+    ax.set_xlabel("timesteps")
+    ax.grid(alpha=0.3)
+    if evals:
+        ax = axes[1][0]
+        if "ratio_to_optimal" in evals:
+            xs, ys = zip(*evals["ratio_to_optimal"])
+            ax.plot(xs, ys, marker=".", color="tab:green", label="exact score / optimal")
+            ax.axhline(0.995, color="grey", ls="--", lw=0.8, label="99.5% target")
+        elif "win_rate" in evals:
+            xs, ys = zip(*evals["win_rate"])
+            ax.plot(xs, ys, marker=".", color="tab:green", label="evaluation win rate")
+        if "mean_reward" in evals and "ratio_to_optimal" not in evals:
+            twin = ax.twinx()
+            xs, ys = zip(*evals["mean_reward"])
+            twin.plot(xs, ys, marker=".", color="tab:orange", label="evaluation mean reward")
+            twin.set_ylabel("mean reward")
+        ax.set_xlabel("timesteps")
+        ax.set_ylabel("evaluation")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right", fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.plots", description=__doc__)
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--title", default="")
+    args = parser.parse_args(argv)
+    if not (args.run_dir / "progress.csv").is_file():
+        print(f"error: {args.run_dir}/progress.csv not found", file=sys.stderr)
+        return 2
+    print(plot_run(args.run_dir, args.out or args.run_dir / "curve.png", args.title))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Training envs: the gymnasium id of a game with its opponents, and the self-play pool.
+
+With self-play, every reset draws each opponent seat from a pool: a frozen
+snapshot of the learner (with probability ``snapshot_prob`` once any exists)
+or one of the pool's bots; the learner's seat is drawn too (``learner_seat:
+random``), so the learner meets every seat order. Snapshots are plain state
+dicts sent to the env workers by ``VecEnv.env_method("add_snapshot", ...)``,
+so the pool works the same in ``DummyVecEnv`` and ``SubprocVecEnv``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from ratenvs.common.bots import Bot
+from ratenvs.games import GAMES
+from training.checkpoint import PolicyBot, PolicySpec
+from training.config import TrainConfig
+
+
+class OpponentPool:
+    """Draws the opponents of one game: bots by name and frozen snapshots of the learner."""
+
+    def __init__(
+        self,
+        game: str,
+        bots: Sequence[str],
+        snapshot_prob: float = 0.5,
+        max_snapshots: int = 5,
+        seats: int = 1,
+    ) -> None:
+        registry = GAMES[game].bots()
+        unknown = [b for b in bots if b not in registry]
+        if unknown:
+            raise ValueError(
+                f"unknown bot {unknown[0]!r} for {game}; choose from {sorted(registry)}"
+            )
+        if not bots:
+            raise ValueError("an opponent pool needs at least one bot")
+        self.game = game
+        self.bots: list[Bot] = [registry[b]() for b in bots]
+        self.snapshot_prob = float(snapshot_prob)
+        self.max_snapshots = int(max_snapshots)
+        self.snapshots: list[PolicyBot] = []
+        self.seats = seats
+        """Opponent seats to fill (players - 1); set by the env factory."""
+
+    def add_snapshot(self, state_dict: Mapping[str, Any], spec: PolicySpec) -> None:
+        """Freeze a copy of the learner into the pool (dropping the oldest beyond the cap)."""
+        self.snapshots.append(PolicyBot(state_dict, spec, name=f"snapshot_{len(self.snapshots)}"))
+        del self.snapshots[: -self.max_snapshots]
+
+    def __call__(self, rng: np.random.Generator) -> list[Bot]:
+        out: list[Bot] = []
+        for _ in range(self.seats):
+            if self.snapshots and rng.random() < self.snapshot_prob:
+                out.append(self.snapshots[int(rng.integers(len(self.snapshots)))])
+            else:
+                out.append(self.bots[int(rng.integers(len(self.bots)))])
+        return out
+
+
+class SelfPlayWrapper(gym.Wrapper):
+    """Gives a vectorised env's workers a handle on their opponent pool."""
+
+    def __init__(self, env: gym.Env, pool: OpponentPool) -> None:
+        super().__init__(env)
+        self.pool = pool
+
+    def add_snapshot(self, state_dict: Mapping[str, Any], spec: PolicySpec) -> None:
+        """Add a frozen learner to this worker's pool."""
+        self.pool.add_snapshot(state_dict, spec)
+
+    def snapshot_count(self) -> int:
+        return len(self.pool.snapshots)
+
+
+def env_options(cfg: TrainConfig) -> dict[str, Any]:
+    """The game env's options of a run: the gymnasium id's defaults updated by the config."""
+    return {**GAMES[cfg.game].gymnasium_defaults, **cfg.env_options}
+
+
+def opponents_arg(cfg: TrainConfig) -> str | list[str] | None:
+    """The ``opponents`` argument of SingleAgentEnv for a run without self-play."""
+    if cfg.opponents is None:
+        return None
+    if len(cfg.opponents) == 1:
+        return cfg.opponents[0]
+    return list(cfg.opponents)
+
+
+def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
+    """One training env of the run (gymnasium id + Monitor + reward scale + self-play)."""
+    import ratenvs  # noqa: F401 - registers the ids (also inside subprocess workers)
+
+    spec = GAMES[cfg.game]
+    pool = None
+    if cfg.selfplay.enabled:
+        sp = cfg.selfplay
+        pool = OpponentPool(cfg.game, sp.bots, sp.snapshot_prob, sp.max_snapshots)
+        opponents: Any = pool
+    else:
+        opponents = opponents_arg(cfg)
+    env = gym.make(
+        spec.gymnasium_id,
+        opponents=opponents,
+        learner_seat=cfg.learner_seat,
+        disable_env_checker=True,
+        **cfg.env_options,
+    )
+    if pool is not None:
+        pool.seats = env.unwrapped.aec.num_players - 1
+    if monitor:
+        from stable_baselines3.common.monitor import Monitor
+
+        env = Monitor(env)
+    scale = cfg.algorithm.reward_scale
+    if scale != 1.0:
+        env = gym.wrappers.TransformReward(env, _Scale(scale))
+    if pool is not None:
+        env = SelfPlayWrapper(env, pool)
+    return env
+
+
+class _Scale:
+    """Picklable reward multiplier (lambdas do not cross to subprocess workers)."""
+
+    def __init__(self, factor: float) -> None:
+        self.factor = factor
+
+    def __call__(self, reward: float) -> float:
+        return reward * self.factor
+
+
+def env_factories(cfg: TrainConfig) -> list[Callable[[], gym.Env]]:
+    """One factory per vectorised env (picklable for SubprocVecEnv)."""
+    return [_Factory(cfg, rank) for rank in range(cfg.n_envs)]
+
+
+class _Factory:
+    def __init__(self, cfg: TrainConfig, rank: int) -> None:
+        self.cfg = cfg
+        self.rank = rank
+
+    def __call__(self) -> gym.Env:
+        return make_env(self.cfg, self.rank)

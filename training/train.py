@@ -1,0 +1,437 @@
+"""Train a MaskablePPO agent on a ratenvs game from a YAML config.
+
+Usage::
+
+    python -m training.train --config configs/<name>.yaml [--timesteps N] [--seed S]
+                             [--out DIR] [--resume CKPT]
+
+Writes into ``--out`` (default ``runs/<config name>``):
+
+- ``progress.csv``: one row per rollout (timesteps, wall time, mean episode reward).
+- ``eval.csv``: one row per periodic evaluation (win rate, mean reward, and for
+  Catz, Ratz and Batz the exact expected turn score of the greedy policy).
+- ``best.pt`` / ``best.json``: the best checkpoint so far by ``eval.metric``.
+- ``final.pt`` / ``final.json``: the last checkpoint, with the final evaluation.
+- ``curve.png``: the learning curve (``training.plots``).
+- ``config.yaml``: the config actually used (after command-line overrides).
+
+``--resume CKPT`` continues from a checkpoint of the same game and observation
+size (policy and optimizer state), for ``timesteps`` more steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import datetime as dt
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from training.checkpoint import (
+    CheckpointError,
+    PolicySpec,
+    load_card,
+    load_checkpoint,
+    policy_kwargs,
+    save_checkpoint,
+    write_card,
+)
+from training.config import ConfigError, TrainConfig, load_config
+from training.selfplay import env_factories, env_options, make_env
+
+PROGRESS_FIELDS = ("timesteps", "wall_time_s", "episodes", "ep_reward_mean", "ep_length_mean")
+EVAL_FIELDS = (
+    "timesteps",
+    "wall_time_s",
+    "games",
+    "win_rate",
+    "mean_reward",
+    "exact_expected_score",
+    "ratio_to_optimal",
+    "metric",
+)
+
+
+def eval_metric(cfg: TrainConfig) -> str:
+    """The figure "best so far" maximises (resolves ``eval.metric: auto``)."""
+    if cfg.eval.metric != "auto":
+        return cfg.eval.metric
+    players = int(env_options(cfg).get("num_players", 1))
+    if cfg.game == "catz_ratz_batz" and players == 1:
+        return "exact_expected_score"
+    return "win_rate" if players > 1 else "mean_reward"
+
+
+def eval_opponents(cfg: TrainConfig) -> list[str] | None:
+    """Bot names the evaluations use: ``eval.opponents``, else the training opponents."""
+    if cfg.eval.opponents is not None:
+        return cfg.eval.opponents
+    if cfg.selfplay.enabled:
+        return None  # the game's default opponent
+    return cfg.opponents
+
+
+def library_versions() -> dict[str, str]:
+    """Versions of Python and the libraries a checkpoint depends on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in (
+        "ratenvs",
+        "torch",
+        "stable-baselines3",
+        "sb3-contrib",
+        "gymnasium",
+        "pettingzoo",
+        "numpy",
+    ):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:  # pragma: no cover - partial installs only
+            out[pkg] = "not installed"
+    return out
+
+
+def git_commit() -> str | None:
+    """The commit of the working tree (``+dirty`` if training/ or ratenvs/ differ), or None."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "ratenvs", "training"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
+class _Logs:
+    """The run's CSV files."""
+
+    def __init__(self, out: Path, append: bool) -> None:
+        self.progress = self._open(out / "progress.csv", PROGRESS_FIELDS, append)
+        self.eval = self._open(out / "eval.csv", EVAL_FIELDS, append)
+
+    @staticmethod
+    def _open(path: Path, fields: Sequence[str], append: bool) -> tuple[Any, csv.DictWriter]:
+        exists = append and path.is_file()
+        fh = path.open("a" if exists else "w", newline="", encoding="utf-8")
+        writer = csv.DictWriter(fh, fieldnames=list(fields))
+        if not exists:
+            writer.writeheader()
+        return fh, writer
+
+    def write(self, which: str, row: dict[str, Any]) -> None:
+        fh, writer = getattr(self, which)
+        writer.writerow({k: row.get(k, "") for k in writer.fieldnames})
+        fh.flush()
+
+    def close(self) -> None:
+        for fh, _ in (self.progress, self.eval):
+            fh.close()
+
+
+def make_callback(
+    cfg: TrainConfig, out: Path, spec: PolicySpec, card_base: dict[str, Any], logs: _Logs
+) -> Any:
+    """The callback that logs, shows progress, evaluates, keeps the best and feeds self-play."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from training.checkpoint import PolicyBot
+    from training.evaluate import evaluate_agent
+
+    metric = eval_metric(cfg)
+    opts = env_options(cfg)
+
+    class TrainingCallback(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.t0 = time.perf_counter()
+            self.start_steps = 0
+            self.next_eval = 0
+            self.next_snapshot = 0
+            self.best = -np.inf
+            self.bar: Any = None
+
+        def _on_training_start(self) -> None:
+            self.start_steps = self.num_timesteps
+            every = cfg.eval.every
+            self.next_eval = self.num_timesteps + every if every else np.inf
+            self.next_snapshot = self.num_timesteps + cfg.selfplay.snapshot_every
+            if cfg.logging.progress_bar:
+                from tqdm import tqdm
+
+                self.bar = tqdm(
+                    total=cfg.timesteps,
+                    unit="step",
+                    desc=cfg.game,
+                    mininterval=1.0 if sys.stderr.isatty() else 30.0,
+                    dynamic_ncols=True,
+                )
+
+        def _on_step(self) -> bool:
+            if self.bar is not None:
+                self.bar.n = self.num_timesteps - self.start_steps
+                self.bar.refresh() if self.bar.n % 2048 == 0 else None
+            if cfg.selfplay.enabled and self.num_timesteps >= self.next_snapshot:
+                self.next_snapshot += cfg.selfplay.snapshot_every
+                state = {k: v.detach().cpu() for k, v in self.model.policy.state_dict().items()}
+                self.training_env.env_method("add_snapshot", state, spec)
+            if self.num_timesteps >= self.next_eval:
+                self.next_eval += cfg.eval.every
+                self.evaluate()
+            return True
+
+        def _on_rollout_end(self) -> None:
+            infos = list(self.model.ep_info_buffer)
+            row = {
+                "timesteps": self.num_timesteps,
+                "wall_time_s": round(time.perf_counter() - self.t0, 2),
+                "episodes": len(infos),
+            }
+            if infos:
+                row["ep_reward_mean"] = float(np.mean([i["r"] for i in infos]))
+                row["ep_length_mean"] = float(np.mean([i["l"] for i in infos]))
+            logs.write("progress", row)
+
+        def evaluate(self) -> dict[str, Any]:
+            state = self.model.policy.state_dict()
+            bot = PolicyBot(state, spec)
+            result = evaluate_agent(
+                cfg.game, opts, bot, eval_opponents(cfg), cfg.eval.games, cfg.eval.seed
+            )
+            value = float(result[metric])
+            row = {
+                "timesteps": self.num_timesteps,
+                "wall_time_s": round(time.perf_counter() - self.t0, 2),
+                "metric": value,
+                **{k: result.get(k, "") for k in EVAL_FIELDS[2:-1]},
+            }
+            logs.write("eval", row)
+            if value > self.best:
+                self.best = value
+                card = {
+                    **card_base,
+                    "timesteps": self.num_timesteps,
+                    "wall_time_s": round(time.perf_counter() - self.t0, 1),
+                    "evaluation": {"periodic": result, "metric": metric, "value": value},
+                }
+                save_checkpoint(out / "best", state, card)
+            if self.bar is not None:
+                self.bar.write(f"[eval] {self.num_timesteps} steps: {metric} = {value:.4f}")
+            return result
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.bar.n = self.num_timesteps - self.start_steps
+                self.bar.close()
+
+    return TrainingCallback()
+
+
+def train(
+    cfg: TrainConfig, out: Path, resume: str | Path | None = None, config_name: str = ""
+) -> Path:
+    """Run the training of ``cfg`` into ``out``; return the final checkpoint's weights path."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from training.evaluate import evaluate_agent
+
+    torch.set_num_threads(cfg.algorithm.torch_threads)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(
+        yaml.safe_dump(cfg.to_dict(), sort_keys=False), encoding="utf-8"
+    )
+    probe = make_env(cfg, monitor=False)
+    obs_size = int(probe.observation_space.shape[0])
+    n_actions = int(probe.action_space.n)
+    probe.close()
+    algo = cfg.algorithm
+    spec = PolicySpec(obs_size, n_actions, tuple(algo.net_arch), algo.activation)
+
+    previous_steps = 0
+    previous_wall = 0.0
+    resumed = None
+    if resume is not None:
+        resumed = load_checkpoint(resume, game=cfg.game, observation_size=obs_size)
+        if resumed.spec != spec:
+            raise CheckpointError(
+                f"--resume {resume}: architecture {resumed.spec.to_dict()} differs from the "
+                f"config's {spec.to_dict()}"
+            )
+        previous_steps = int(resumed.card.get("timesteps", 0))
+        previous_wall = float(resumed.card.get("wall_time_s", 0.0))
+
+    vec_cls = SubprocVecEnv if cfg.vec_env == "subproc" else DummyVecEnv
+    venv = vec_cls(env_factories(cfg))
+    tb_dir = None
+    if cfg.logging.tensorboard:
+        try:
+            import tensorboard  # noqa: F401
+
+            tb_dir = str(out / "tensorboard")
+        except ImportError:
+            warnings.warn(
+                "logging.tensorboard: tensorboard is not installed; skipped", stacklevel=1
+            )
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=algo.learning_rate,
+        n_steps=algo.n_steps,
+        batch_size=algo.batch_size,
+        n_epochs=algo.n_epochs,
+        gamma=algo.gamma,
+        gae_lambda=algo.gae_lambda,
+        clip_range=algo.clip_range,
+        ent_coef=algo.ent_coef,
+        vf_coef=algo.vf_coef,
+        max_grad_norm=algo.max_grad_norm,
+        policy_kwargs=policy_kwargs(spec),
+        tensorboard_log=tb_dir,
+        seed=cfg.seed,
+        device="cpu",
+        verbose=0,
+    )
+    if resumed is not None:
+        model.policy.load_state_dict(resumed.policy_state)
+        if resumed.optimizer_state is not None:
+            model.policy.optimizer.load_state_dict(resumed.optimizer_state)
+        model.num_timesteps = previous_steps
+
+    card_base = {
+        "game": cfg.game,
+        "gymnasium_id": __import__("ratenvs.games", fromlist=["GAMES"])
+        .GAMES[cfg.game]
+        .gymnasium_id,
+        "env_options": env_options(cfg),
+        "opponents": cfg.opponents,
+        "learner_seat": cfg.learner_seat,
+        "policy": spec.to_dict(),
+        "config_name": config_name,
+        "config": cfg.to_dict(),
+        "resumed_from": None if resume is None else str(resume),
+        "versions": library_versions(),
+        "git_commit": git_commit(),
+    }
+    logs = _Logs(out, append=resumed is not None)
+    callback = make_callback(cfg, out, spec, card_base, logs)
+    t0 = time.perf_counter()
+    try:
+        model.learn(
+            total_timesteps=cfg.timesteps,
+            callback=callback,
+            reset_num_timesteps=resumed is None,
+            tb_log_name="maskableppo",
+        )
+    finally:
+        logs.close()
+        venv.close()
+    wall = previous_wall + time.perf_counter() - t0
+
+    final_state = model.policy.state_dict()
+    from training.checkpoint import PolicyBot
+
+    final_eval = evaluate_agent(
+        cfg.game,
+        env_options(cfg),
+        PolicyBot(final_state, spec),
+        eval_opponents(cfg),
+        cfg.eval.final_games,
+        cfg.eval.seed,
+    )
+    card = {
+        **card_base,
+        "timesteps": int(model.num_timesteps),
+        "wall_time_s": round(wall, 1),
+        "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "evaluation": final_eval,
+    }
+    final = save_checkpoint(
+        out / "final", final_state, card, optimizer_state=model.policy.optimizer.state_dict()
+    )
+    best_path = out / "best.pt"
+    if best_path.is_file():
+        best_card = load_card(best_path)
+        best = load_checkpoint(best_path)
+        best_card["evaluation"] = {
+            **evaluate_agent(
+                cfg.game,
+                env_options(cfg),
+                best.bot(),
+                eval_opponents(cfg),
+                cfg.eval.final_games,
+                cfg.eval.seed,
+            ),
+            "selected_by": best_card["evaluation"],
+        }
+        best_card["created_utc"] = card["created_utc"]
+        write_card(best_path, best_card)
+    from training.plots import plot_run
+
+    plot_run(out, out / "curve.png", title=f"{cfg.game} ({config_name or 'run'})")
+    return final
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m training.train", description="Train MaskablePPO on a ratenvs game."
+    )
+    parser.add_argument("--config", required=True, type=Path, help="YAML training config")
+    parser.add_argument("--timesteps", type=int, help="override the config's budget")
+    parser.add_argument("--seed", type=int, help="override the config's seed")
+    parser.add_argument("--out", type=Path, help="output directory (default runs/<config name>)")
+    parser.add_argument("--resume", type=Path, help="checkpoint to continue from")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = load_config(args.config)
+        if args.timesteps is not None:
+            if args.timesteps < 1:
+                raise ConfigError("--timesteps: must be at least 1")
+            cfg = dataclasses.replace(cfg, timesteps=args.timesteps)
+        if args.seed is not None:
+            cfg = dataclasses.replace(cfg, seed=args.seed)
+        out = args.out or Path("runs") / args.config.stem
+        final = train(cfg, out, args.resume, config_name=args.config.stem)
+    except ValueError as exc:  # ConfigError, CheckpointError, bad options
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    card = load_card(final)
+    ev = card["evaluation"]
+    print(f"final checkpoint: {final}")
+    print(
+        f"evaluation ({ev['games']} games vs {', '.join(ev['opponents']) or '-'}): win rate "
+        f"{ev['win_rate']:.3f} {ev['win_rate_ci']}, mean reward {ev['mean_reward']:.3f}"
+    )
+    if "ratio_to_optimal" in ev:
+        print(
+            f"exact expected turn score {ev['exact_expected_score']:.4f} "
+            f"= {ev['ratio_to_optimal']:.4%} of optimal"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
