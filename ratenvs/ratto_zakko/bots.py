@@ -1,0 +1,31 @@
+"""Scripted Ratto Zakko players behind the :class:`~ratenvs.common.bots.Bot` protocol.
+
+- ``random``: any legal action, uniformly (so it usually answers at the first tick).
+- ``child``, ``adult``, ``expert``: human-model players (:mod:`~ratenvs.ratto_zakko.reaction`):
+  ex-Gaussian reaction times following the Hick-Hyman law, Stroop-like interference and
+  more errors on conflict cards.
+- ``perfect``: never breaks a rule; answers after a fixed latency (250 ms) once its
+  perception is sure.
+
+Every bot decides from its seat's observation; the human-model and perfect bots keep
+per-card state, so use one instance per seat.
+"""
+
+from __future__ import annotations
+
+from ratenvs.common.bots import Bot, RandomBot, make_bot
+from ratenvs.ratto_zakko.reaction import AdultBot, ChildBot, ExpertBot, PerfectBot
+
+BOTS: dict[str, type] = {
+    "random": RandomBot,
+    "child": ChildBot,
+    "adult": AdultBot,
+    "expert": ExpertBot,
+    "perfect": PerfectBot,
+}
+"""Bot names accepted by the env wrappers, the CLI and the evaluator."""
+
+
+def get_bot(name: str) -> Bot:
+    """The Ratto Zakko bot called ``name`` (a ValueError lists the choices)."""
+    return make_bot(name, BOTS, "ratto_zakko")

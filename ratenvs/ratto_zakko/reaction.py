@@ -1,0 +1,422 @@
+"""Human-model Ratto Zakko players: reaction times, interference and errors from the literature.
+
+A :class:`HumanBot` decides from its seat's observation only (the perception
+posteriors, the shaker and the fly as its observation mode allows, the level
+and the time since the card was revealed). For every new card it draws, from
+the generator it is given, one ex-Gaussian reaction-time deviation and one
+error lottery; it answers at the first tick whose end is at least
+
+    RT = a + b * log2(N + 1) + [interference if the card is a conflict card] + deviation
+
+milliseconds after the card was revealed, where ``N`` is the number of
+responses that can be correct at the level (starter 7, main 12, dessert 13;
+:data:`~ratenvs.ratto_zakko.rules.RESPONSES_AT_LEVEL`). The answer is the
+oracle's response for the card it perceives at that moment (the most probable
+identity and colour), except that with the preset's error probability (higher
+on conflict cards) it gives a wrong one: on a conflict card usually the
+prepotent "lure" (grabbing the pictured food when an override applies, the
+cloche of the card's colour, shouting RAT on a rat card ...), otherwise any
+other response of the level.
+
+Conflict cards (:func:`is_conflict`): a fly or rat card (their answers
+override the picture: the fly's hidden cloche, the food under the shaker), a
+food card whose cloche holds the shaker or the fly (RAT / FLY override the
+grab), a food card in a foreign colour (the colour names another cloche: a
+Stroop-like conflict), and at the dessert level a food card in its original
+colour (the BANG rule).
+
+Sources for the constants (set where they are defined below):
+
+- Hick, W. E. (1952). On the rate of gain of information. Quarterly Journal
+  of Experimental Psychology 4, 11-26; Hyman, R. (1953). Stimulus information
+  as a determinant of reaction time. Journal of Experimental Psychology 45,
+  188-196: choice RT = a + b log2(N + 1), b about 150 ms per bit for
+  unpractised adults.
+- Simple visual reaction time about 190-250 ms: Luce, R. D. (1986). Response
+  Times. Oxford University Press; Kosinski, R. J. (2008/2013). A literature
+  review on reaction time. Clemson University.
+- Stroop, J. R. (1935). Studies of interference in serial verbal reactions.
+  Journal of Experimental Psychology 18, 643-662; MacLeod, C. M. (1991). Half
+  a century of research on the Stroop effect: an integrative review.
+  Psychological Bulletin 109, 163-203: interference of roughly 50-100 ms and
+  more errors on incongruent stimuli.
+- Ex-Gaussian RT distributions (normal plus exponential): Ratcliff, R. (1979).
+  Group reaction time distributions and an analysis of distribution
+  statistics. Psychological Bulletin 86, 446-461; Luce (1986), ch. 2.
+- Children are slower and more variable: Kail, R. (1991). Developmental
+  change in speed of processing during childhood and adolescence.
+  Psychological Bulletin 109, 490-501.
+- Practice flattens the Hick-Hyman slope: Mowbray, G. H. & Rhoades, M. V.
+  (1959). On the reduction of choice reaction times with practice. Quarterly
+  Journal of Experimental Psychology 11, 16-23.
+
+Bots keep per-card state (the sampled deviation and error lottery); it is
+reset when the observation shows a new card (fewer cards left, or the clock
+back at the first tick). Use one bot instance per seat.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ratenvs.ratto_zakko import observe as ob
+from ratenvs.ratto_zakko import rules
+from ratenvs.ratto_zakko.observe import (
+    ACTION_RELOCATE_FIRST,
+    ACTION_RESPONSE_FIRST,
+    ACTION_WAIT,
+)
+
+MIN_RT_MS = 100.0
+"""No human answers faster than about 100 ms after the stimulus (anticipation limit; Luce 1986)."""
+LURE_SHARE = 0.7
+"""Share of conflict-card errors that are the prepotent lure (the rest: any other response)."""
+MS_PER_S = 1000.0
+
+
+@dataclass(frozen=True)
+class ReactionModel:
+    """One skill preset of the human model (times in milliseconds)."""
+
+    name: str
+    simple_rt_ms: float
+    """Hick-Hyman intercept a: the simple visual reaction time."""
+    ms_per_bit: float
+    """Hick-Hyman slope b."""
+    sigma_ms: float
+    """Standard deviation of the ex-Gaussian's normal part."""
+    tau_ms: float
+    """Mean of the ex-Gaussian's exponential part (its right tail)."""
+    interference_ms: float
+    """Extra time on a conflict card (Stroop-like interference)."""
+    error_rate: float
+    """Probability of a wrong answer on a plain card."""
+    conflict_error_rate: float
+    """Probability of a wrong answer on a conflict card."""
+
+    def mean_rt_ms(self, level: str, conflict: bool) -> float:
+        """Mean reaction time: a + b log2(N + 1) (+ interference on a conflict card)."""
+        n = len(rules.RESPONSES_AT_LEVEL[level])
+        rt = self.simple_rt_ms + self.ms_per_bit * math.log2(n + 1)
+        return rt + (self.interference_ms if conflict else 0.0)
+
+    def sample_deviation_ms(self, rng: np.random.Generator) -> float:
+        """Ex-Gaussian deviation from the mean: N(0, sigma) + Exp(tau) - tau (mean 0)."""
+        return float(
+            self.sigma_ms * rng.standard_normal() + rng.exponential(self.tau_ms) - self.tau_ms
+        )
+
+
+# Presets. Adult: simple RT 220 ms (Luce 1986; Kosinski: 190-250 ms), Hick-Hyman slope
+# 150 ms/bit (Hick 1952, Hyman 1953), ex-Gaussian sigma 40 / tau 100 ms (typical fits in
+# Ratcliff 1979), Stroop interference 75 ms and 3% / 10% errors (MacLeod 1991).
+# Child (about 8-10 years): roughly 1.3-1.5x slower and more variable (Kail 1991), more errors.
+# Expert (practised player): fast simple RT, slope flattened by practice (Mowbray & Rhoades
+# 1959), smaller interference (50 ms, the low end of MacLeod 1991) and few errors.
+PRESETS: dict[str, ReactionModel] = {
+    m.name: m
+    for m in (
+        ReactionModel("child", 300.0, 190.0, 60.0, 150.0, 100.0, 0.06, 0.20),
+        ReactionModel("adult", 220.0, 150.0, 40.0, 100.0, 75.0, 0.03, 0.10),
+        ReactionModel("expert", 190.0, 100.0, 30.0, 60.0, 50.0, 0.01, 0.04),
+    )
+}
+"""The skill presets by name."""
+
+
+def is_conflict(card: int, shaker_on: int, fly_under: int, level: str) -> bool:
+    """Is the card a conflict card (see the module docstring)? ``card`` is a card id."""
+    if card in (rules.FLY_CARD, rules.RAT_CARD):
+        return True
+    food, colour = divmod(card, rules.NUM_COLOURS)
+    if colour != food:
+        return True  # foreign colour: the colour names another cloche
+    if level == "dessert":
+        return True  # original colour at dessert: BANG overrides
+    return food in (shaker_on, fly_under)  # RAT / FLY override the grab
+
+
+def lure_response(card: int, shaker_on: int, fly_under: int, level: str) -> int:
+    """The prepotent wrong answer to a conflict card (a response index)."""
+    if card == rules.RAT_CARD:
+        return rules.SHOUT_RAT  # naming the picture: never RAT on a rat card
+    if card == rules.FLY_CARD:
+        return rules.SHOUT_FLY  # naming the picture instead of grabbing the fly's cloche
+    food, colour = divmod(card, rules.NUM_COLOURS)
+    correct = rules.correct_response_index(card, shaker_on, fly_under, level)
+    grab_food = rules.GRAB_FIRST + food
+    if correct == rules.BANG:
+        return rules.correct_response_index(card, shaker_on, fly_under, "main")
+    if colour != food and correct == grab_food:
+        return rules.GRAB_FIRST + colour  # the cloche of the card's colour
+    if correct != grab_food:
+        return grab_food  # grabbing the pictured food despite RAT / FLY
+    return rules.BANG if level == "dessert" else rules.GRAB_FIRST + colour
+
+
+@dataclass
+class SeatView:
+    """What a bot reads from its observation vector."""
+
+    showing: bool
+    identity: int
+    identity_p: float
+    colour: int
+    colour_p: float
+    shaker_on: int
+    fly_under: int | None
+    """None unless the observation shows the fly now."""
+    level: str
+    elapsed_ms: float
+    cards_left: float
+
+    @property
+    def card(self) -> int:
+        """The perceived card id (most probable identity and colour)."""
+        if self.identity == rules.FLY_IDENTITY:
+            return rules.FLY_CARD
+        if self.identity == rules.RAT_IDENTITY:
+            return rules.RAT_CARD
+        return self.identity * rules.NUM_COLOURS + self.colour
+
+
+def read_observation(observation: np.ndarray) -> SeatView:
+    """Decode the parts of an observation vector a bot needs."""
+    o = observation
+    ident = o[ob.IDENTITY_SLICE]
+    colour = o[ob.COLOUR_SLICE]
+    i = int(ident.argmax())
+    c = int(colour.argmax())
+    fly_shown = o[ob.FLY_SHOWN] > 0.5
+    return SeatView(
+        showing=bool(o[ob.CARD_SHOWING] > 0.5),
+        identity=i,
+        identity_p=float(ident[i]),
+        colour=c,
+        colour_p=float(colour[c]),
+        shaker_on=int(o[ob.SHAKER_SLICE].argmax()),
+        fly_under=int(o[ob.FLY_SLICE].argmax()) if fly_shown else None,
+        level=rules.LEVELS[int(o[ob.LEVEL_SLICE].argmax())],
+        elapsed_ms=float(o[ob.ELAPSED_S]) * MS_PER_S,
+        cards_left=float(o[ob.CARDS_LEFT]),
+    )
+
+
+class _CardBot:
+    """Shared machinery: fly memory, new-card detection, relocation and waiting."""
+
+    name = "card_bot"
+
+    def __init__(self) -> None:
+        self._fly_memory = rules.FOODS.index(rules.START_FLY_UNDER)
+        self._card_key: float | None = None
+        self._last_elapsed = math.inf
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        view = read_observation(observation)
+        if view.fly_under is not None:
+            self._fly_memory = view.fly_under
+        if action_mask[ACTION_RELOCATE_FIRST:].any():
+            return self.relocate(view, action_mask, rng)
+        if not view.showing:
+            return ACTION_WAIT
+        if view.cards_left != self._card_key or view.elapsed_ms <= self._last_elapsed:
+            self._card_key = view.cards_left
+            self.new_card(view, rng)
+        self._last_elapsed = view.elapsed_ms
+        if not action_mask[ACTION_RESPONSE_FIRST]:
+            return ACTION_WAIT  # already answered this card
+        response = self.decide(view)
+        return ACTION_WAIT if response is None else ACTION_RESPONSE_FIRST + response
+
+    def relocate(self, view: SeatView, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """After winning a fly or rat event: move the fly or the shaker at random (or leave)."""
+        legal = np.flatnonzero(action_mask)
+        return int(legal[rng.integers(legal.size)])
+
+    def new_card(self, view: SeatView, rng: np.random.Generator) -> None:
+        """A new card appeared: draw this card's randomness."""
+
+    def decide(self, view: SeatView) -> int | None:  # pragma: no cover - abstract
+        """The response index to give now, or None to wait."""
+        raise NotImplementedError
+
+    def correct_for(self, view: SeatView) -> int:
+        """The oracle's answer for the perceived card, shaker and remembered fly."""
+        card = view.card
+        if card == rules.RAT_CARD and view.level == "starter":
+            card = rules.FLY_CARD  # impossible at starter; the posterior gives rats 0 anyway
+        return rules.correct_response_index(card, view.shaker_on, self._fly_memory, view.level)
+
+
+class HumanBot(_CardBot):
+    """A human-model player with the reaction model ``model`` (see the module docstring)."""
+
+    def __init__(self, model: ReactionModel) -> None:
+        super().__init__()
+        self.model = model
+        self.name = model.name
+        self._deviation_ms = 0.0
+        self._error_draw = 1.0
+        self._lure_draw = 1.0
+        self._other_draw = 0.0
+
+    def new_card(self, view: SeatView, rng: np.random.Generator) -> None:
+        self._deviation_ms = self.model.sample_deviation_ms(rng)
+        self._error_draw = float(rng.random())
+        self._lure_draw = float(rng.random())
+        self._other_draw = float(rng.random())
+
+    def reaction_time_ms(self, view: SeatView) -> float:
+        """This card's reaction time given what the seat perceives now."""
+        conflict = is_conflict(view.card, view.shaker_on, self._fly_memory, view.level)
+        rt = self.model.mean_rt_ms(view.level, conflict) + self._deviation_ms
+        return max(rt, MIN_RT_MS)
+
+    def decide(self, view: SeatView) -> int | None:
+        if view.elapsed_ms < self.reaction_time_ms(view):
+            return None
+        card = view.card
+        if card == rules.RAT_CARD and view.level == "starter":
+            card = rules.FLY_CARD
+        shaker, fly, level = view.shaker_on, self._fly_memory, view.level
+        correct = rules.correct_response_index(card, shaker, fly, level)
+        conflict = is_conflict(card, shaker, fly, level)
+        p_error = self.model.conflict_error_rate if conflict else self.model.error_rate
+        if self._error_draw >= p_error:
+            return correct
+        if conflict and self._lure_draw < LURE_SHARE:
+            lure = lure_response(card, shaker, fly, level)
+            if lure != correct:
+                return lure
+        others = [rules.RESPONSE_INDEX[r] for r in rules.RESPONSES_AT_LEVEL[level]]
+        others = [r for r in others if r != correct]
+        return others[min(int(self._other_draw * len(others)), len(others) - 1)]
+
+
+class ChildBot(HumanBot):
+    """The "child" preset."""
+
+    def __init__(self) -> None:
+        super().__init__(PRESETS["child"])
+
+
+class AdultBot(HumanBot):
+    """The "adult" preset (the gymnasium id's default opponent)."""
+
+    def __init__(self) -> None:
+        super().__init__(PRESETS["adult"])
+
+
+class ExpertBot(HumanBot):
+    """The "expert" preset."""
+
+    def __init__(self) -> None:
+        super().__init__(PRESETS["expert"])
+
+
+PERFECT_LATENCY_MS = 250.0
+"""Fixed latency of the rule-perfect bot (a fast simple reaction, Kosinski)."""
+PERFECT_CERTAINTY = 0.99
+"""The rule-perfect bot answers only once its posterior reaches this (identity; colour too
+where the colour matters: food cards at the dessert level)."""
+
+
+class PerfectBot(_CardBot):
+    """Never breaks a rule: answers the oracle's response after a fixed latency, once sure."""
+
+    name = "perfect"
+
+    def __init__(
+        self, latency_ms: float = PERFECT_LATENCY_MS, certainty: float = PERFECT_CERTAINTY
+    ) -> None:
+        super().__init__()
+        self.latency_ms = float(latency_ms)
+        self.certainty = float(certainty)
+
+    def decide(self, view: SeatView) -> int | None:
+        if view.elapsed_ms < self.latency_ms or view.identity_p < self.certainty:
+            return None
+        colour_matters = view.level == "dessert" and view.identity < rules.NUM_FOODS
+        if colour_matters and view.colour_p < self.certainty:
+            return None
+        return self.correct_for(view)
+
+
+class IdleBot:
+    """Never answers (always waits; leaves fly and shaker). Used to measure a bot alone."""
+
+    name = "idle"
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        if action_mask[ACTION_WAIT]:
+            return ACTION_WAIT
+        return ACTION_RELOCATE_FIRST + rules.LEAVE_BOTH
+
+
+@dataclass(frozen=True)
+class ReactionStats:
+    """What :func:`measure` found for one bot at one level."""
+
+    cards: int
+    answered: int
+    mean_rt_ms: float
+    """Mean time of the answers (end of the answering tick), over answered cards."""
+    error_rate: float
+    """Wrong answers / answered cards."""
+    conflict_share: float
+    """Share of the answered cards that were conflict cards."""
+
+
+def measure(
+    make_bot: Callable[[], object],
+    level: str,
+    games: int = 10,
+    seed: int = 0,
+    tick_ms: int = 25,
+    perception: str = "gradual",
+) -> ReactionStats:
+    """Play ``games`` two-seat games of ``make_bot()`` against an :class:`IdleBot` and measure
+    the bot's reaction time and error rate (alone, so no card is cut short by an opponent)."""
+    from ratenvs.ratto_zakko.env import raw_env
+
+    env = raw_env(num_players=2, level=level, tick_ms=tick_ms, perception=perception)
+    rng = np.random.default_rng(seed)
+    times, wrong, conflicts, cards = [], 0, 0, 0
+    for g in range(games):
+        env.reset(seed=seed + g)
+        players = [make_bot(), IdleBot()]
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, _i = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = env.agent_name_mapping[agent]
+            previous = env.state.last_result
+            shaker, fly = env.state.shaker_on, env.state.fly_under
+            env.step(players[seat].act(obs["observation"], obs["action_mask"], rng))
+            last = env.state.last_result
+            if last is previous:
+                continue
+            cards += 1
+            if 0 in last.answers:
+                response, tick = last.answers[0]
+                times.append((tick + 1) * tick_ms)
+                wrong += response != last.correct
+                conflicts += is_conflict(last.card, shaker, fly, level)
+    answered = len(times)
+    return ReactionStats(
+        cards=cards,
+        answered=answered,
+        mean_rt_ms=float(np.mean(times)) if times else math.nan,
+        error_rate=wrong / answered if answered else math.nan,
+        conflict_share=conflicts / answered if answered else math.nan,
+    )
