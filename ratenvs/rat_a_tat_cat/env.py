@@ -103,8 +103,8 @@ and the offending seat gets -1.
 - ``game_state()``: the whole truth as JSON-ready data (never used by observations).
 - ``resample_from_infostate(agent, seed)``: a new ``raw_env`` consistent with
   everything ``agent`` knows (see :mod:`ratenvs.rat_a_tat_cat.resample`).
-- Records: :mod:`ratenvs.rat_a_tat_cat.record` saves (seed, options, actions) as
-  JSON and replays it.
+- Records: :mod:`ratenvs.rat_a_tat_cat.record` (on :mod:`ratenvs.common.record`)
+  saves (seed, options, actions) as JSON and replays it identically.
 
 ## Version history
 
@@ -125,6 +125,7 @@ from ratenvs.common.rewards import win_rewards
 from ratenvs.common.wrappers import classic_env
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.observe import OBSERVATION_MODES, Observer, observation_bounds
+from ratenvs.rat_a_tat_cat.render import render_table
 from ratenvs.rat_a_tat_cat.resample import resample_state
 
 REWARD_MODES = ("zero_sum", "points", "win")
@@ -170,8 +171,6 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         self.max_turns_per_round = check_int("max_turns_per_round", max_turns_per_round, 1)
         self.observation_mode = check_choice("observation", observation, OBSERVATION_MODES)
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
-        agents = [f"player_{i}" for i in range(n)]
-        self.render_view = check_choice("render_view", render_view, [OMNISCIENT, *agents])
         self.options = {
             "num_players": n,
             "rounds": rounds,
@@ -182,7 +181,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         }
         self.observer = Observer(n, self.observation_mode, rounds, self.max_turns_per_round)
         low, high = observation_bounds(n, rounds, self.target_score)
-        self._setup_spaces(n, low, high, self.observer.num_actions, render_mode)
+        self._setup_spaces(n, low, high, self.observer.num_actions, render_mode, render_view)
         self.state = self._fresh_state()
 
     def _fresh_state(self) -> rules.State:
@@ -281,8 +280,6 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
 
     def render_text(self, view: str = OMNISCIENT) -> str:
         """The table as text from ``view``: "omniscient" or an agent name (what it may see)."""
-        from ratenvs.rat_a_tat_cat.render import render_table
-
         if view != OMNISCIENT and view not in self.agent_name_mapping:
             raise ValueError(f"option 'view' must be {OMNISCIENT!r} or an agent name, got {view!r}")
         seat = None if view == OMNISCIENT else self.agent_name_mapping[view]

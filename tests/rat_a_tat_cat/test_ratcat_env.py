@@ -1,0 +1,205 @@
+"""The PettingZoo env and the gymnasium id: API, seeding, options, illegal actions, rewards,
+observations, game_state and rendering."""
+
+import json
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+import ratenvs  # noqa: F401  (registers the ids)
+from ratenvs import rat_a_tat_cat_v0
+from ratenvs.common.aec import IllegalActionError
+from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.observe import Layout, observation_size, slot_codes
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+@pytest.mark.parametrize("observation", ["knowledge", "memoryless"])
+def test_pettingzoo_api_and_seed_tests(num_players, observation):
+    kw = {"num_players": num_players, "observation": observation}
+    api_test(rat_a_tat_cat_v0.env(**kw), num_cycles=200)
+    seed_test(lambda: rat_a_tat_cat_v0.env(**kw), 100)
+
+
+def test_registered_ids_and_gymnasium_check_env():
+    env = pettingzoo.make("aec", "ratenvs/rat_a_tat_cat-v0")
+    env.reset(seed=0)
+    assert env.num_agents == 2
+    genv = gymnasium.make("ratenvs/RatATatCat-v0")
+    check_env(genv.unwrapped, skip_render_check=True)
+    obs, info = genv.reset(seed=1)
+    assert obs.shape == (observation_size(2),) and info["action_mask"].any()
+
+
+def test_gymnasium_episode_against_heuristic_bots_ends():
+    genv = gymnasium.make("ratenvs/RatATatCat-v0", num_players=3)
+    _obs, info = genv.reset(seed=3)
+    rng = np.random.default_rng(0)
+    total, done = 0.0, False
+    while not done:
+        legal = np.flatnonzero(info["action_mask"])
+        _obs, r, term, trunc, info = genv.step(int(rng.choice(legal)))
+        total += r
+        done = term or trunc
+    assert np.isfinite(total)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("num_players", 1),
+        ("num_players", 7),
+        ("num_players", "two"),
+        ("rounds", 0),
+        ("target_score", 0),
+        ("max_turns_per_round", 0),
+        ("observation", "everything"),
+        ("reward", "score"),
+        ("render_mode", "rgb_array"),
+        ("render_view", "player_5"),
+    ],
+)
+def test_bad_options_raise_value_error_naming_the_option(option, value):
+    with pytest.raises(ValueError, match=option):
+        rat_a_tat_cat_v0.raw_env(**{option: value})
+
+
+def test_illegal_actions_raise_in_raw_env_and_end_the_game_in_env():
+    raw = rat_a_tat_cat_v0.raw_env()
+    raw.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        raw.step(rules.ACTION_KNOCK)  # no knock before the card part of the turn
+    wrapped = rat_a_tat_cat_v0.env()
+    wrapped.reset(seed=0)
+    agent = wrapped.agent_selection
+    wrapped.step(rules.ACTION_KNOCK)
+    assert all(wrapped.terminations.values())
+    assert wrapped.rewards[agent] == -1
+
+
+def _play_out(env, rng):
+    rewards = dict.fromkeys(env.possible_agents, 0.0)
+    round_rewards = []
+    for _agent in env.agent_iter():
+        obs, _r, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)))
+        step = dict(env.rewards)
+        if any(step.values()):
+            round_rewards.append(step)
+        for a in env.possible_agents:
+            rewards[a] += step[a]
+    return rewards, round_rewards
+
+
+def test_rewards_zero_sum_points_and_win():
+    for seed in range(5):
+        env = rat_a_tat_cat_v0.raw_env(num_players=3, rounds=2)
+        env.reset(seed=seed)
+        _, rounds = _play_out(env, np.random.default_rng(seed))
+        assert 1 <= len(rounds) <= 2
+        for r in rounds:
+            assert abs(sum(r.values())) < 1e-9
+        pts = rat_a_tat_cat_v0.raw_env(num_players=3, rounds=2, reward="points")
+        pts.reset(seed=seed)
+        totals, _ = _play_out(pts, np.random.default_rng(seed))
+        expected = [-t / 10 for t in pts.state.totals]
+        assert np.allclose([totals[a] for a in pts.possible_agents], expected)
+        win = rat_a_tat_cat_v0.raw_env(num_players=3, rounds=2, reward="win")
+        win.reset(seed=seed)
+        totals, rounds = _play_out(win, np.random.default_rng(seed))
+        assert len(rounds) == 1 and abs(sum(totals.values())) < 1e-9
+        best = min(win.state.totals)
+        for a, t in zip(win.possible_agents, win.state.totals):
+            assert (totals[a] > 0) == (t == best and sum(win.state.winners) < 3)
+
+
+def test_zero_sum_reward_value():
+    env = rat_a_tat_cat_v0.raw_env(num_players=3)
+    env.reset(seed=2)
+    _, rounds = _play_out(env, np.random.default_rng(1))
+    pts = env.state.last_round_points
+    assert len(rounds) == 1 and len(set(pts)) > 1
+    for p in range(3):
+        others = (sum(pts) - pts[p]) / 2
+        assert rounds[0][env.possible_agents[p]] == pytest.approx((others - pts[p]) / 10)
+
+
+def test_observation_layout_and_knowledge_vs_memoryless():
+    for n in range(2, 7):
+        assert observation_size(n) == 64 * n + 54 == Layout(n).size
+    know = rat_a_tat_cat_v0.raw_env(observation="knowledge")
+    mem = rat_a_tat_cat_v0.raw_env(observation="memoryless")
+    for e in (know, mem):
+        e.reset(seed=11)
+    lay = Layout(2)
+    # at the deal both modes show the initial peek of slots 0 and 3 to their owner
+    for e in (know, mem):
+        codes = slot_codes(e.observe("player_0")["observation"], 2)
+        assert codes[0, 0] == rules.KIND[e.state.hands[0][0]]
+        assert codes[0, 3] == rules.KIND[e.state.hands[0][3]]
+        assert (codes[0, 1:3] == rules.CODE_UNKNOWN).all() and (
+            codes[1] == rules.CODE_UNKNOWN
+        ).all()
+    assert know.observe("player_0")["observation"][lay.unseen :].sum() > 0
+    assert mem.observe("player_0")["observation"][lay.unseen :].sum() == 0
+    # after its first decision the memoryless observer has forgotten its outer cards
+    for e in (know, mem):
+        e.step(rules.ACTION_DRAW)
+    held = rules.KIND[know.state.held]
+    for e in (know, mem):
+        obs = e.observe("player_0")["observation"]
+        assert obs[lay.held + held] == 1 and obs[lay.phase : lay.phase + 7].sum() == 1
+        assert e.observe("player_1")["observation"][lay.held + rules.NUM_KINDS] == 1
+    assert slot_codes(know.observe("player_0")["observation"], 2)[0, 0] < rules.CODE_NUMBER
+    assert slot_codes(mem.observe("player_0")["observation"], 2)[0, 0] == rules.CODE_UNKNOWN
+
+
+def test_observations_stay_in_their_space():
+    env = rat_a_tat_cat_v0.raw_env(num_players=4, rounds=3)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    space = env.observation_space("player_0")["observation"]
+    while not env.state.is_over:
+        for a in env.possible_agents:
+            assert space.contains(env.observe(a)["observation"])
+        legal = np.flatnonzero(env._action_mask(env.state.current))
+        env.step(int(rng.choice(legal)))
+
+
+def test_game_state_is_the_json_ready_truth():
+    env = rat_a_tat_cat_v0.raw_env(num_players=3)
+    env.reset(seed=9)
+    env.step(rules.ACTION_DRAW)
+    gs = json.loads(json.dumps(env.game_state()))
+    names = set(rules.CARD_NAMES)
+    cards = [c for h in gs["hands"] for c in h] + gs["draw_pile"] + gs["discard_pile"]
+    cards.append(gs["held"])
+    assert len(cards) == 54 and set(cards) <= names
+    assert gs["held"] == rules.card_name(env.state.held) and gs["current_player"] == 0
+    assert gs["draw_pile"][-1] == rules.card_name(env.state.draw_pile[-1])  # top last
+    assert gs["scores"] == [0, 0, 0]
+
+
+def test_render_from_a_seat_shows_only_what_it_may_see():
+    env = rat_a_tat_cat_v0.raw_env(num_players=2, render_mode="ansi", render_view="player_1")
+    env.reset(seed=1)
+    text = env.render()
+    lines = text.splitlines()
+    p0 = next(line for line in lines if "player_0:" in line)
+    p1 = next(line for line in lines if "player_1:" in line)
+    assert p0.count("?") == 4 and p1.count("?") == 2
+    omni = env.render_text("omniscient")
+    assert "?" not in omni.split("discard")[0]
+    env.step(rules.ACTION_DRAW)
+    assert "holding a drawn card" in env.render_text("player_1")
+    assert f"holding {rules.card_name(env.state.held)}" in env.render_text("player_0")
+    with pytest.raises(ValueError, match="view"):
+        env.render_text("nobody")

@@ -1,0 +1,162 @@
+"""The leak test: observations carry nothing a player may not know.
+
+``resample_from_infostate(agent, seed)`` deals again every card ``agent``
+cannot locate. If an observation of ``agent`` depended on any hidden card,
+the resampled env would show it a different observation. So for thousands of
+random states, every player and both observation modes: the observation is
+unchanged, AND the hidden cards did change in most samples (a no-op
+resampler would make the first check vacuous).
+"""
+
+import numpy as np
+import pytest
+from ratcat_helpers import check_invariants
+
+from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.env import raw_env
+from ratenvs.rat_a_tat_cat.resample import hidden_positions
+
+SIZES = [2, 3, 4, 6]
+GAMES_PER_SIZE = 12
+STATES_PER_GAME = 12
+STOP_PROBABILITY = 0.08
+
+
+def _hidden_kinds(state: rules.State, seat: int) -> list[int]:
+    out = []
+    for pos in hidden_positions(state, seat):
+        if pos[0] == "slot":
+            out.append(rules.KIND[state.hands[pos[1]][pos[2]]])
+        elif pos[0] == "pile":
+            out.append(rules.KIND[state.draw_pile[pos[1]]])
+        else:
+            out.append(rules.KIND[state.held])
+    return out
+
+
+def _check_constraints(state: rules.State) -> None:
+    check_invariants(state)  # all cards once; knowledge true; number-only slots hold numbers
+    places = list(state.draw_pile)
+    if state.held != rules.NO_CARD and not state.held_public:
+        places.append(state.held)
+    for kind, need in enumerate(state.pile_must_hold):
+        assert sum(rules.KIND[c] == kind for c in places) >= need
+    for c in state.draw_pile:
+        assert state.card_epoch[c] == state.epoch
+
+
+def _random_states(n: int, mode: str, game: int):
+    """Yield the env at random points of a random game (few knocks, mostly draws)."""
+    env = raw_env(num_players=n, observation=mode, rounds=2, max_turns_per_round=40)
+    env.reset(seed=1000 * n + game)
+    rng = np.random.default_rng(game)
+    yielded = 0
+    while not env.state.is_over and yielded < STATES_PER_GAME:
+        seat = env.state.current
+        legal = np.flatnonzero(env._action_mask(seat))
+        if rules.ACTION_KNOCK in legal:
+            action = rules.ACTION_KNOCK if rng.random() < 0.03 else rules.ACTION_NO_KNOCK
+        elif rules.ACTION_TAKE_DISCARD in legal and rng.random() < 0.7:
+            action = rules.ACTION_DRAW
+        else:
+            action = int(legal[rng.integers(legal.size)])
+        env.step(action)
+        if rng.random() < STOP_PROBABILITY:
+            yielded += 1
+            yield env
+
+
+def _leak_check(n: int, mode: str, games: int) -> tuple[int, int, int]:
+    """(samples, samples whose hidden cards changed, samples whose observation changed)."""
+    samples = changed = leaks = 0
+    for game in range(games):
+        for env in _random_states(n, mode, game):
+            for seat, agent in enumerate(env.possible_agents):
+                before = env.observe(agent)
+                new = env.resample_from_infostate(agent, seed=samples)
+                _check_constraints(new.state)
+                after = new.observe(agent)
+                if not np.array_equal(before["observation"], after["observation"]):
+                    leaks += 1
+                assert np.array_equal(before["action_mask"], after["action_mask"])
+                assert new.state.discard_pile == env.state.discard_pile
+                assert new.agent_selection == env.agent_selection
+                samples += 1
+                if _hidden_kinds(new.state, seat) != _hidden_kinds(env.state, seat):
+                    changed += 1
+    return samples, changed, leaks
+
+
+@pytest.mark.parametrize("mode", ["knowledge", "memoryless"])
+@pytest.mark.parametrize("n", SIZES)
+def test_resampled_states_look_the_same_and_differ_in_hidden_cards(n, mode):
+    samples, changed, leaks = _leak_check(n, mode, GAMES_PER_SIZE)
+    assert leaks == 0, f"{leaks}/{samples} observations changed when hidden cards did"
+    assert samples >= 100
+    assert changed / samples > 0.9, f"resampling changed only {changed}/{samples} samples"
+
+
+def test_the_leak_test_catches_a_leaky_observation(monkeypatch):
+    from ratenvs.rat_a_tat_cat.observe import Observer
+
+    honest = Observer.observe
+
+    def leaky(self, state, seat):  # also shows the kind of the top card of the draw pile
+        out = honest(self, state, seat)
+        out[-1] = rules.KIND[state.draw_pile[-1]] / 12 if state.draw_pile else 0.0
+        return out
+
+    monkeypatch.setattr(Observer, "observe", leaky)
+    samples, _, leaks = _leak_check(2, "knowledge", 2)
+    assert leaks > samples // 2
+
+
+def test_resampling_is_seeded_and_the_resampled_game_plays_on():
+    env = next(_random_states(3, "knowledge", 1))
+    a = env.resample_from_infostate("player_1", seed=7)
+    b = env.resample_from_infostate("player_1", seed=7)
+    assert a.game_state() == b.game_state()
+    c = env.resample_from_infostate("player_1", seed=8)
+    assert a.game_state() != c.game_state()
+    rng = np.random.default_rng(0)
+    while not a.state.is_over:
+        legal = np.flatnonzero(a._action_mask(a.state.current))
+        a.step(int(legal[rng.integers(legal.size)]))
+        check_invariants(a.state)
+    with pytest.raises(ValueError, match="unknown agent"):
+        env.resample_from_infostate("player_9", seed=0)
+
+
+def test_the_current_players_private_card_is_resampled_for_others():
+    env = raw_env(num_players=2)
+    env.reset(seed=4)
+    env.step(rules.ACTION_DRAW)
+    held_kinds = set()
+    for seed in range(40):
+        new = env.resample_from_infostate("player_1", seed=seed)
+        held_kinds.add(rules.KIND[new.state.held])
+        assert new.state.phase == rules.phase_for_drawn(new.state.held)
+        assert np.array_equal(
+            new.observe("player_1")["observation"], env.observe("player_1")["observation"]
+        )
+        same = env.resample_from_infostate("player_0", seed=seed)
+        assert same.state.held == env.state.held  # the drawer knows its card
+    assert len(held_kinds) > 3
+
+
+def test_a_privately_placed_card_stays_a_number_card_in_every_resample():
+    env = raw_env(num_players=2)
+    for seed in range(60):
+        env.reset(seed=seed)
+        env.step(rules.ACTION_DRAW)
+        if env.state.phase == rules.PHASE_NUMBER:
+            break
+    env.step(rules.ACTION_REPLACE + 1)  # player 0 places its drawn number in slot 1
+    assert env.state.know[1, 0, 1] == rules.CODE_NUMBER
+    values = set()
+    for seed in range(200):
+        new = env.resample_from_infostate("player_1", seed=seed)
+        kind = rules.KIND[new.state.hands[0][1]]
+        assert kind < rules.NUM_NUMBER_KINDS
+        values.add(kind)
+    assert len(values) > 4
