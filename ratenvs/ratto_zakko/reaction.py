@@ -51,8 +51,8 @@ Sources for the constants (set where they are defined below):
   Journal of Experimental Psychology 11, 16-23.
 
 Bots keep per-card state (the sampled deviation and error lottery); it is
-reset when the observation shows a new card (fewer cards left, or the clock
-back at the first tick). Use one bot instance per seat.
+reset when the observation shows a new card (a different number of cards left,
+or the clock set back). Use one bot instance per seat.
 """
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ class _CardBot:
             return self.relocate(view, action_mask, rng)
         if not view.showing:
             return ACTION_WAIT
-        if view.cards_left != self._card_key or view.elapsed_ms <= self._last_elapsed:
+        if view.cards_left != self._card_key or view.elapsed_ms < self._last_elapsed:
             self._card_key = view.cards_left
             self.new_card(view, rng)
         self._last_elapsed = view.elapsed_ms
