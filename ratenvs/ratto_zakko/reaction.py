@@ -51,8 +51,10 @@ Sources for the constants (set where they are defined below):
   Journal of Experimental Psychology 11, 16-23.
 
 Bots keep per-card state (the sampled deviation and error lottery); it is
-reset when the observation shows a new card (a different number of cards left,
-or the clock set back). Use one bot instance per seat.
+redrawn at the first tick of every card (every seat is asked then), or when the
+number of cards left changes, so a bot's answers depend only on what it saw of
+the card and on its generator, also across env resets. Ask a bot once per
+tick, and use one bot instance per seat.
 """
 
 from __future__ import annotations
@@ -173,6 +175,8 @@ class SeatView:
     level: str
     elapsed_ms: float
     cards_left: float
+    first_tick: bool
+    """The observation is of the card's first tick (tick 0)."""
 
     @property
     def card(self) -> int:
@@ -203,6 +207,7 @@ def read_observation(observation: np.ndarray) -> SeatView:
         level=rules.LEVELS[int(o[ob.LEVEL_SLICE].argmax())],
         elapsed_ms=float(o[ob.ELAPSED_S]) * MS_PER_S,
         cards_left=float(o[ob.CARDS_LEFT]),
+        first_tick=bool(o[ob.TICK_FRACTION] == 0.0),
     )
 
 
@@ -214,7 +219,6 @@ class _CardBot:
     def __init__(self) -> None:
         self._fly_memory = rules.FOODS.index(rules.START_FLY_UNDER)
         self._card_key: float | None = None
-        self._last_elapsed = math.inf
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
@@ -226,10 +230,9 @@ class _CardBot:
             return self.relocate(view, action_mask, rng)
         if not view.showing:
             return ACTION_WAIT
-        if view.cards_left != self._card_key or view.elapsed_ms < self._last_elapsed:
+        if view.first_tick or view.cards_left != self._card_key:
             self._card_key = view.cards_left
             self.new_card(view, rng)
-        self._last_elapsed = view.elapsed_ms
         if not action_mask[ACTION_RESPONSE_FIRST]:
             return ACTION_WAIT  # already answered this card
         response = self.decide(view)

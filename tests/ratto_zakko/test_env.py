@@ -364,3 +364,20 @@ def test_render_and_game_state():
     par = ratto_zakko_v0.parallel_env(num_players=2, render_mode="ansi")
     par.reset(seed=0)
     assert "card" in par.render()
+
+
+def test_gymnasium_id_is_reproducible_across_resets():
+    e = gymnasium.make("ratenvs/RattoZakko-v0", level="main")
+
+    def run() -> list[float]:
+        obs, info = e.reset(seed=21)
+        trace = [float(obs.sum())]
+        for _ in range(150):
+            legal = np.flatnonzero(info["action_mask"])
+            obs, r, term, trunc, info = e.step(int(legal[0]))
+            trace += [float(obs.sum()), r]
+            if term or trunc:
+                break
+        return trace
+
+    assert run() == run()
