@@ -170,3 +170,20 @@ def test_parse_move():
     assert play.parse_move("s 1 3 3", mask, 3) is None
     assert play.parse_move("d", mask, 3) is None
     assert play.parse_move("s a b c", mask, 3) is None
+
+
+def test_cli_play_reads_stdin_for_a_whole_game(monkeypatch, capsys):
+    import io
+
+    from ratenvs import cli
+
+    # draw, discard (or decline a power card), do not knock - repeated; lines that are not
+    # legal at that moment (e.g. "n" once someone knocked) are simply asked again
+    monkeypatch.setattr("sys.stdin", io.StringIO("d\nx\nn\n" * 1000))
+    assert cli.main(["play", "rat-a-tat-cat", "--players", "3", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "game over - winner(s)" in out and "Round over:" in out
+    assert "player_0 draws a" in out  # the person sees its own drawn card
+    assert not any(
+        line.startswith(("player_1 draws a", "player_2 draws a")) for line in out.splitlines()
+    )  # but not the bots' private draws
