@@ -1,0 +1,234 @@
+"""``ratenvs play ratto-zakko``: a person plays seat 0 in the terminal against bots.
+
+Each card is shown at once; the person types a response and the real time
+taken (from showing the card to the Enter key) is mapped to ticks of
+``tick_ms``: an answer after ``t`` ms is given in tick ``t // tick_ms``.
+The bots then play the card tick by tick from their own observations, and
+whoever was first and right wins it.
+
+Responses: ``g <food>`` (grab; ``grab`` works too), ``fly``, ``rat``,
+``s <food>`` (shout a food's name; ``shout`` works too), ``bang``, or an
+empty line / ``pass`` to give no answer. Foods may be shortened to a unique
+prefix (``a``, ``e``, ``che``, ``fi``, ``chi``). After winning a fly or rat
+event: ``fly <food>``, ``shaker <food>`` or ``leave``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ratenvs.ratto_zakko import observe as ob
+from ratenvs.ratto_zakko import rules
+from ratenvs.ratto_zakko.bots import BOTS, get_bot
+from ratenvs.ratto_zakko.env import MAX_PLAYERS, MIN_PLAYERS, raw_env
+
+InputFn = Callable[[str], str]
+Clock = Callable[[], float]
+NO_RESPONSE = None
+MS_PER_S = 1000.0
+HELP = (
+    "answer with: g <food> (grab) | fly | rat | s <food> (shout the food) | bang | "
+    "Enter (no answer)"
+)
+
+
+def parse_food(word: str) -> int | None:
+    """A food from its name or a unique prefix of it."""
+    word = word.strip().lower()
+    matches = [i for i, f in enumerate(rules.FOODS) if word and f.startswith(word)]
+    exact = [i for i, f in enumerate(rules.FOODS) if f == word]
+    if exact:
+        return exact[0]
+    return matches[0] if len(matches) == 1 else None
+
+
+def parse_response(text: str) -> int | str | None:
+    """A typed response as a response index, ``None`` for no answer, or ``"bad"``."""
+    words = text.strip().lower().split()
+    if not words or words == ["pass"]:
+        return NO_RESPONSE
+    head, rest = words[0], words[1:]
+    if head in ("fly", "f") and not rest:
+        return rules.SHOUT_FLY
+    if head in ("rat", "r") and not rest:
+        return rules.SHOUT_RAT
+    if head in ("bang", "b") and not rest:
+        return rules.BANG
+    if head in ("g", "grab", "s", "shout") and len(rest) == 1:
+        food = parse_food(rest[0])
+        if food is not None:
+            first = rules.GRAB_FIRST if head in ("g", "grab") else rules.SHOUT_FOOD_FIRST
+            return first + food
+    return "bad"
+
+
+def parse_relocation(text: str) -> int | None:
+    """``fly <food>``, ``shaker <food>`` or ``leave`` as a relocation choice (None if bad)."""
+    words = text.strip().lower().split()
+    if words in (["leave"], []):
+        return rules.LEAVE_BOTH
+    if len(words) == 2 and words[0] in ("fly", "shaker"):
+        food = parse_food(words[1])
+        if food is not None:
+            first = rules.RELOCATE_FLY_FIRST if words[0] == "fly" else rules.RELOCATE_SHAKER_FIRST
+            return first + food
+    return None
+
+
+def describe_card(card: int) -> str:
+    """The card in words, e.g. ``cheese (blue)``, ``FLY card``, ``RAT card``."""
+    if card == rules.FLY_CARD:
+        return "FLY card"
+    if card == rules.RAT_CARD:
+        return "RAT card"
+    food, colour = divmod(card, rules.NUM_COLOURS)
+    return f"{rules.FOODS[food]} ({rules.COLOURS[colour]})"
+
+
+def describe_relocation(choice: int) -> str:
+    if choice == rules.LEAVE_BOTH:
+        return "leaves the fly and the shaker where they are"
+    if choice < rules.RELOCATE_SHAKER_FIRST:
+        return f"hides the fly under the {rules.FOODS[choice - rules.RELOCATE_FLY_FIRST]} cloche"
+    return f"puts the shaker on the {rules.FOODS[choice - rules.RELOCATE_SHAKER_FIRST]} cloche"
+
+
+def _ask_response(
+    ask: InputFn, say: Callable[[str], None], clock: Clock
+) -> tuple[int | None, float]:
+    """Ask until the answer parses; return it and the seconds taken (EOFError propagates)."""
+    start = clock()
+    while True:
+        answer = parse_response(ask("> "))
+        if answer != "bad":
+            return answer, clock() - start
+        say("  not understood; " + HELP)
+
+
+def _ask_relocation(ask: InputFn, say: Callable[[str], None]) -> int:
+    while True:
+        choice = parse_relocation(ask("move? [fly <food> | shaker <food> | leave]: "))
+        if choice is not None:
+            return choice
+        say("  not understood; e.g. 'fly egg', 'shaker apple' or 'leave'")
+
+
+def _table_line(env: raw_env) -> str:
+    s = env.state
+    obs = env._observation_vector(0)
+    fly = rules.FOODS[s.fly_under] if obs[ob.FLY_SHOWN] else "? (remember it)"
+    counts = ", ".join(f"{a} {len(w)}" for a, w in zip(env.possible_agents, s.won))
+    return (
+        f"shaker on {rules.FOODS[s.shaker_on]} | fly under {fly} | cards: {counts} | "
+        f"jackpot {len(s.jackpot)} | deck {len(s.deck)}"
+    )
+
+
+def _report(env: raw_env, result: rules.CardResult, tick_ms: int, say) -> None:
+    agents = env.possible_agents
+    correct = rules.RESPONSES[result.correct]
+    if result.winner is None:
+        tied = ", ".join(agents[s] for s in result.tied)
+        why = f"a tie ({tied})" if result.tied else "nobody was right"
+        say(f"  answer was {correct}: {why}, the card goes to the jackpot")
+    else:
+        ms = (result.tick + 1) * tick_ms
+        say(
+            f"  answer was {correct}: {agents[result.winner]} wins {result.cards_won} card(s) "
+            f"after {ms:.0f} ms"
+        )
+    for seat, (response, _tick) in sorted(result.answers.items()):
+        if response != result.correct:
+            say(f"  {agents[seat]} said {rules.RESPONSES[response]} - wrong")
+    if result.returned_by:
+        say("  returned a card: " + ", ".join(agents[s] for s in result.returned_by))
+
+
+def main(
+    argv: list[str] | None = None,
+    ask: InputFn = input,
+    say: Callable[[str], None] = print,
+    clock: Clock = time.monotonic,
+) -> int:
+    """Play a game in the terminal; returns the process exit code."""
+    parser = argparse.ArgumentParser(
+        prog="ratenvs play ratto-zakko",
+        description="Play Ratto Zakko as player_0 against bots; your real reaction time counts.",
+    )
+    parser.add_argument(
+        "--players", type=int, default=4, help=f"seats including you ({MIN_PLAYERS}-{MAX_PLAYERS})"
+    )
+    parser.add_argument("--level", default="starter", help=", ".join(rules.LEVELS))
+    parser.add_argument(
+        "--bots", nargs="*", default=None, help=f"bot per other seat: {sorted(BOTS)}"
+    )
+    parser.add_argument("--tick-ms", type=int, default=25)
+    parser.add_argument("--window-ticks", type=int, default=120)
+    parser.add_argument("--observation", default="knowledge", help="knowledge or memoryless")
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args(argv)
+    try:
+        env = raw_env(
+            num_players=args.players,
+            level=args.level,
+            tick_ms=args.tick_ms,
+            window_ticks=args.window_ticks,
+            observation=args.observation,
+        )
+        names = args.bots or ["adult"] * (args.players - 1)
+        if len(names) != args.players - 1:
+            raise ValueError(f"--bots needs {args.players - 1} names, got {len(names)}")
+        bots = [get_bot(n) for n in names]
+    except ValueError as err:
+        parser.error(str(err))
+    rng = np.random.default_rng(args.seed)
+    env.reset(seed=args.seed)
+    tick_ms = env.config.tick_ms
+    window = env.config.window_ticks
+    say(f"You are player_0 at the {args.level} level. " + HELP)
+    response, answer_tick, card_seen = NO_RESPONSE, window, -1
+    try:
+        for agent in env.agent_iter():
+            if env.terminations[agent]:
+                env.step(None)
+                continue
+            state = env.state
+            seat = env.agent_name_mapping[agent]
+            if seat == 0 and state.phase == rules.PHASE_RELOCATE:
+                action = ob.ACTION_RELOCATE_FIRST + _ask_relocation(ask, say)
+            elif seat == 0:
+                if state.cards_dealt != card_seen:
+                    card_seen = state.cards_dealt
+                    say("")
+                    say(_table_line(env))
+                    say(f"CARD {state.cards_dealt}: {describe_card(state.card)}")
+                    response, seconds = _ask_response(ask, say, clock)
+                    answer_tick = int(seconds * MS_PER_S // tick_ms)
+                    if response is not NO_RESPONSE:
+                        late = " - too late, the window had closed" if answer_tick >= window else ""
+                        said = rules.RESPONSES[response]
+                        say(f"  you: {said} after {seconds * MS_PER_S:.0f} ms{late}")
+                give = response is not NO_RESPONSE and state.tick == answer_tick
+                action = ob.ACTION_RESPONSE_FIRST + response if give else ob.ACTION_WAIT
+            else:
+                action = bots[seat - 1].act(
+                    env._observation_vector(seat), env._action_mask(seat), rng
+                )
+            previous = state.last_result
+            relocating = state.phase == rules.PHASE_RELOCATE
+            env.step(action)
+            if relocating and seat != 0:
+                say(f"  {agent} {describe_relocation(action - ob.ACTION_RELOCATE_FIRST)}")
+            result = env.state.last_result
+            if result is not previous:
+                _report(env, result, tick_ms, say)
+    except (EOFError, KeyboardInterrupt):
+        say("\nGame abandoned.")
+        return 0
+    say("")
+    say(env._render_text())
+    return 0

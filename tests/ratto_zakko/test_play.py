@@ -1,0 +1,130 @@
+"""Terminal play of Ratto Zakko with scripted input and a fake clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from ratenvs.ratto_zakko import play, rules
+
+
+class FakeClock:
+    """Each call returns the next time; an answer's delay is set per prompt by ``Typist``."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Typist:
+    """Answers prompts from a list; typing each answer takes ``delay`` seconds of fake time."""
+
+    def __init__(self, clock: FakeClock, answers, delay: float = 0.1) -> None:
+        self.clock = clock
+        self.answers = list(answers)
+        self.delay = delay
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.answers:
+            raise EOFError
+        self.clock.now += self.delay
+        answer = self.answers.pop(0)
+        return answer(self.prompts) if callable(answer) else answer
+
+
+def test_parsing():
+    assert play.parse_response("g cheese") == rules.RESPONSE_INDEX["grab:cheese"]
+    assert play.parse_response("grab che") == rules.RESPONSE_INDEX["grab:cheese"]
+    assert play.parse_response("g chi") == rules.RESPONSE_INDEX["grab:chili"]
+    assert play.parse_response("s a") == rules.RESPONSE_INDEX["shout:apple"]
+    assert play.parse_response("FLY") == rules.SHOUT_FLY
+    assert play.parse_response("rat") == rules.SHOUT_RAT
+    assert play.parse_response("bang") == rules.BANG
+    assert play.parse_response("") is None
+    assert play.parse_response("pass") is None
+    for bad in ("g ch", "grab", "jump", "g pizza", "fly egg"):
+        assert play.parse_response(bad) == "bad"
+    assert play.parse_relocation("fly egg") == rules.RELOCATE_FLY_FIRST + 1
+    assert play.parse_relocation("shaker fish") == rules.RELOCATE_SHAKER_FIRST + 3
+    assert play.parse_relocation("leave") == rules.LEAVE_BOTH
+    assert play.parse_relocation("fly") is None
+
+
+def test_eof_exits_cleanly():
+    clock = FakeClock()
+    out: list[str] = []
+    code = play.main(["--seed", "1"], ask=Typist(clock, []), say=out.append, clock=clock)
+    assert code == 0
+    assert "Game abandoned." in out[-1]
+
+
+def test_bad_input_is_asked_again_and_time_maps_to_ticks():
+    clock = FakeClock()
+    out: list[str] = []
+    typist = Typist(clock, ["hop", "bang"], delay=0.1)  # valid after 0.2 s: tick 8 of 25 ms
+    code = play.main(
+        ["--players", "2", "--bots", "perfect", "--level", "main", "--seed", "0"],
+        ask=typist,
+        say=out.append,
+        clock=clock,
+    )
+    assert code == 0
+    assert any("not understood" in line for line in out)
+    assert any("you: bang after 200 ms" in line for line in out)
+    # bang is never right at the main level; the perfect bot answers after >= 250 ms
+    assert any("player_0 said bang - wrong" in line for line in out)
+
+
+def test_a_fast_right_answer_wins_the_card():
+    clock = FakeClock()
+    out: list[str] = []
+
+    def right(prompts):
+        # the card was printed just before the prompt: read it from the output
+        line = next(x for x in reversed(out) if x.startswith("CARD"))
+        return answer_for(line, out)
+
+    typist = Typist(clock, [right], delay=0.05)  # 50 ms: faster than any bot
+    play.main(
+        ["--players", "3", "--bots", "expert", "perfect", "--seed", "3"],
+        ask=typist,
+        say=out.append,
+        clock=clock,
+    )
+    assert any("player_0 wins 1 card(s) after 75 ms" in line for line in out), out[:12]
+
+
+def answer_for(card_line: str, out: list[str]) -> str:
+    """The correct typed answer for the first card of a starter game (fly under fish, shaker
+    on cheese)."""
+    text = card_line.split(": ", 1)[1]
+    if text == "FLY card":
+        return "g fish"
+    food = text.split(" ")[0]
+    card = f"{food}/{text.split('(')[1].rstrip(')')}"
+    response = rules.correct_response(card, "cheese", "fish", "starter")
+    kind, _, what = response.partition(":")
+    return {"grab": f"g {what}", "shout": what if what in ("fly", "rat") else f"s {what}"}.get(
+        kind, "bang"
+    )
+
+
+def test_bad_options_are_reported(capsys):
+    with pytest.raises(SystemExit):
+        play.main(["--players", "9"], ask=lambda p: "", say=lambda s: None)
+    with pytest.raises(SystemExit):
+        play.main(["--players", "3", "--bots", "adult"], ask=lambda p: "", say=lambda s: None)
+    assert "bots" in capsys.readouterr().err
+
+
+def test_a_whole_game_with_no_answers_ends():
+    clock = FakeClock()
+    out: list[str] = []
+    typist = Typist(clock, [""] * 200)
+    assert (
+        play.main(["--players", "2", "--seed", "2"], ask=typist, say=out.append, clock=clock) == 0
+    )
+    assert "game over" in out[-1]
