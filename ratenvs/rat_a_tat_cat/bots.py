@@ -12,6 +12,11 @@ their seat may see.
   unknown one when its own card is high), always uses Draw 2, and knocks when
   its expected total is at most ``knock_threshold`` (tuned against random:
   see :data:`KNOCK_THRESHOLD`).
+
+Measured with :func:`win_rate` (two players, seats alternated, a tie counts
+half): heuristic vs random wins 80.6% of 2000 one-round games (random often
+knocks on its first turns, leaving little time), 92.6% of 1000 three-round
+games, and 64.6% of 1000 one-round games with "memoryless" observations.
 """
 
 from __future__ import annotations
@@ -45,7 +50,9 @@ KNOCK_THRESHOLD = 8.0
 against random every threshold 4 - 10 wins ~81% (random knocks early); against a heuristic
 knocking at 12, thresholds 6 / 8 / 10 / 12 / 14 won 56 / 57 / 56 / 50 / 48% (400 games)."""
 TAKE_MARGIN = 2.0
-"""Take the discard when it beats the highest-valued slot by at least this much (or is <= 2)."""
+"""Take the discard when it beats the highest-valued slot by at least this much ..."""
+LOW_CARD = 2
+"""... or when it is this low and still beats the highest-valued slot."""
 BLIND_SWAP_MIN = 7.0
 """Swap blindly with an unknown opponent card only when the own card is worth at least this."""
 
@@ -112,7 +119,7 @@ class HeuristicBot:
         if action_mask[ACTION_DRAW]:
             if action_mask[ACTION_TAKE_DISCARD]:
                 top = _argmax_kind(observation[lay.discard_top : lay.discard_top + NUM_KINDS + 1])
-                if top <= 2 or top <= values[worst] - TAKE_MARGIN:
+                if top < values[worst] and (top <= LOW_CARD or top <= values[worst] - TAKE_MARGIN):
                     return ACTION_TAKE_DISCARD
             return ACTION_DRAW
         if action_mask[ACTION_REPLACE] and not action_mask[ACTION_DISCARD]:
