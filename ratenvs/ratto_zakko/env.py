@@ -16,7 +16,7 @@ simultaneous. The first correct answer wins the card and the jackpot.
 | Agents count       | 2 - 8 (`num_players`, default 4)                          |
 | Action shape       | (1,)                                                      |
 | Action values      | 0 - 24                                                    |
-| Observation shape  | (34 + 3 n,) float32, plus an int8 `action_mask` (25,)     |
+| Observation shape  | (35 + 3 n,) float32, plus an int8 `action_mask` (25,)     |
 | Registered ids     | `ratenvs/ratto_zakko-v0` (PettingZoo AEC and parallel),   |
 |                    | `ratenvs/RattoZakko-v0` (Gymnasium: one learner, 4 seats, |
 |                    | the other three "adult" human-model bots)                 |
@@ -38,12 +38,18 @@ simultaneous. The first correct answer wins the card and the jackpot.
 |                |              | and of the card after it moved                                 |
 | `reward`       | "cards"      | "cards": +1 per card won, -1 per card returned; "win":         |
 |                |              | zero-sum at the end (see below)                                |
+| `original_colour_cards` | 4   | ruling: of each food's 8 cards, 4 in its original colour and   |
+|                |              | 1 in each other colour; 0 (2 in each other colour) or 8 (all   |
+|                |              | in the original colour) are the variants                       |
+| `fly_card_under_shaker` | "grab" | ruling: a fly card is answered by grabbing the fly's cloche |
+|                |              | even under the shaker; "rat": shout RAT then                   |
+| `relocation`   | "one"        | ruling: after a fly or rat event the winner moves the fly or   |
+|                |              | the shaker or nothing; "both": first the fly, then the shaker  |
 | `render_mode`  | None         | None, "ansi" (returns text) or "human" (prints)                |
 
-Rulings (RULES.md): food cards are 4 in the food's original colour and 1 in
-each other colour; a fly card is answered by grabbing the fly's cloche even
-under the shaker; after a fly or rat event the winner makes one move (the fly
-or the shaker) or none; the jackpot left after the last card stays unclaimed.
+Further rulings (no option): the jackpot left after the last card stays
+unclaimed; a returned card is the returning seat's most recently won card;
+"the same moment" is the same tick.
 
 ## Time
 
@@ -74,7 +80,7 @@ cards left, cards won by each seat, who answered in an earlier tick, dealer.
 | 13       | bang the table                                   |
 | 14 - 18  | (relocating winner) move the fly under a cloche  |
 | 19 - 23  | (relocating winner) move the shaker onto a cloche|
-| 24       | (relocating winner) leave both                   |
+| 24       | (relocating winner) no move                      |
 
 ## Rewards
 
@@ -150,6 +156,9 @@ class Config:
     perception: str
     observation: str
     reward: str
+    original_colour_cards: int = rules.CARDS_PER_FOOD_IN_ORIGINAL_COLOUR
+    fly_card_under_shaker: str = "grab"
+    relocation: str = "one"
 
     @property
     def memoryless(self) -> bool:
@@ -164,8 +173,18 @@ def make_config(
     perception: str = "gradual",
     observation: str = "knowledge",
     reward: str = "cards",
+    original_colour_cards: int = rules.CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
+    fly_card_under_shaker: str = "grab",
+    relocation: str = "one",
 ) -> Config:
     """Check every option (a ValueError names a bad one)."""
+    if original_colour_cards not in rules.ORIGINAL_COLOUR_CARD_CHOICES or isinstance(
+        original_colour_cards, bool
+    ):
+        raise ValueError(
+            "option 'original_colour_cards' must be one of "
+            f"{rules.ORIGINAL_COLOUR_CARD_CHOICES}, got {original_colour_cards!r}"
+        )
     return Config(
         num_players=check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS),
         level=check_choice("level", level, rules.LEVELS),
@@ -174,6 +193,11 @@ def make_config(
         perception=check_choice("perception", perception, PERCEPTIONS),
         observation=check_choice("observation", observation, OBSERVATIONS),
         reward=check_choice("reward", reward, REWARD_MODES),
+        original_colour_cards=int(original_colour_cards),
+        fly_card_under_shaker=check_choice(
+            "fly_card_under_shaker", fly_card_under_shaker, rules.FLY_CARD_RULES
+        ),
+        relocation=check_choice("relocation", relocation, rules.RELOCATION_MODES),
     )
 
 
@@ -186,6 +210,9 @@ def new_state(config: Config, rng: np.random.Generator) -> rules.State:
         config.perception,
         DEFAULT_GLIMPSE_SNR,
         rng,
+        original_colour_cards=config.original_colour_cards,
+        fly_card_under_shaker=config.fly_card_under_shaker,
+        relocation=config.relocation,
     )
 
 
@@ -201,6 +228,7 @@ def game_state_dict(state: rules.State) -> dict[str, Any]:
         "fly_under": rules.FOODS[state.fly_under],
         "dealer": state.dealer,
         "relocator": state.relocator,
+        "relocation_stage": state.relocation_stage,
         "answers": [
             None if a == rules.NO_ANSWER else [rules.RESPONSES[a], t]
             for a, t in zip(state.answer, state.answer_tick)
@@ -274,11 +302,23 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         perception: str = "gradual",
         observation: str = "knowledge",
         reward: str = "cards",
+        original_colour_cards: int = rules.CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
+        fly_card_under_shaker: str = "grab",
+        relocation: str = "one",
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
         self.config = make_config(
-            num_players, level, tick_ms, window_ticks, perception, observation, reward
+            num_players,
+            level,
+            tick_ms,
+            window_ticks,
+            perception,
+            observation,
+            reward,
+            original_colour_cards,
+            fly_card_under_shaker,
+            relocation,
         )
         low, high = observation_bounds(self.config.num_players, tick_ms, window_ticks)
         self._setup_spaces(self.config.num_players, low, high, NUM_ACTIONS, render_mode)
@@ -368,10 +408,22 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         perception: str = "gradual",
         observation: str = "knowledge",
         reward: str = "cards",
+        original_colour_cards: int = rules.CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
+        fly_card_under_shaker: str = "grab",
+        relocation: str = "one",
         render_mode: str | None = None,
     ) -> None:
         self.config = make_config(
-            num_players, level, tick_ms, window_ticks, perception, observation, reward
+            num_players,
+            level,
+            tick_ms,
+            window_ticks,
+            perception,
+            observation,
+            reward,
+            original_colour_cards,
+            fly_card_under_shaker,
+            relocation,
         )
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         n = self.config.num_players

@@ -26,9 +26,11 @@ index                  meaning                                                  
 31                     the observer is that winner                                      0/1
 32                     jackpot / deck size                                              0..1
 33                     cards left in the deck / deck size                               0..1
-34 .. 34+n-1           cards won by each seat / deck size (own first)                   0..1
-34+n .. 34+2n-1        has answered this card in an earlier tick (own first)            0/1
-34+2n .. 34+3n-1       the dealer of this card, i.e. the last winner (one-hot, own      0/1
+34                     variant ``fly_card_under_shaker="rat"``: a fly card whose fly    0/1
+                       hides under the shaker is answered RAT (0: grab, the ruling)
+35 .. 35+n-1           cards won by each seat / deck size (own first)                   0..1
+35+n .. 35+2n-1        has answered this card in an earlier tick (own first)            0/1
+35+2n .. 35+3n-1       the dealer of this card, i.e. the last winner (one-hot, own      0/1
                        first)
 =====================  ===============================================================  ========
 
@@ -47,13 +49,15 @@ action     meaning                                            legal when
 7          shout RAT                                          likewise
 8 .. 12    shout apple, egg, cheese, fish, chili              likewise
 13         bang the table                                     likewise
-14 .. 18   move the fly under the apple .. chili cloche       relocation, the winner only
-19 .. 23   move the shaker onto the apple .. chili cloche     relocation, the winner only
-24         leave both where they are                          relocation, the winner only
+14 .. 18   move the fly under the apple .. chili cloche       relocation, the winner only**
+19 .. 23   move the shaker onto the apple .. chili cloche     relocation, the winner only**
+24         no move (leave both / leave this piece)            relocation, the winner only
 =========  =================================================  ================================
 
 \\* except for the relocating winner. A seat that has answered, or waits for
 a winner's relocation, can only wait (in the AEC form it is not asked at all).
+\\** with ``relocation="both"`` the winner decides twice: first the fly (14..18 or 24),
+then the shaker (19..23 or 24).
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ import numpy as np
 
 from ratenvs.ratto_zakko.perception import NUM_CHANNELS
 from ratenvs.ratto_zakko.rules import (
+    LEAVE_BOTH,
     LEVELS,
     NO_ANSWER,
     NUM_COLOURS,
@@ -70,6 +75,8 @@ from ratenvs.ratto_zakko.rules import (
     NUM_RESPONSES,
     PHASE_REACT,
     PHASE_RELOCATE,
+    RELOCATE_FLY_FIRST,
+    RELOCATE_SHAKER_FIRST,
     State,
 )
 
@@ -97,7 +104,8 @@ RELOCATION_PHASE = 30
 I_RELOCATE = 31
 JACKPOT = 32
 CARDS_LEFT = 33
-PER_SEAT = 34
+FLY_CARD_RAT_VARIANT = 34
+PER_SEAT = 35
 """Start of the per-seat blocks: won cards, answered, dealer (``n`` entries each)."""
 MS_PER_S = 1000.0
 
@@ -143,6 +151,8 @@ def observe(state: State, seat: int, tick_ms: int, memoryless: bool) -> np.ndarr
         vec[I_RELOCATE] = 1.0 if state.relocator == seat else 0.0
     vec[JACKPOT] = len(state.jackpot) / total
     vec[CARDS_LEFT] = len(state.deck) / total
+    if state.fly_card_under_shaker == "rat":
+        vec[FLY_CARD_RAT_VARIANT] = 1.0
     won = state.won
     answer = state.answer
     for i in range(n):
@@ -160,6 +170,12 @@ _WAIT_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _WAIT_MASK[ACTION_WAIT] = 1
 _RELOCATE_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _RELOCATE_MASK[ACTION_RELOCATE_FIRST:] = 1
+_RELOCATE_FLY_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_RELOCATE_FLY_MASK[ACTION_RELOCATE_FIRST + RELOCATE_FLY_FIRST + np.arange(NUM_FOODS)] = 1
+_RELOCATE_FLY_MASK[ACTION_RELOCATE_FIRST + LEAVE_BOTH] = 1
+_RELOCATE_SHAKER_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_RELOCATE_SHAKER_MASK[ACTION_RELOCATE_FIRST + RELOCATE_SHAKER_FIRST + np.arange(NUM_FOODS)] = 1
+_RELOCATE_SHAKER_MASK[ACTION_RELOCATE_FIRST + LEAVE_BOTH] = 1
 _NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 
@@ -169,11 +185,17 @@ def action_mask(state: State, seat: int) -> np.ndarray:
     Reaction phase: wait or any of the 13 responses if it has not answered
     this card, else only wait. Relocation phase: the winner chooses one of the
     11 relocation choices (all always legal: moving the fly to its own cloche
-    puts it back, so the mask never reveals where it hides); the others wait.
+    puts it back, so the mask never reveals where it hides; with
+    ``relocation="both"`` first a fly move or none, then a shaker move or
+    none); the others wait.
     Game over: nothing.
     """
     if state.phase == PHASE_REACT:
         return (_REACT_MASK if state.answer[seat] == NO_ANSWER else _WAIT_MASK).copy()
     if state.phase == PHASE_RELOCATE:
-        return (_RELOCATE_MASK if seat == state.relocator else _WAIT_MASK).copy()
+        if seat != state.relocator:
+            return _WAIT_MASK.copy()
+        if state.relocation == "one":
+            return _RELOCATE_MASK.copy()
+        return (_RELOCATE_FLY_MASK if state.relocation_stage == 0 else _RELOCATE_SHAKER_MASK).copy()
     return _NO_ACTIONS.copy()

@@ -175,6 +175,8 @@ class SeatView:
     level: str
     elapsed_ms: float
     cards_left: float
+    fly_card_rule: str
+    """The ``fly_card_under_shaker`` variant in force ("grab" or "rat")."""
     first_tick: bool
     """The observation is of the card's first tick (tick 0)."""
 
@@ -207,6 +209,7 @@ def read_observation(observation: np.ndarray) -> SeatView:
         level=rules.LEVELS[int(o[ob.LEVEL_SLICE].argmax())],
         elapsed_ms=float(o[ob.ELAPSED_S]) * MS_PER_S,
         cards_left=float(o[ob.CARDS_LEFT]),
+        fly_card_rule="rat" if o[ob.FLY_CARD_RAT_VARIANT] > 0.5 else "grab",
         first_tick=bool(o[ob.TICK_FRACTION] == 0.0),
     )
 
@@ -255,7 +258,9 @@ class _CardBot:
         card = view.card
         if card == rules.RAT_CARD and view.level == "starter":
             card = rules.FLY_CARD  # impossible at starter; the posterior gives rats 0 anyway
-        return rules.correct_response_index(card, view.shaker_on, self._fly_memory, view.level)
+        return rules.correct_response_index(
+            card, view.shaker_on, self._fly_memory, view.level, view.fly_card_rule
+        )
 
 
 class HumanBot(_CardBot):
@@ -289,7 +294,7 @@ class HumanBot(_CardBot):
         if card == rules.RAT_CARD and view.level == "starter":
             card = rules.FLY_CARD
         shaker, fly, level = view.shaker_on, self._fly_memory, view.level
-        correct = rules.correct_response_index(card, shaker, fly, level)
+        correct = rules.correct_response_index(card, shaker, fly, level, view.fly_card_rule)
         conflict = is_conflict(card, shaker, fly, level)
         p_error = self.model.conflict_error_rate if conflict else self.model.error_rate
         if self._error_draw >= p_error:
@@ -326,7 +331,7 @@ class ExpertBot(HumanBot):
 
 PERFECT_LATENCY_MS = 250.0
 """Fixed latency of the rule-perfect bot (a fast simple reaction, Kosinski)."""
-PERFECT_CERTAINTY = 0.99
+PERFECT_CERTAINTY = 0.999
 """The rule-perfect bot answers only once its posterior reaches this (identity; colour too
 where the colour matters: food cards at the dessert level)."""
 

@@ -59,9 +59,12 @@ START_FLY_UNDER = "fish"
 START_SHAKER_ON = "cheese"
 """At the start the rat shaker sits on the yellow cheese cloche."""
 
+CARDS_PER_FOOD = 8
 CARDS_PER_FOOD_IN_ORIGINAL_COLOUR = 4
-"""Ruling: each food has 4 cards in its original colour and 1 in each other colour (8 cards)."""
-CARDS_PER_FOOD_IN_OTHER_COLOUR = 1
+"""Ruling (option ``original_colour_cards``): each food has 4 of its 8 cards in its original
+colour and 1 in each other colour. The alternatives keep 8 cards per food, spread evenly over
+the other colours: 0 (2 in each other colour) or 8 (all in the original colour)."""
+ORIGINAL_COLOUR_CARD_CHOICES = (0, 4, 8)
 FLY_CARDS = 7
 RAT_CARDS = 7
 
@@ -109,7 +112,23 @@ def _food_index(name: str, what: str) -> int:
         raise ValueError(f"unknown {what} {name!r}; choose one of {FOODS}") from None
 
 
-def correct_response(card: str, shaker_on: str, fly_under: str, level: str) -> str:
+FLY_CARD_RULES = ("grab", "rat")
+"""Option ``fly_card_under_shaker``: a fly card whose fly hides under the shaker's cloche is
+answered by grabbing that cloche ("grab", the ruling: the shaker rule is written for food cards
+only) or by shouting RAT ("rat", the shaker rule applied to fly cards too)."""
+RELOCATION_MODES = ("one", "both")
+"""Option ``relocation``: after a fly or rat event the winner makes one move, the fly or the
+shaker or none ("one", the ruling), or may move both: first the fly, then the shaker ("both")."""
+
+
+def correct_response(
+    card: str,
+    shaker_on: str,
+    fly_under: str,
+    level: str,
+    *,
+    fly_card_under_shaker: str = "grab",
+) -> str:
     """The one correct response to ``card`` (RULES.md section 3, rules 1-6).
 
     Args:
@@ -117,6 +136,8 @@ def correct_response(card: str, shaker_on: str, fly_under: str, level: str) -> s
         shaker_on: the food whose cloche the rat shaker sits on.
         fly_under: the food whose cloche hides the fly.
         level: ``"starter"``, ``"main"`` or ``"dessert"``.
+        fly_card_under_shaker: the variant option for a fly card under the shaker
+            (:data:`FLY_CARD_RULES`; default the ruling, "grab").
 
     Returns:
         ``"grab:<food>"``, ``"shout:fly"``, ``"shout:rat"``, ``"shout:<food>"`` or ``"bang"``.
@@ -128,8 +149,15 @@ def correct_response(card: str, shaker_on: str, fly_under: str, level: str) -> s
         raise ValueError(f"unknown level {level!r}; choose one of {LEVELS}")
     _food_index(shaker_on, "shaker_on food")
     _food_index(fly_under, "fly_under food")
+    if fly_card_under_shaker not in FLY_CARD_RULES:
+        raise ValueError(
+            f"unknown fly_card_under_shaker {fly_card_under_shaker!r}; choose one of "
+            f"{FLY_CARD_RULES}"
+        )
     if card == FLY:
         # Rule 5: grab where the fly is, also when the shaker sits on it (ruling).
+        if fly_card_under_shaker == "rat" and fly_under == shaker_on:
+            return "shout:rat"
         return f"grab:{fly_under}"
     if card == RAT:
         if level == "starter":
@@ -152,10 +180,18 @@ def correct_response(card: str, shaker_on: str, fly_under: str, level: str) -> s
 
 
 @cache
-def correct_response_index(card_id: int, shaker_on: int, fly_under: int, level: str) -> int:
+def correct_response_index(
+    card_id: int, shaker_on: int, fly_under: int, level: str, fly_card_under_shaker: str = "grab"
+) -> int:
     """:func:`correct_response` on ids, as an index into :data:`RESPONSES` (cached)."""
     return RESPONSE_INDEX[
-        correct_response(CARD_NAMES[card_id], FOODS[shaker_on], FOODS[fly_under], level)
+        correct_response(
+            CARD_NAMES[card_id],
+            FOODS[shaker_on],
+            FOODS[fly_under],
+            level,
+            fly_card_under_shaker=fly_card_under_shaker,
+        )
     ]
 
 
@@ -165,15 +201,24 @@ def is_fly_or_rat_event(card_id: int, response: int) -> bool:
     return card_id in (FLY_CARD, RAT_CARD) or response in (SHOUT_FLY, SHOUT_RAT)
 
 
-def build_deck(level: str) -> list[int]:
-    """The unshuffled deck of ``level``: 40 food cards, 7 fly cards, 7 rat cards (not at
-    the starter level)."""
+def build_deck(
+    level: str, original_colour_cards: int = CARDS_PER_FOOD_IN_ORIGINAL_COLOUR
+) -> list[int]:
+    """The unshuffled deck of ``level``: 40 food cards (8 per food, ``original_colour_cards``
+    of them in its original colour, the rest evenly in the other colours), 7 fly cards, 7 rat
+    cards (not at the starter level)."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose one of {LEVELS}")
+    if original_colour_cards not in ORIGINAL_COLOUR_CARD_CHOICES:
+        raise ValueError(
+            f"option 'original_colour_cards' must be one of {ORIGINAL_COLOUR_CARD_CHOICES}, "
+            f"got {original_colour_cards!r}"
+        )
+    other = (CARDS_PER_FOOD - original_colour_cards) // (NUM_COLOURS - 1)
     deck = []
     for f in range(NUM_FOODS):
         for c in range(NUM_COLOURS):
-            copies = CARDS_PER_FOOD_IN_ORIGINAL_COLOUR if c == f else CARDS_PER_FOOD_IN_OTHER_COLOUR
+            copies = original_colour_cards if c == f else other
             deck.extend([f * NUM_COLOURS + c] * copies)
     deck.extend([FLY_CARD] * FLY_CARDS)
     if level != "starter":
@@ -205,7 +250,7 @@ RELOCATE_FLY_FIRST = 0
 """Relocation choices: 0..4 move the fly under cloche k, 5..9 move the shaker onto cloche k,"""
 RELOCATE_SHAKER_FIRST = NUM_FOODS
 LEAVE_BOTH = 2 * NUM_FOODS
-"""... and 10 leaves both where they are."""
+"""... and 10 makes no move (leaves both; with ``relocation="both"``: leaves this piece)."""
 NUM_RELOCATIONS = LEAVE_BOTH + 1
 
 
@@ -270,6 +315,14 @@ class State:
     """The fly was placed this card (game start or just moved): memoryless observers see it now."""
     last_result: CardResult | None = None
     cards_dealt: int = 0
+    fly_card_under_shaker: str = "grab"
+    """Variant option for a fly card under the shaker (:data:`FLY_CARD_RULES`)."""
+    relocation: str = "one"
+    """Variant option for the winner's move (:data:`RELOCATION_MODES`)."""
+    relocation_stage: int = 0
+    """With ``relocation="both"``: 0 while the fly may move, 1 while the shaker may move."""
+    fly_moved: bool = False
+    """The fly was moved during this relocation (shown with the next card)."""
 
     @property
     def total_cards(self) -> int:
@@ -315,13 +368,21 @@ def new_game(
     perception: str,
     glimpse_snr: float,
     rng: np.random.Generator,
+    *,
+    original_colour_cards: int = CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
+    fly_card_under_shaker: str = "grab",
+    relocation: str = "one",
 ) -> State:
     """Shuffle the deck of ``level``, place fly and shaker, and reveal the first card."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose one of {LEVELS}")
     if perception not in PERCEPTIONS:
         raise ValueError(f"unknown perception {perception!r}; choose one of {PERCEPTIONS}")
-    deck = build_deck(level)
+    if fly_card_under_shaker not in FLY_CARD_RULES:
+        raise ValueError(f"option 'fly_card_under_shaker' must be one of {FLY_CARD_RULES}")
+    if relocation not in RELOCATION_MODES:
+        raise ValueError(f"option 'relocation' must be one of {RELOCATION_MODES}")
+    deck = build_deck(level, original_colour_cards)
     order = rng.permutation(len(deck))
     state = State(
         num_players=num_players,
@@ -333,6 +394,8 @@ def new_game(
         shaker_on=FOODS.index(START_SHAKER_ON),
         fly_under=FOODS.index(START_FLY_UNDER),
         won=[[] for _ in range(num_players)],
+        fly_card_under_shaker=fly_card_under_shaker,
+        relocation=relocation,
     )
     _deal(state, rng)
     state.fly_shown = True
@@ -399,7 +462,9 @@ def end_tick(state: State, rng: np.random.Generator) -> list[int]:
         if a != WAIT:
             state.answer[s] = a
             state.answer_tick[s] = t
-    correct = correct_response_index(state.card, state.shaker_on, state.fly_under, state.level)
+    correct = correct_response_index(
+        state.card, state.shaker_on, state.fly_under, state.level, state.fly_card_under_shaker
+    )
     right_now = [s for s in range(n) if state.answer_tick[s] == t and state.answer[s] == correct]
     everyone = all(a != NO_ANSWER for a in state.answer)
     if not right_now and not everyone and t + 1 < state.window_ticks:
@@ -456,6 +521,8 @@ def _resolve(
     elif event:
         state.phase = PHASE_RELOCATE
         state.relocator = winner
+        state.relocation_stage = 0
+        state.fly_moved = False
         state.pending = [WAIT] * n
     else:
         _deal(state, rng)
@@ -463,22 +530,32 @@ def _resolve(
 
 
 def legal_relocations(state: State) -> list[int]:
-    """Relocation choices open to the winner: all 11 (the fly or the shaker onto any cloche, or
-    leave both). Putting a piece back where it was is allowed, so no choice reveals the fly."""
-    return list(range(NUM_RELOCATIONS))
+    """Relocation choices open to the winner now.
+
+    ``relocation="one"``: all 11 (the fly or the shaker onto any cloche, or no
+    move). ``"both"``: first the fly onto any cloche or no move, then the
+    shaker likewise. Putting a piece back where it was is allowed, so no
+    choice reveals where the fly hides.
+    """
+    if state.relocation == "one":
+        return list(range(NUM_RELOCATIONS))
+    first = RELOCATE_FLY_FIRST if state.relocation_stage == 0 else RELOCATE_SHAKER_FIRST
+    return [*range(first, first + NUM_FOODS), LEAVE_BOTH]
 
 
 def relocate(state: State, seat: int, choice: int, rng: np.random.Generator) -> None:
     """The winner's move after a fly or rat event (everyone sees it); then the next card."""
     if state.phase != PHASE_RELOCATE or seat != state.relocator:
         raise ValueError(f"seat {seat} may not move the fly or the shaker now")
-    if not 0 <= choice < NUM_RELOCATIONS:
+    if choice not in legal_relocations(state):
         raise ValueError(f"relocation {choice!r} is not legal now")
-    moved_fly = False
     if RELOCATE_FLY_FIRST <= choice < RELOCATE_SHAKER_FIRST:
         state.fly_under = choice - RELOCATE_FLY_FIRST
-        moved_fly = True
+        state.fly_moved = True
     elif RELOCATE_SHAKER_FIRST <= choice < LEAVE_BOTH:
         state.shaker_on = choice - RELOCATE_SHAKER_FIRST
+    if state.relocation == "both" and state.relocation_stage == 0:
+        state.relocation_stage = 1
+        return
     _deal(state, rng)
-    state.fly_shown = moved_fly
+    state.fly_shown = state.fly_moved

@@ -83,6 +83,9 @@ def test_gymnasium_check_env():
         ("observation", "psychic"),
         ("reward", "points"),
         ("render_mode", "rgb"),
+        ("original_colour_cards", 3),
+        ("fly_card_under_shaker", "swat"),
+        ("relocation", "all"),
     ],
 )
 def test_bad_options_name_the_option(option, value):
@@ -125,15 +128,25 @@ def play_both(seed: int, n: int, level: str, **options) -> int:
     return steps
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
     n=st.sampled_from([2, 3, 5, 8]),
     level=st.sampled_from(LEVELS),
     perception=st.sampled_from(["gradual", "clear"]),
+    relocation=st.sampled_from(["one", "both"]),
+    fly_rule=st.sampled_from(["grab", "rat"]),
 )
-def test_aec_and_parallel_give_identical_games(seed, n, level, perception):
-    steps = play_both(seed, n, level, perception=perception, window_ticks=10)
+def test_aec_and_parallel_give_identical_games(seed, n, level, perception, relocation, fly_rule):
+    steps = play_both(
+        seed,
+        n,
+        level,
+        perception=perception,
+        window_ticks=10,
+        relocation=relocation,
+        fly_card_under_shaker=fly_rule,
+    )
     assert steps > rules.deck_size(level) - 1
 
 
@@ -351,6 +364,49 @@ def test_observation_contents():
     assert o[ob.PER_SEAT + 2 * n :].tolist() == [0, 0, 1]  # dealer seat 0
     assert o[ob.TICK_FRACTION] == pytest.approx(1 / 120)
     assert raw.agent_selection == "player_1"  # seat 0 answered: not asked again
+
+
+@pytest.mark.parametrize("fly_rule", ["grab", "rat"])
+def test_rule_variants_reach_the_env_and_the_bots(fly_rule):
+    from ratenvs.ratto_zakko.bots import BOTS
+    from ratenvs.ratto_zakko.reaction import IdleBot
+
+    raw = ratto_zakko_v0.raw_env(
+        num_players=2,
+        level="main",
+        perception="clear",
+        fly_card_under_shaker=fly_rule,
+        relocation="both",
+        original_colour_cards=8,
+    )
+    raw.reset(seed=3)
+    assert raw._observation_vector(0)[ob.FLY_CARD_RAT_VARIANT] == (fly_rule == "rat")
+    assert all(rules.CARD_COLOUR[c] in (-1, rules.CARD_IDENTITY[c]) for c in raw.state.deck)
+    players = [BOTS["perfect"](), IdleBot()]
+    rng = np.random.default_rng(0)
+    results = []
+    for agent in raw.agent_iter():
+        obs, _r, term, trunc, _i = raw.last()
+        if term or trunc:
+            raw.step(None)
+            continue
+        seat = raw.agent_name_mapping[agent]
+        previous = raw.state.last_result
+        s = raw.state
+        if s.phase == rules.PHASE_REACT and s.card == rules.FLY_CARD:
+            # make every fly card a fly under the shaker, the case the variant is about
+            s.shaker_on = s.fly_under
+        raw.step(players[seat].act(obs["observation"], obs["action_mask"], rng))
+        if raw.state.last_result is not previous:
+            results.append(raw.state.last_result)
+    fly_cards = [r for r in results if r.card == rules.FLY_CARD]
+    assert fly_cards
+    want = rules.SHOUT_RAT if fly_rule == "rat" else None
+    for r in fly_cards:
+        assert r.winner == 0
+        if want is not None:
+            assert r.correct == want
+    assert all(r.winner == 0 for r in results)  # the perfect bot follows the variant
 
 
 def test_render_and_game_state():

@@ -26,13 +26,14 @@ ORIGINAL = {
 }
 
 
-def expected(card: str, shaker: str, fly: str, level: str) -> str:
+def expected(card: str, shaker: str, fly: str, level: str, fly_rule: str = "grab") -> str:
     """RULES.md section 3 written as a decision table, independently of the implementation.
 
     Rows are tried top to bottom; the first whose condition holds gives the answer.
+    ``fly_rule="rat"`` is the variant that applies the shaker rule to fly cards too.
     """
     if card == "fly":
-        table = [(True, f"grab:{fly}")]
+        table = [(fly_rule == "rat" and fly == shaker, "shout:rat"), (True, f"grab:{fly}")]
     elif card == "rat":
         table = [(fly == shaker, "shout:fly"), (True, f"shout:{shaker}")]
     else:
@@ -62,6 +63,18 @@ def test_oracle_exhaustive_against_the_table():
         )
         checked += 1
     assert checked == 27 * 25 * 3 - 25
+
+
+def test_fly_card_variant_option():
+    for card, shaker, fly, level in itertools.product(ALL_CARDS, FOODS, FOODS, ("main",)):
+        got = correct_response(card, shaker, fly, level, fly_card_under_shaker="rat")
+        assert got == expected(card, shaker, fly, level, "rat")
+    assert correct_response("fly", "egg", "egg", "main", fly_card_under_shaker="rat") == (
+        "shout:rat"
+    )
+    assert correct_response("fly", "egg", "egg", "main") == "grab:egg"  # the ruling
+    with pytest.raises(ValueError, match="fly_card_under_shaker"):
+        correct_response("fly", "egg", "egg", "main", fly_card_under_shaker="swat")
 
 
 @pytest.mark.parametrize(
@@ -139,6 +152,19 @@ def test_deck_composition():
                 assert cards.count(f"{food}/{colour}") == 1
     with pytest.raises(ValueError, match="level"):
         rules.build_deck("brunch")
+
+
+@pytest.mark.parametrize(("k", "other"), [(0, 2), (4, 1), (8, 0)])
+def test_original_colour_cards_option(k, other):
+    names = [rules.CARD_NAMES[c] for c in rules.build_deck("dessert", original_colour_cards=k)]
+    assert len(names) == 54
+    for food in FOODS:
+        assert names.count(f"{food}/{ORIGINAL[food]}") == k
+        for colour in COLOURS:
+            if colour != ORIGINAL[food]:
+                assert names.count(f"{food}/{colour}") == other
+    with pytest.raises(ValueError, match="original_colour_cards"):
+        rules.build_deck("main", original_colour_cards=3)
 
 
 def test_start_positions():
@@ -320,6 +346,21 @@ def test_relocation_moves_fly_or_shaker_once_and_deals():
     play_tick(state, {0: "shout:rat"})
     rules.relocate(state, 0, rules.LEAVE_BOTH, RNG)
     assert FOODS[state.shaker_on] == "cheese" and FOODS[state.fly_under] == "fish"
+
+
+def test_relocation_both_variant_moves_fly_then_shaker():
+    state = table("fly", fly="egg")
+    state.relocation = "both"
+    play_tick(state, {1: "grab:egg"})
+    assert rules.legal_relocations(state) == [0, 1, 2, 3, 4, rules.LEAVE_BOTH]
+    with pytest.raises(ValueError, match="not legal"):
+        rules.relocate(state, 1, rules.RELOCATE_SHAKER_FIRST, RNG)
+    rules.relocate(state, 1, rules.RELOCATE_FLY_FIRST + FOODS.index("apple"), RNG)
+    assert state.phase == rules.PHASE_RELOCATE and state.relocation_stage == 1
+    assert rules.legal_relocations(state) == [5, 6, 7, 8, 9, rules.LEAVE_BOTH]
+    rules.relocate(state, 1, rules.RELOCATE_SHAKER_FIRST + FOODS.index("chili"), RNG)
+    assert FOODS[state.fly_under] == "apple" and FOODS[state.shaker_on] == "chili"
+    assert state.phase == rules.PHASE_REACT and state.fly_shown
 
 
 def test_no_relocation_after_the_last_card():
