@@ -37,7 +37,9 @@ use the card, then knock or not.
 |                       |               | (ruling: guarantees termination)                   |
 | `observation`         | "knowledge"   | "knowledge" (perfect recall) or "memoryless"       |
 | `reward`              | "zero_sum"    | "zero_sum", "points" or "win" (see Rewards)        |
-| `render_mode`         | None          | None, "ansi" (returns text) or "human" (prints)    |
+| `render_mode`         | None          | None, "ansi" (returns text), "rgb_array" (returns  |
+|                       |               | an (H, W, 3) uint8 picture) or "human" (shows the  |
+|                       |               | picture in a pygame window)                        |
 | `render_view`         | "omniscient"  | whose view `render()` shows: "omniscient" or an    |
 |                       |               | agent name (only what that seat may see)           |
 
@@ -123,7 +125,7 @@ from ratenvs.common.aec import GameAECEnv
 from ratenvs.common.options import check_choice, check_int, check_optional_int
 from ratenvs.common.rewards import win_rewards
 from ratenvs.common.wrappers import classic_env
-from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat import frames, rules
 from ratenvs.rat_a_tat_cat.observe import OBSERVATION_MODES, Observer, observation_bounds
 from ratenvs.rat_a_tat_cat.render import render_table
 from ratenvs.rat_a_tat_cat.resample import resample_state
@@ -144,7 +146,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
     """Rat-a-Tat Cat for 2 - 6 players (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "rat_a_tat_cat_v0",
         "is_parallelizable": False,
         "render_fps": 2,
@@ -287,3 +289,11 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
 
     def _render_text(self) -> str:
         return self.render_text(self.render_view)
+
+    _draws_frames = True
+
+    def _render_frame(self) -> np.ndarray:
+        """The table as a picture from ``render_view`` (see :mod:`ratenvs.rat_a_tat_cat.frames`)."""
+        return frames.draw(
+            self.state, self.possible_agents, self.render_seat, self.observation_mode, self.rounds
+        )

@@ -1,0 +1,337 @@
+"""Pictures of a Rat-a-Tat Cat table (``render_mode="rgb_array"`` and the human window).
+
+One frame shows every player's four slots, the draw pile, the discard top,
+the card the player to act holds, whose turn it is, the knock and the totals.
+
+A seat's picture shows exactly what the text view of that seat
+(:func:`ratenvs.rat_a_tat_cat.render.render_table`) shows: its knowledge table
+(``state.know``, or ``state.recent`` in the "memoryless" observation mode), the
+held card only when it is that seat's or was taken from the discard pile, and
+the decision phase only when it is that seat's. The omniscient picture turns
+every card face up and marks the cards their owner knows.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from ratenvs.common.render import HIGHLIGHT, INK, MUTED, PAPER, WHITE, Canvas, Colour, font
+from ratenvs.rat_a_tat_cat.rules import (
+    CODE_NUMBER,
+    CODE_UNKNOWN,
+    DRAW2,
+    KIND,
+    NO_CARD,
+    PEEK,
+    PHASE_DRAW2,
+    PHASE_KNOCK,
+    PHASE_NUMBER,
+    PHASE_OVER,
+    PHASE_PEEK,
+    PHASE_PLACE,
+    PHASE_START,
+    PHASE_SWAP,
+    SLOTS,
+    SWAP,
+    State,
+)
+
+WIDTH = 800
+MIN_HEIGHT = 470
+HEADER = 56
+"""Height of the title bar."""
+MARGIN = 16
+ROW_HEIGHT = 116
+"""Height of one player's row (name panel and four cards)."""
+CARD_W, CARD_H = 64, 88
+CARD_GAP = 10
+NAME_W = 164
+"""Width of the name panel left of a player's cards."""
+CARDS_X = MARGIN + NAME_W + 12
+PILES_X = CARDS_X + SLOTS * CARD_W + (SLOTS - 1) * CARD_GAP + 40
+"""Left edge of the right-hand column (piles, held card, status)."""
+
+EMPTY = -1
+"""Card code of an empty slot (a player out of an elimination game)."""
+
+BACK: Colour = (44, 62, 120)
+BACK_INNER: Colour = (92, 112, 172)
+ROW_FILL: Colour = (30, 108, 72)
+ROW_TO_ACT: Colour = (38, 126, 84)
+ALERT: Colour = (255, 120, 90)
+LOW_INK: Colour = (26, 120, 60)
+HIGH_INK: Colour = (176, 38, 38)
+POWER_STYLE: dict[int, tuple[Colour, tuple[str, ...]]] = {
+    PEEK: ((30, 146, 168), ("PEEK",)),
+    SWAP: ((226, 124, 36), ("SWAP",)),
+    DRAW2: ((134, 78, 188), ("DRAW", "2")),
+}
+"""Fill colour and face text of each power card."""
+LOW_CARD_MAX, HIGH_CARD_MIN = 3, 7
+"""Number cards up to 3 are printed green, from 7 red (lower is better)."""
+
+PHASE_HINTS = {
+    PHASE_START: "draw, or take the discard",
+    PHASE_PLACE: "place the taken discard",
+    PHASE_NUMBER: "place or discard the drawn card",
+    PHASE_PEEK: "use the Peek, or decline it",
+    PHASE_SWAP: "use the Swap, or decline it",
+    PHASE_DRAW2: "use the Draw 2, or decline it",
+    PHASE_KNOCK: "knock, or not",
+}
+"""What the player to act decides in each phase (shown to that seat and the omniscient view)."""
+
+
+def frame_height(num_players: int) -> int:
+    """Frame height for ``num_players`` rows (the width is always :data:`WIDTH`)."""
+    return max(MIN_HEIGHT, HEADER + 8 + num_players * ROW_HEIGHT + MARGIN)
+
+
+def _number_ink(kind: int) -> Colour:
+    if kind <= LOW_CARD_MAX:
+        return LOW_INK
+    return HIGH_INK if kind >= HIGH_CARD_MIN else INK
+
+
+RING = 4
+"""Width of the ring around a just-seen card (sprites are this much larger on each side)."""
+
+
+class _Sprite(Canvas):
+    """A transparent canvas for one card picture (pasted onto the frame)."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+        self.draw = ImageDraw.Draw(self.image)
+
+
+@lru_cache(maxsize=128)
+def card_sprite(code: int, owner_knows: bool = False, just_seen: bool = False) -> Image.Image:
+    """The picture of one card (cached: a frame pastes these instead of drawing text anew).
+
+    ``code`` is a kind 0..12 (face up), ``CODE_NUMBER`` (face down, a number card of
+    unknown value), ``CODE_UNKNOWN`` (face down) or ``EMPTY``. ``owner_knows`` puts a dot in
+    the corner (omniscient view); ``just_seen`` rings the card (seen by the viewing seat since
+    its last decision)."""
+    c = _Sprite(CARD_W + 2 * RING, CARD_H + 2 * RING)
+    x, y = RING, RING
+    rect = (x, y, x + CARD_W, y + CARD_H)
+    cx, cy = x + CARD_W / 2, y + CARD_H / 2
+    if just_seen:
+        c.box((0, 0, c.width - 1, c.height - 1), fill=HIGHLIGHT, outline=None)
+    if code == EMPTY:
+        c.box(rect, fill=None, outline=MUTED, width=1)
+    elif code in (CODE_UNKNOWN, CODE_NUMBER):
+        c.box(rect, fill=BACK, outline=INK)
+        c.box((x + 6, y + 6, x + CARD_W - 6, y + CARD_H - 6), fill=None, outline=BACK_INNER)
+        if code == CODE_NUMBER:
+            c.box((x + 9, cy - 13, x + CARD_W - 9, cy + 13), fill=WHITE, outline=INK, radius=4)
+            c.text((cx, cy), "0-9", size=17, fill=INK, anchor="mm")
+        else:
+            c.text((cx, cy), "?", size=30, fill=BACK_INNER, anchor="mm")
+    elif code in POWER_STYLE:
+        fill, words = POWER_STYLE[code]
+        c.box(rect, fill=fill, outline=INK)
+        if len(words) == 1:
+            c.text((cx, cy), words[0], size=17, fill=WHITE, anchor="mm")
+        else:
+            c.text((cx, cy - 14), words[0], size=16, fill=WHITE, anchor="mm")
+            c.text((cx, cy + 14), words[1], size=30, fill=WHITE, anchor="mm")
+    else:
+        c.box(rect, fill=PAPER, outline=INK)
+        ink = _number_ink(code)
+        c.text((cx, cy + 2), str(code), size=46, fill=ink, anchor="mm")
+        c.text((x + 6, y + 4), str(code), size=13, fill=ink)
+    if owner_knows:
+        c.circle((x + CARD_W - 9, y + 9), 6, fill=HIGHLIGHT, outline=INK, width=1)
+    return c.image
+
+
+@lru_cache(maxsize=1024)
+def _label_sprite(text: str, size: int, fill: Colour, anchor: str) -> tuple[Image.Image, int, int]:
+    """A text label as a transparent picture and its offset from the anchor point (cached)."""
+    left, top, right, bottom = font(size).getbbox(text, anchor=anchor)
+    image = Image.new("RGBA", (max(1, right - left), max(1, bottom - top)), (0, 0, 0, 0))
+    ImageDraw.Draw(image).text((-left, -top), text, font=font(size), fill=fill, anchor=anchor)
+    return image, int(left), int(top)
+
+
+def label(
+    c: Canvas,
+    xy: tuple[float, float],
+    text: str,
+    size: int = 16,
+    fill: Colour = WHITE,
+    anchor: str = "la",
+) -> None:
+    """As :meth:`Canvas.text`, from a cache of rendered labels (most repeat from frame to frame)."""
+    image, dx, dy = _label_sprite(text, size, fill, anchor)
+    c.image.paste(image, (round(xy[0]) + dx, round(xy[1]) + dy), image)
+
+
+def draw_card(
+    c: Canvas,
+    x: int,
+    y: int,
+    code: int,
+    owner_knows: bool = False,
+    just_seen: bool = False,
+) -> None:
+    """One card with its top-left corner at ``(x, y)`` (see :func:`card_sprite`)."""
+    sprite = card_sprite(code, owner_knows, just_seen)
+    c.image.paste(sprite, (x - RING, y - RING), sprite)
+
+
+def _draw_pile(c: Canvas, x: int, y: int, size: int) -> None:
+    """The face-down draw pile: a small stack and its card count."""
+    label(c, (x, y - 26), "draw pile", size=14, fill=MUTED)
+    if size == 0:
+        draw_card(c, x, y, EMPTY)
+    else:
+        for k in range(min(2, size - 1), 0, -1):
+            draw_card(c, x + 3 * k, y - 3 * k, CODE_UNKNOWN)
+        draw_card(c, x, y, CODE_UNKNOWN)
+    label(c, (x + CARD_W / 2, y + CARD_H + 8), f"{size} cards", size=14, anchor="ma")
+
+
+def _seat_codes(state: State, view_seat: int | None, mode: str, p: int) -> list[int]:
+    """What the view shows of player ``p``'s slots (kinds or face-down codes)."""
+    hand = state.hands[p]
+    if not state.active[p] and hand[0] == NO_CARD:
+        return [EMPTY] * SLOTS
+    if view_seat is None:
+        return [EMPTY if card == NO_CARD else KIND[card] for card in hand]
+    table = state.know if mode == "knowledge" else state.recent
+    return [int(table[view_seat, p, s]) for s in range(SLOTS)]
+
+
+def draw(
+    state: State,
+    agents: list[str],
+    view_seat: int | None,
+    mode: str = "knowledge",
+    rounds: int | None = None,
+) -> np.ndarray:
+    """The frame of ``state`` seen by ``view_seat`` (None: omniscient) in observation ``mode``
+    ("knowledge" or "memoryless"); ``rounds`` is the game's round count (None: elimination)."""
+    n = state.num_players
+    c = Canvas(WIDTH, frame_height(n))
+    over = state.phase == PHASE_OVER
+    sees_all = view_seat is None
+
+    # ---------------------------------------------------------------- title bar
+    label(c, (MARGIN, 12), "Rat-a-Tat Cat", size=24)
+    round_text = f"round {state.round_index + 1}" + (f" of {rounds}" if rounds else "")
+    if state.target_score is not None:
+        round_text += f"  (out at {state.target_score})"
+    label(c, (MARGIN + 180, 18), f"{round_text}   turn {state.turns_this_round + 1}", size=16)
+    viewer = "omniscient: all cards face up" if sees_all else f"view: {agents[view_seat]}"
+    label(c, (WIDTH - MARGIN, 18), viewer, size=16, fill=HIGHLIGHT, anchor="ra")
+
+    # ------------------------------------------------------------ player rows
+    order = list(range(n)) if sees_all else [(view_seat + k) % n for k in range(n)]
+    winners = state.winners or [False] * n
+    y = HEADER + 8
+    for p in order:
+        to_act = not over and p == state.current
+        c.box(
+            (MARGIN - 6, y, PILES_X - 24, y + ROW_HEIGHT - 4),
+            fill=ROW_TO_ACT if to_act else ROW_FILL,
+            outline=HIGHLIGHT if to_act else None,
+            width=3,
+        )
+        name = agents[p] + (" (you)" if p == view_seat else "")
+        label(c, (MARGIN + 4, y + 10), name, size=18, fill=HIGHLIGHT if to_act else WHITE)
+        label(c, (MARGIN + 4, y + 34), f"total {state.totals[p]}", size=15)
+        last_hands = state.last_round_hands
+        if state.last_round_points is not None and last_hands and last_hands[p][0] != NO_CARD:
+            last = f"last round {state.last_round_points[p]}"
+            label(c, (MARGIN + 4, y + 56), last, size=13, fill=MUTED)
+        badges = []
+        if to_act:
+            badges.append(("to act", HIGHLIGHT))
+        if state.knocked_by == p:
+            badges.append(("KNOCKED", ALERT))
+        if not state.active[p]:
+            badges.append(("out", MUTED))
+        if winners[p]:
+            badges.append(("WINNER", HIGHLIGHT))
+        bx = MARGIN + 4
+        for text, colour in badges:
+            label(c, (bx, y + 76), text, size=15, fill=colour)
+            bx += 12 + 9 * len(text)
+        codes = _seat_codes(state, view_seat, mode, p)
+        for s, code in enumerate(codes):
+            x = CARDS_X + s * (CARD_W + CARD_GAP)
+            if sees_all:
+                knows = code != EMPTY and state.know[p, p, s] < CODE_NUMBER
+                draw_card(c, x, y + 4, code, owner_knows=knows)
+            else:
+                seen = mode == "knowledge" and state.recent[view_seat, p, s] < CODE_NUMBER
+                draw_card(c, x, y + 4, code, just_seen=seen and code != EMPTY)
+            label(
+                c, (x + CARD_W / 2, y + CARD_H + 8), f"slot {s}", size=11, fill=MUTED, anchor="ma"
+            )
+        y += ROW_HEIGHT
+
+    # ------------------------------------------------------------------ piles
+    px, py = PILES_X, HEADER + 36
+    _draw_pile(c, px, py, len(state.draw_pile))
+    dx = px + CARD_W + 40
+    label(c, (dx, py - 26), "discard", size=14, fill=MUTED)
+    top = state.discard_top
+    draw_card(c, dx, py, EMPTY if top == NO_CARD else KIND[top])
+    label(
+        c,
+        (dx + CARD_W / 2, py + CARD_H + 8),
+        f"{len(state.discard_pile)} cards",
+        size=14,
+        anchor="ma",
+    )
+
+    # ------------------------------------------------------- the held card
+    hy = py + CARD_H + 62
+    if not over and state.held != NO_CARD:
+        shows = sees_all or view_seat == state.current or state.held_public
+        how = "taken from the discard" if state.held_public else "drawn"
+        label(c, (px, hy - 20), f"{agents[state.current]} holds", size=14, fill=MUTED)
+        draw_card(c, px, hy, KIND[state.held] if shows else CODE_UNKNOWN)
+        label(c, (px + CARD_W + 12, hy + 30), how, size=14)
+        if not shows:
+            label(c, (px + CARD_W + 12, hy + 50), "(hidden from you)", size=14, fill=MUTED)
+
+    # ------------------------------------------------------------------ status
+    sy = hy + CARD_H + 24
+    lines: list[tuple[str, Colour]] = []
+    if over:
+        names = ", ".join(agents[p] for p in range(n) if winners[p])
+        lines.append(("game over", HIGHLIGHT))
+        lines.append((f"winner: {names}", HIGHLIGHT))
+    else:
+        lines.append((f"{agents[state.current]} to act", HIGHLIGHT))
+        if sees_all or view_seat == state.current:
+            lines.append((PHASE_HINTS[state.phase], WHITE))
+        else:
+            lines.append(("playing", WHITE))
+        if state.knocked_by is not None:
+            lines.append((f"{agents[state.knocked_by]} knocked:", ALERT))
+            lines.append((f"{state.final_turns_left} turn(s) left", ALERT))
+    for text, colour in lines:
+        label(c, (px, sy), text, size=16, fill=colour)
+        sy += 22
+
+    # ------------------------------------------------------------------ legend
+    ly = c.height - 58
+    if not sees_all:
+        label(c, (px, ly), "0-9 = a number card of unknown value", size=12, fill=MUTED)
+    if sees_all:
+        c.circle((px + 5, ly + 26), 5, fill=HIGHLIGHT, outline=INK, width=1)
+        label(c, (px + 16, ly + 19), "its owner knows this card", size=12, fill=MUTED)
+    elif mode == "knowledge":
+        c.box((px, ly + 19, px + 10, ly + 31), fill=HIGHLIGHT, outline=None, radius=2)
+        label(c, (px + 16, ly + 19), "seen since your last move", size=12, fill=MUTED)
+    return c.to_array()
