@@ -105,6 +105,9 @@ and the offending seat gets -1.
 - ``game_state()``: the whole truth as JSON-ready data (never used by observations).
 - ``resample_from_infostate(agent, seed)``: a new ``raw_env`` consistent with
   everything ``agent`` knows (see :mod:`ratenvs.rat_a_tat_cat.resample`).
+- Pictures: ``render_mode="rgb_array"`` draws the table from ``render_view`` (an
+  800-pixel-wide frame, one row of four cards per player; see
+  :mod:`ratenvs.rat_a_tat_cat.frames`); "human" shows it in a pygame window.
 - Records: :mod:`ratenvs.rat_a_tat_cat.record` (on :mod:`ratenvs.common.record`)
   saves (seed, options, actions) as JSON and replays it identically.
 
