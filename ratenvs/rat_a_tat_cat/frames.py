@@ -3,12 +3,15 @@
 One frame shows every player's four slots, the draw pile, the discard top,
 the card the player to act holds, whose turn it is, the knock and the totals.
 
-A seat's picture shows exactly what the text view of that seat
+A seat's picture shows what the text view of that seat
 (:func:`ratenvs.rat_a_tat_cat.render.render_table`) shows: its knowledge table
 (``state.know``, or ``state.recent`` in the "memoryless" observation mode), the
 held card only when it is that seat's or was taken from the discard pile, and
-the decision phase only when it is that seat's. The omniscient picture turns
-every card face up and marks the cards their owner knows.
+the decision phase only when it is that seat's. In the "knowledge" mode it also
+rings the cards the seat saw since its last decision (``state.recent``: the
+peek after the deal, a Peek, the reveal), which is the seat's own information.
+The omniscient picture turns every card face up and marks the cards their
+owner knows.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from ratenvs.rat_a_tat_cat.rules import (
 )
 
 WIDTH = 800
-MIN_HEIGHT = 470
+MIN_HEIGHT = 500
 HEADER = 56
 """Height of the title bar."""
 MARGIN = 16
@@ -318,8 +321,9 @@ def draw(
         else:
             lines.append(("playing", WHITE))
         if state.knocked_by is not None:
-            lines.append((f"{agents[state.knocked_by]} knocked:", ALERT))
-            lines.append((f"{state.final_turns_left} turn(s) left", ALERT))
+            left = state.final_turns_left
+            turns = f"{left} turn{'' if left == 1 else 's'} left"
+            lines.append((f"{agents[state.knocked_by]} knocked, {turns}", ALERT))
     for text, colour in lines:
         label(c, (px, sy), text, size=16, fill=colour)
         sy += 22
