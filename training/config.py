@@ -57,6 +57,8 @@ class AlgorithmConfig:
 
     name: Literal["MaskablePPO"] = "MaskablePPO"
     learning_rate: float = 3.0e-4
+    learning_rate_schedule: Literal["constant", "linear"] = "constant"
+    """``linear``: decays from ``learning_rate`` to 0 over the run."""
     n_steps: int = 256
     """Rollout length per env between updates."""
     batch_size: int = 256

@@ -48,14 +48,43 @@ class GameResult:
     """The seat's rewards summed over the game."""
     win: float
     """1 for a sole win, 1/w for a win shared by w seats, else 0."""
+    extras: dict[str, float] | None = None
+    """Game-specific counts (Ratto Zakko: cards answered, answered correctly)."""
+
+
+class _RattoZakkoAnswers:
+    """Counts the evaluated seat's answers and how many were the correct response."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.seen: Any = None
+        self.counts = {"cards": 0.0, "answers": 0.0, "correct_answers": 0.0}
+
+    def after_step(self, env: Any) -> None:
+        result = env.state.last_result
+        if result is None or result is self.seen:
+            return
+        self.seen = result
+        self.counts["cards"] += 1
+        answer = result.answers.get(self.seat)
+        if answer is not None:
+            self.counts["answers"] += 1
+            self.counts["correct_answers"] += float(answer[0] == result.correct)
+
+
+GAME_TRACKERS: dict[str, Callable[[int], Any]] = {"ratto_zakko": _RattoZakkoAnswers}
+"""Per-game counters of the evaluated seat's play, summarised next to the win rate."""
 
 
 def seat_winners(env: Any, totals: Sequence[float]) -> list[bool]:
-    """Who won a finished game: the game's own ``winners()`` if it has one, else the top reward."""
+    """Who won a finished game: the game's own ``winners`` (method or list) if it has one,
+    else the seats with the highest summed reward."""
     for holder in (env, getattr(env, "state", None)):
-        fn = getattr(holder, "winners", None)
-        if callable(fn):
-            return [bool(x) for x in fn()]
+        found = getattr(holder, "winners", None)
+        if callable(found):
+            found = found()
+        if isinstance(found, list | tuple) and len(found) == len(totals):
+            return [bool(x) for x in found]
     best = max(totals)
     return [t == best for t in totals]
 
@@ -66,6 +95,7 @@ def play_game(
     players: Sequence[Bot],
     seed: int,
     env: Any = None,
+    tracker: Any = None,
 ) -> tuple[list[float], list[bool]]:
     """Play one game with ``players[seat]`` in every seat; return summed rewards and winners."""
     if env is None:
@@ -91,6 +121,8 @@ def play_game(
         env.step(int(players[seat].act(obs, mask, rng)))
         for i, a in enumerate(names):
             totals[i] += float(env.rewards.get(a, 0.0))
+        if tracker is not None:
+            tracker.after_step(env)
     return totals, seat_winners(env, totals)
 
 
@@ -113,9 +145,12 @@ def play_match(
         seat = (first_seat + g) % n
         players = list(opponents)
         players.insert(seat, agent)
-        totals, winners = play_game(spec, env_options, players, seed * 1_000_003 + g, env)
+        make_tracker = GAME_TRACKERS.get(spec.name)
+        tracker = None if make_tracker is None else make_tracker(seat)
+        totals, winners = play_game(spec, env_options, players, seed * 1_000_003 + g, env, tracker)
         w = sum(winners)
-        results.append(GameResult(seat, totals[seat], (1.0 / w) if winners[seat] else 0.0))
+        win = (1.0 / w) if winners[seat] else 0.0
+        results.append(GameResult(seat, totals[seat], win, tracker and tracker.counts))
     return results
 
 
@@ -125,7 +160,7 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     wins = float(sum(r.win for r in results))
     mean, ci = mean_interval([r.reward for r in results])
     low, high = wilson_interval(wins, n)
-    return {
+    out = {
         "games": n,
         "wins": wins,
         "win_rate": wins / n,
@@ -133,6 +168,15 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
         "mean_reward": mean,
         "mean_reward_ci": list(ci),
     }
+    extras = [r.extras for r in results if r.extras]
+    if extras:
+        totals = {k: sum(e[k] for e in extras) for k in extras[0]}
+        out.update({k: int(v) for k, v in totals.items()})
+        if totals.get("answers"):
+            correct = totals["correct_answers"]
+            out["answer_accuracy"] = correct / totals["answers"]
+            out["answer_accuracy_ci"] = list(wilson_interval(correct, int(totals["answers"])))
+    return out
 
 
 # ---------------------------------------------------- Catz, Ratz and Batz
@@ -334,6 +378,13 @@ def _print_evaluation(result: dict[str, Any]) -> None:
     table.add_row("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]")
     low, high = result["mean_reward_ci"]
     table.add_row("mean reward", f"{result['mean_reward']:.3f}", f"[{low:.3f}, {high:.3f}]")
+    if "answer_accuracy" in result:
+        low, high = result["answer_accuracy_ci"]
+        table.add_row(
+            f"correct answers ({result['answers']} of {result['cards']} cards answered)",
+            f"{result['answer_accuracy']:.3f}",
+            f"[{low:.3f}, {high:.3f}]",
+        )
     if "exact_expected_score" in result:
         table.add_row("exact expected turn score", f"{result['exact_expected_score']:.4f}", "exact")
         table.add_row("optimal turn score", f"{result['optimal_expected_score']:.4f}", "exact")

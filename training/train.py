@@ -148,7 +148,12 @@ class _Logs:
 
 
 def make_callback(
-    cfg: TrainConfig, out: Path, spec: PolicySpec, card_base: dict[str, Any], logs: _Logs
+    cfg: TrainConfig,
+    out: Path,
+    spec: PolicySpec,
+    card_base: dict[str, Any],
+    logs: _Logs,
+    max_seconds: float | None = None,
 ) -> Any:
     """The callback that logs, shows progress, evaluates, keeps the best and feeds self-play."""
     from stable_baselines3.common.callbacks import BaseCallback
@@ -168,6 +173,7 @@ def make_callback(
             self.next_snapshot = 0
             self.best = -np.inf
             self.bar: Any = None
+            self.stopped_early: str | None = None
 
         def _on_training_start(self) -> None:
             self.start_steps = self.num_timesteps
@@ -187,8 +193,7 @@ def make_callback(
 
         def _on_step(self) -> bool:
             if self.bar is not None:
-                self.bar.n = self.num_timesteps - self.start_steps
-                self.bar.refresh() if self.bar.n % 2048 == 0 else None
+                self.bar.update(self.num_timesteps - self.start_steps - self.bar.n)
             if cfg.selfplay.enabled and self.num_timesteps >= self.next_snapshot:
                 self.next_snapshot += cfg.selfplay.snapshot_every
                 state = {k: v.detach().cpu() for k, v in self.model.policy.state_dict().items()}
@@ -196,6 +201,9 @@ def make_callback(
             if self.num_timesteps >= self.next_eval:
                 self.next_eval += cfg.eval.every
                 self.evaluate()
+            if max_seconds is not None and time.perf_counter() - self.t0 > max_seconds:
+                self.stopped_early = f"wall-clock limit of {max_seconds / 60:.1f} minutes"
+                return False
             return True
 
         def _on_rollout_end(self) -> None:
@@ -245,10 +253,28 @@ def make_callback(
     return TrainingCallback()
 
 
+class _LinearSchedule:
+    """Learning rate decaying linearly to 0 (SB3 passes the remaining progress, 1 -> 0)."""
+
+    def __init__(self, initial: float) -> None:
+        self.initial = initial
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.initial * progress_remaining
+
+
 def train(
-    cfg: TrainConfig, out: Path, resume: str | Path | None = None, config_name: str = ""
+    cfg: TrainConfig,
+    out: Path,
+    resume: str | Path | None = None,
+    config_name: str = "",
+    max_minutes: float | None = None,
 ) -> Path:
-    """Run the training of ``cfg`` into ``out``; return the final checkpoint's weights path."""
+    """Run the training of ``cfg`` into ``out``; return the final checkpoint's weights path.
+
+    Training stops early, still writing the final checkpoint and its evaluation, after
+    ``max_minutes`` of wall time or on Ctrl-C (the card records why).
+    """
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -295,7 +321,9 @@ def train(
     model = MaskablePPO(
         "MlpPolicy",
         venv,
-        learning_rate=algo.learning_rate,
+        learning_rate=_LinearSchedule(algo.learning_rate)
+        if algo.learning_rate_schedule == "linear"
+        else algo.learning_rate,
         n_steps=algo.n_steps,
         batch_size=algo.batch_size,
         n_epochs=algo.n_epochs,
@@ -333,7 +361,8 @@ def train(
         "git_commit": git_commit(),
     }
     logs = _Logs(out, append=resumed is not None)
-    callback = make_callback(cfg, out, spec, card_base, logs)
+    max_seconds = None if max_minutes is None else 60.0 * max_minutes
+    callback = make_callback(cfg, out, spec, card_base, logs, max_seconds)
     t0 = time.perf_counter()
     try:
         model.learn(
@@ -342,6 +371,9 @@ def train(
             reset_num_timesteps=resumed is None,
             tb_log_name="maskableppo",
         )
+    except KeyboardInterrupt:
+        callback.stopped_early = "interrupted (Ctrl-C)"
+        print("\ninterrupted: writing the final checkpoint", file=sys.stderr)
     finally:
         logs.close()
         venv.close()
@@ -361,6 +393,7 @@ def train(
     card = {
         **card_base,
         "timesteps": int(model.num_timesteps),
+        "stopped_early": callback.stopped_early,
         "wall_time_s": round(wall, 1),
         "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "evaluation": final_eval,
@@ -400,6 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="override the config's seed")
     parser.add_argument("--out", type=Path, help="output directory (default runs/<config name>)")
     parser.add_argument("--resume", type=Path, help="checkpoint to continue from")
+    parser.add_argument(
+        "--max-minutes", type=float, help="stop after this wall time (the final checkpoint is kept)"
+    )
     return parser
 
 
@@ -414,7 +450,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.seed is not None:
             cfg = dataclasses.replace(cfg, seed=args.seed)
         out = args.out or Path("runs") / args.config.stem
-        final = train(cfg, out, args.resume, config_name=args.config.stem)
+        if args.max_minutes is not None and args.max_minutes <= 0:
+            raise ConfigError("--max-minutes: must be positive")
+        final = train(cfg, out, args.resume, args.config.stem, args.max_minutes)
     except ValueError as exc:  # ConfigError, CheckpointError, bad options
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,9 @@
+"""Make the repository's ``training`` package importable (it is run as ``python -m training``
+from the repository root and is not installed with ``ratenvs``)."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))

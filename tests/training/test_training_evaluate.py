@@ -1,0 +1,161 @@
+"""The evaluator: intervals, exact Catz, Ratz and Batz grades, determinism, JSON, tournaments."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from test_training_checkpoint import make_checkpoint
+
+from ratenvs.catz_ratz_batz import solver
+from ratenvs.catz_ratz_batz.bots import LowestBot, OptimalBot
+from ratenvs.common.bots import RandomBot
+from training import evaluate
+from training.checkpoint import PolicyBot, PolicySpec, build_policy
+from training.stats import bradley_terry, mean_interval, wilson_interval
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [
+        # reference values: Newcombe (1998), Table I / any Wilson calculator
+        (8, 10, 0.4902, 0.9433),
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+        (50, 100, 0.4038, 0.5962),
+        (81, 263, 0.2553, 0.3662),
+    ],
+)
+def test_wilson_interval_known_values(successes, n, low, high):
+    lo, hi = wilson_interval(successes, n)
+    assert lo == pytest.approx(low, abs=1e-4)
+    assert hi == pytest.approx(high, abs=1e-4)
+
+
+def test_wilson_interval_rejects_bad_counts():
+    with pytest.raises(ValueError):
+        wilson_interval(3, 0)
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)
+
+
+def test_mean_interval():
+    mean, (lo, hi) = mean_interval([1.0, 2.0, 3.0, 4.0])
+    assert mean == 2.5
+    half = 1.959963984540054 * np.std([1, 2, 3, 4], ddof=1) / 2
+    assert (lo, hi) == pytest.approx((2.5 - half, 2.5 + half))
+
+
+def test_bradley_terry_orders_and_is_symmetric():
+    wins = np.array([[0, 30, 40], [10, 0, 25], [0, 15, 0]], dtype=float)
+    r = bradley_terry(wins)
+    assert r[0] > r[1] > r[2]
+    assert r.mean() == pytest.approx(0.0, abs=1e-9)
+    even = bradley_terry(np.array([[0, 20], [20, 0]], dtype=float))
+    assert even == pytest.approx([0.0, 0.0], abs=1e-9)
+
+
+def test_catz_exact_grades_bots_with_the_solver():
+    options = {"num_players": 1, "turns": 1}
+    optimal = evaluate.catz_exact(OptimalBot(), options)
+    assert optimal["ratio_to_optimal"] == pytest.approx(1.0)
+    assert optimal["optimal_expected_score"] == pytest.approx(solver.solve().expected_score)
+    lowest = evaluate.catz_exact(LowestBot(), options)
+    assert lowest["exact_expected_score"] == pytest.approx(
+        solver.evaluate_policy(LowestBot().choose)
+    )
+    assert lowest["ratio_to_optimal"] < 0.95
+
+
+def test_catz_exact_of_a_policy_matches_its_greedy_table():
+    spec = PolicySpec(12, 4, (8,), "relu")
+    torch.manual_seed(5)
+    bot = PolicyBot(build_policy(spec).state_dict(), spec)
+    graded = evaluate.catz_exact(bot, {"num_players": 1, "turns": 10})
+    from ratenvs.catz_ratz_batz.observe import observation_for_dice
+    from ratenvs.catz_ratz_batz.rules import NUMBERS, legal_keeps
+
+    def choose(dice):
+        mask = np.array([k in legal_keeps(dice) for k in NUMBERS] + [False], dtype=np.int8)
+        return NUMBERS[bot.act(observation_for_dice(dice, 1, 10), mask, np.random.default_rng())]
+
+    assert graded["exact_expected_score"] == pytest.approx(solver.evaluate_policy(choose))
+
+
+def test_seats_rotate_and_optimal_beats_random_in_two_player_games():
+    spec = evaluate.GAMES["catz_ratz_batz"]
+    results = evaluate.play_match(
+        spec, {"num_players": 2, "turns": 3}, OptimalBot(), [RandomBot()], 40, seed=1
+    )
+    assert [r.seat for r in results[:4]] == [0, 1, 0, 1]
+    summary = evaluate.summarise(results)
+    assert summary["win_rate"] > 0.6
+    assert summary["win_rate_ci"][0] < summary["win_rate"] < summary["win_rate_ci"][1]
+
+
+def test_evaluation_is_deterministic_for_a_seed_and_writes_json(tmp_path):
+    path = make_checkpoint(tmp_path / "agent")
+    out1, out2, out3 = (tmp_path / f"e{i}.json" for i in range(3))
+    assert (
+        evaluate.main(
+            ["--checkpoint", str(path), "--games", "30", "--seed", "4", "--json", str(out1)]
+        )
+        == 0
+    )
+    assert (
+        evaluate.main(
+            ["--checkpoint", str(path), "--games", "30", "--seed", "4", "--json", str(out2)]
+        )
+        == 0
+    )
+    assert (
+        evaluate.main(
+            ["--checkpoint", str(path), "--games", "30", "--seed", "5", "--json", str(out3)]
+        )
+        == 0
+    )
+    a, b, c = (json.loads(p.read_text()) for p in (out1, out2, out3))
+    a.pop("seconds"), b.pop("seconds"), c.pop("seconds")
+    assert a == b
+    assert a["mean_reward"] != c["mean_reward"]
+    for key in ("games", "win_rate", "win_rate_ci", "mean_reward", "mean_reward_ci"):
+        assert key in a
+    assert a["games"] == 30
+    assert len(a["win_rate_ci"]) == 2 and len(a["mean_reward_ci"]) == 2
+    assert a["exact_expected_score"] == pytest.approx(
+        a["ratio_to_optimal"] * solver.solve().expected_score
+    )
+
+
+def test_tournament_rates_optimal_above_random(tmp_path):
+    out = tmp_path / "t.json"
+    code = evaluate.main(
+        [
+            "--tournament",
+            "catz_ratz_batz:optimal",
+            "catz_ratz_batz:random",
+            "catz_ratz_batz:lowest",
+            "--games",
+            "30",
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    result = json.loads(out.read_text())
+    ratings = {r["agent"]: r for r in result["ratings"]}
+    assert ratings["catz_ratz_batz:optimal"]["elo"] > ratings["catz_ratz_batz:random"]["elo"]
+    for r in result["ratings"]:
+        assert r["elo_ci"][0] <= r["elo"] <= r["elo_ci"][1]
+    assert len(result["pairs"]) == 3
+
+
+def test_cli_errors_are_clear(tmp_path, capsys):
+    assert evaluate.main(["--tournament", "catz_ratz_batz:optimal", "catz_ratz_batz:nobody"]) == 2
+    assert "unknown bot 'nobody'" in capsys.readouterr().err
+    path = make_checkpoint(tmp_path / "agent")
+    assert evaluate.main(["--checkpoint", str(path), "--opponents", "a", "b", "c"]) == 2
+    assert evaluate.main(["--checkpoint", str(tmp_path / "missing.pt")]) == 2
+    assert "not found" in capsys.readouterr().err
