@@ -19,7 +19,7 @@ from ratenvs.games import available_games, get_game
 OUT = Path(__file__).parent / "images"
 PICTURES = {
     "catz_ratz_batz": {"bots": ["optimal", "lowest"], "seed": 4, "options": {"turns": 2}},
-    "rat_a_tat_cat": {"bots": ["heuristic", "heuristic"], "seed": 3, "options": {}},
+    "rat_a_tat_cat": {"bots": ["heuristic", "heuristic", "heuristic"], "seed": 8, "options": {}},
     "ratto_zakko": {
         "bots": ["adult", "adult", "expert", "child"],
         "seed": 1,
