@@ -13,10 +13,12 @@ and rat cards carry no food colour: their colour channels are pure noise.
 
 The ideal observer's log likelihood of hypothesis ``h`` after ``k`` glimpses
 is, up to a constant common to all hypotheses, ``L_h = d * sum_k x_h``; the
-env keeps exactly these sums (:data:`State.evidence`), and the observation
-carries the Bayes posteriors ``softmax(L)`` over the 7 identities (uniform
-prior over the identities the level can deal: at the starter level the rat
-has prior 0) and, separately, over the 5 colours (uniform prior).
+env keeps these sums plus the log prior (``State.evidence``, two blocks of 7
+per seat, each shifted so its maximum is 0, which changes no posterior), and
+the observation carries the Bayes posteriors ``softmax(L)`` over the 7
+identities (uniform prior over the identities the level can deal: at the
+starter level the rat has prior 0) and, separately, over the 5 colours
+(uniform prior). The observation at tick ``t`` holds ``t + 1`` glimpses.
 
 Calibration. ``d`` is set so that the ideal observer needs on average
 :data:`TARGET_GLIMPSES` = 8 glimpses (8 ticks of 25 ms = 200 ms) until it is
