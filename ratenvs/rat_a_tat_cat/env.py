@@ -32,6 +32,9 @@ use the card, then knock or not.
 | `target_score`        | None          | elimination: a player whose total reaches it is    |
 |                       |               | out; the last one left wins; if all remaining      |
 |                       |               | cross in one round the lowest total wins (ruling)  |
+| `elimination_tiebreak`| "lowest_total"| all remaining players cross `target_score` in the  |
+|                       |               | same round: "lowest_total" (ruling: the lowest     |
+|                       |               | total among them wins) or "shared" (all share)     |
 | `max_turns_per_round` | 200           | the round ends after this many turns, counted over |
 |                       |               | all players, as if everyone had had the final turn |
 |                       |               | (ruling: guarantees termination)                   |
@@ -134,6 +137,7 @@ from ratenvs.rat_a_tat_cat.render import render_table
 from ratenvs.rat_a_tat_cat.resample import resample_state
 
 REWARD_MODES = ("zero_sum", "points", "win")
+ELIMINATION_TIEBREAKS = ("lowest_total", "shared")
 POINTS_SCALE = 10.0
 """Round rewards are in units of this many points."""
 OMNISCIENT = "omniscient"
@@ -161,6 +165,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         rounds: int | None = None,
         target_score: int | None = None,
         max_turns_per_round: int = rules.DEFAULT_MAX_TURNS,
+        elimination_tiebreak: str = "lowest_total",
         observation: str = "knowledge",
         reward: str = "zero_sum",
         render_mode: str | None = None,
@@ -174,6 +179,9 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
             rounds = 1
         self.rounds = rounds
         self.max_turns_per_round = check_int("max_turns_per_round", max_turns_per_round, 1)
+        self.elimination_tiebreak = check_choice(
+            "elimination_tiebreak", elimination_tiebreak, ELIMINATION_TIEBREAKS
+        )
         self.observation_mode = check_choice("observation", observation, OBSERVATION_MODES)
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
         self.options = {
@@ -181,6 +189,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
             "rounds": rounds,
             "target_score": self.target_score,
             "max_turns_per_round": self.max_turns_per_round,
+            "elimination_tiebreak": self.elimination_tiebreak,
             "observation": self.observation_mode,
             "reward": self.reward_mode,
         }
@@ -196,6 +205,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
             rounds=self.rounds,
             target_score=self.target_score,
             max_turns_per_round=self.max_turns_per_round,
+            elimination_tiebreak=self.elimination_tiebreak,
         )
 
     # ------------------------------------------------------------ the game

@@ -142,6 +142,9 @@ class State:
     """Rounds to play; None = until the elimination game is decided."""
     target_score: int | None
     max_turns_per_round: int
+    elimination_tiebreak: str = "lowest_total"
+    """When all remaining players cross ``target_score`` in the same round: "lowest_total"
+    (ruling: the lowest total among them wins) or "shared" (they all share the win)."""
     hands: list[list[int]] = field(default_factory=list)
     draw_pile: list[int] = field(default_factory=list)
     discard_pile: list[int] = field(default_factory=list)
@@ -218,6 +221,7 @@ class State:
             rounds=self.rounds,
             target_score=self.target_score,
             max_turns_per_round=self.max_turns_per_round,
+            elimination_tiebreak=self.elimination_tiebreak,
             hands=[h[:] for h in self.hands],
             draw_pile=self.draw_pile[:],
             discard_pile=self.discard_pile[:],
@@ -254,6 +258,7 @@ def new_game(
     rounds: int | None = 1,
     target_score: int | None = None,
     max_turns_per_round: int = DEFAULT_MAX_TURNS,
+    elimination_tiebreak: str = "lowest_total",
 ) -> State:
     """A new game with the first round dealt; player 0 starts (the dealer is the last seat)."""
     if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
@@ -266,6 +271,7 @@ def new_game(
         rounds=rounds,
         target_score=target_score,
         max_turns_per_round=max_turns_per_round,
+        elimination_tiebreak=elimination_tiebreak,
         totals=[0] * n,
         active=[True] * n,
     )
@@ -556,7 +562,9 @@ def end_round(state: State, rng: np.random.Generator) -> list[int]:
             # all remaining crossed in the same round: the lowest total among them wins (ruling)
             contenders = remaining or out_now
             best = min(state.totals[p] for p in contenders)
-            state.winners = [p in contenders and state.totals[p] == best for p in range(n)]
+            if not remaining and state.elimination_tiebreak == "shared":
+                best = max(state.totals[p] for p in contenders)  # everyone at or below it
+            state.winners = [p in contenders and state.totals[p] <= best for p in range(n)]
     if not over and state.rounds is not None and state.round_index + 1 >= state.rounds:
         over = True
         remaining = [p for p in range(n) if state.active[p]]

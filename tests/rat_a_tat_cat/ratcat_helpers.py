@@ -46,6 +46,7 @@ def build_state(
         rounds=kw.get("rounds", 1),
         target_score=kw.get("target_score"),
         max_turns_per_round=kw.get("max_turns_per_round", 200),
+        elimination_tiebreak=kw.get("elimination_tiebreak", "lowest_total"),
         totals=kw.get("totals", [0] * n),
         active=[True] * n,
     )

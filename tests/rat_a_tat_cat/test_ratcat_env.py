@@ -59,6 +59,7 @@ def test_gymnasium_episode_against_heuristic_bots_ends():
         ("max_turns_per_round", 0),
         ("observation", "everything"),
         ("reward", "score"),
+        ("elimination_tiebreak", "coin_flip"),
         ("render_mode", "rgb"),
         ("render_view", "player_5"),
     ],

@@ -402,6 +402,18 @@ def test_elimination_everyone_crossing_in_one_round_lowest_total_wins_ties_share
         ],
     )
     assert state.totals == [56, 60, 60] and state.winners == [True, False, False]
+    # the same round under elimination_tiebreak="shared": all three share the win
+    state = build_state(
+        [[9, 9, 9, 9], [5, 5, 5, 5], [6, 6, 6, 2]],
+        draw_top=[9] * 3,
+        discard=[4],
+        rounds=None,
+        target_score=50,
+        totals=[20, 40, 40],
+        elimination_tiebreak="shared",
+    )
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK] + [ACTION_DRAW, ACTION_DISCARD] * 2)
+    assert state.totals == [56, 60, 60] and state.winners == [True, True, True]
     state = build_state(
         [[5, 5, 5, 5], [6, 6, 6, 2]],
         draw_top=[9] * 3,
