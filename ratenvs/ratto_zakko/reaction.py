@@ -62,6 +62,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -102,15 +103,20 @@ class ReactionModel:
 
     def mean_rt_ms(self, level: str, conflict: bool) -> float:
         """Mean reaction time: a + b log2(N + 1) (+ interference on a conflict card)."""
-        n = len(rules.RESPONSES_AT_LEVEL[level])
-        rt = self.simple_rt_ms + self.ms_per_bit * math.log2(n + 1)
-        return rt + (self.interference_ms if conflict else 0.0)
+        return _mean_rt_ms(self, level, conflict)
 
     def sample_deviation_ms(self, rng: np.random.Generator) -> float:
         """Ex-Gaussian deviation from the mean: N(0, sigma) + Exp(tau) - tau (mean 0)."""
         return float(
             self.sigma_ms * rng.standard_normal() + rng.exponential(self.tau_ms) - self.tau_ms
         )
+
+
+@cache
+def _mean_rt_ms(model: ReactionModel, level: str, conflict: bool) -> float:
+    n = len(rules.RESPONSES_AT_LEVEL[level])
+    rt = model.simple_rt_ms + model.ms_per_bit * math.log2(n + 1)
+    return rt + (model.interference_ms if conflict else 0.0)
 
 
 # Presets. Adult: simple RT 220 ms (Luce 1986; Kosinski: 190-250 ms), Hick-Hyman slope
@@ -214,6 +220,10 @@ def read_observation(observation: np.ndarray) -> SeatView:
     )
 
 
+_FAST_PATH_MARGIN_S = 1e-6
+"""The fast path waits only when clearly before the earliest answer time (no rounding doubt)."""
+
+
 class _CardBot:
     """Shared machinery: fly memory, new-card detection, relocation and waiting."""
 
@@ -222,10 +232,20 @@ class _CardBot:
     def __init__(self) -> None:
         self._fly_memory = rules.FOODS.index(rules.START_FLY_UNDER)
         self._card_key: float | None = None
+        self._earliest_s = 0.0
+        """No answer to this card before this time (seconds): ticks before it just wait."""
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
+        if (
+            observation[ob.ELAPSED_S] < self._earliest_s - _FAST_PATH_MARGIN_S
+            and observation[ob.TICK_FRACTION] != 0.0
+            and observation[ob.CARDS_LEFT] == self._card_key
+            and action_mask[ACTION_RESPONSE_FIRST]
+        ):
+            # fast path: the same card (fly and shaker cannot move during a card), too early
+            return ACTION_WAIT
         view = read_observation(observation)
         if view.fly_under is not None:
             self._fly_memory = view.fly_under
@@ -280,6 +300,8 @@ class HumanBot(_CardBot):
         self._error_draw = float(rng.random())
         self._lure_draw = float(rng.random())
         self._other_draw = float(rng.random())
+        earliest = max(self.model.mean_rt_ms(view.level, False) + self._deviation_ms, MIN_RT_MS)
+        self._earliest_s = earliest / MS_PER_S
 
     def reaction_time_ms(self, view: SeatView) -> float:
         """This card's reaction time given what the seat perceives now."""
@@ -347,6 +369,7 @@ class PerfectBot(_CardBot):
         super().__init__()
         self.latency_ms = float(latency_ms)
         self.certainty = float(certainty)
+        self._earliest_s = self.latency_ms / MS_PER_S
 
     def decide(self, view: SeatView) -> int | None:
         if view.elapsed_ms < self.latency_ms or view.identity_p < self.certainty:
