@@ -6,6 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.rules import (
@@ -388,3 +390,79 @@ def test_game_ends_when_deck_is_used_and_most_cards_win():
     play_tick(tie, {1: "grab:egg"})
     assert tie.card_counts() == [27, 27]
     assert tie.winners() == [True, True]  # ties share
+
+
+# ------------------------------------------------- resolution against a reference
+def reference_resolution(correct, schedule, won, jackpot, window, n):
+    """RULES.md's resolution written directly from the answer schedule.
+
+    ``schedule``: seat -> (response, tick). Returns (resolution tick, winner or None,
+    seats that return a card, cards won by each seat after, jackpot size after).
+    """
+    right_ticks = [t for (r, t) in schedule.values() if r == correct]
+    if right_ticks:
+        end = min(right_ticks)
+    elif len(schedule) == n:
+        end = max(t for (_r, t) in schedule.values())
+    else:
+        end = window - 1
+    end = min(end, window - 1)
+    given = {s: (r, t) for s, (r, t) in schedule.items() if t <= end}
+    right = [s for s, (r, t) in given.items() if r == correct and t == end]
+    wrong = sorted(s for s, (r, _t) in given.items() if r != correct)
+    returners = [s for s in wrong if won[s] > 0]
+    after = list(won)
+    for s in returners:
+        after[s] -= 1
+    winner = right[0] if len(right) == 1 else None
+    if winner is not None:
+        after[winner] += 1 + jackpot + len(returners)
+        jackpot_after = 0
+    else:
+        jackpot_after = jackpot + 1 + len(returners)
+    return end, winner, returners, after, jackpot_after
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(2, 6),
+    window=st.integers(1, 8),
+    card=st.sampled_from(ALL_CARDS),
+    shaker=st.sampled_from(FOODS),
+    fly=st.sampled_from(FOODS),
+)
+def test_resolution_matches_the_reference(data, n, window, card, shaker, fly):
+    level = "main"
+    won = data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    jackpot = data.draw(st.integers(0, 2))
+    state = table(
+        card, shaker=shaker, fly=fly, level=level, n=n, won=won, jackpot=jackpot, window=window
+    )
+    correct = RESPONSE_INDEX[correct_response(card, shaker, fly, level)]
+    responses = st.sampled_from([correct, *range(rules.NUM_RESPONSES)])  # often right
+    schedule = {}
+    for s in range(n):
+        if data.draw(st.booleans()):
+            schedule[s] = (data.draw(responses), data.draw(st.integers(0, window)))
+    end, winner, returners, after, jackpot_after = reference_resolution(
+        correct, schedule, won, jackpot, window, n
+    )
+    card_id = state.card
+    dealt_before = state.cards_dealt
+    for t in range(window):
+        assert state.tick == t and state.cards_dealt == dealt_before
+        for s in state.to_act():
+            r, when = schedule.get(s, (None, -1))
+            rules.submit(state, s, r if when == t else WAIT)
+        rules.end_tick(state, RNG)
+        if state.last_result is not None and state.last_result.card == card_id:
+            break
+    result = state.last_result
+    assert result is not None and result.card == card_id
+    assert result.tick == end
+    assert result.winner == winner
+    assert sorted(result.returned_by) == returners
+    assert state.card_counts() == after
+    assert len(state.jackpot) == jackpot_after
+    assert state.cards_accounted() == state.total_cards
