@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 
 train: $(STAMP)  ## train on the embedded default config, then evaluate
 	$(PY) -m training.train --config configs/default.yaml --out runs/default
-	$(PY) -m training.evaluate --checkpoint runs/default/final.zip --games 200 --json runs/default/eval.json
+	$(PY) -m training.evaluate --checkpoint runs/default/final.pt --games 200 --json runs/default/eval.json
 
 test: $(STAMP)  ## lint + the whole test suite
 	$(VENV)/bin/ruff check .

@@ -376,6 +376,9 @@ def train(
         print("\ninterrupted: writing the final checkpoint", file=sys.stderr)
     finally:
         logs.close()
+        snapshots = None
+        if cfg.selfplay.enabled:
+            snapshots = int(venv.env_method("snapshot_count", indices=[0])[0])
         venv.close()
     wall = previous_wall + time.perf_counter() - t0
 
@@ -394,6 +397,7 @@ def train(
         **card_base,
         "timesteps": int(model.num_timesteps),
         "stopped_early": callback.stopped_early,
+        "selfplay_snapshots": snapshots,
         "wall_time_s": round(wall, 1),
         "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "evaluation": final_eval,

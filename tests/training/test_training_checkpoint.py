@@ -101,6 +101,7 @@ class _RunsCode:
         return (Path.write_text, (self.marker, "pwned"))
 
 
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 @pytest.mark.parametrize("writer", ["torch.save", "pickle.dump"])
 def test_malicious_pickle_is_refused_without_running(tmp_path, writer):
     marker = tmp_path / "code_ran.txt"

@@ -159,3 +159,19 @@ def test_cli_errors_are_clear(tmp_path, capsys):
     assert evaluate.main(["--checkpoint", str(path), "--opponents", "a", "b", "c"]) == 2
     assert evaluate.main(["--checkpoint", str(tmp_path / "missing.pt")]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_tournament_with_checkpoints(tmp_path):
+    two_seat = make_checkpoint(
+        tmp_path / "two",
+        spec=PolicySpec(16, 4, (8,), "tanh"),
+        env_options={"num_players": 2, "turns": 2},
+    )
+    result = evaluate.tournament([str(two_seat), "catz_ratz_batz:optimal"], games=6, seed=0)
+    assert {r["agent"] for r in result["ratings"]} == {str(two_seat), "catz_ratz_batz:optimal"}
+    assert result["env_options"] == {"num_players": 2, "turns": 2}
+    one_seat = make_checkpoint(tmp_path / "one")
+    with pytest.raises(ValueError, match="two-seat matches"):
+        evaluate.tournament([str(one_seat), "catz_ratz_batz:optimal"], games=2, seed=0)
+    with pytest.raises(ValueError, match="different games"):
+        evaluate.tournament(["catz_ratz_batz:optimal", "rat_a_tat_cat:random"], games=2, seed=0)

@@ -67,6 +67,8 @@ def test_smoke_training_run(game, tmp_path):
     assert card["timesteps"] >= SMOKE_STEPS
     assert card["weights_sha256"] == sha256_file(final)
     assert card["evaluation"]["games"] == 2
+    if game in SELFPLAY:  # snapshots every 64 steps reached every worker's pool
+        assert card["selfplay_snapshots"] == SMOKE_STEPS // 64
     for key in ("torch", "sb3-contrib", "gymnasium", "pettingzoo"):
         assert key in card["versions"]
     ckpt = load_checkpoint(final, game=game)

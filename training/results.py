@@ -1,0 +1,98 @@
+"""The results table of the shipped agents, generated from their JSON cards (Markdown).
+
+Usage: ``python -m training.results [--checkpoints DIR]`` prints one row per
+evaluation recorded in each card: agent, opponents, figure, 95% interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
+    agent = f"`{card_file.parent.name}/{card_file.stem}`"
+    opts = ", ".join(f"{k}={v}" for k, v in card["env_options"].items())
+    rows = []
+    evaluations = card.get("evaluations") or {"": card.get("evaluation", {})}
+    for ev in evaluations.values():
+        if not ev:
+            continue
+        opponents = ", ".join(ev.get("opponents") or []) or "-"
+        games = ev["games"]
+        if "ratio_to_optimal" in ev:
+            rows.append(
+                [
+                    agent,
+                    opts,
+                    "(solver)",
+                    "exact expected turn score",
+                    f"{ev['exact_expected_score']:.3f} = {ev['ratio_to_optimal']:.2%} of optimal",
+                    "exact",
+                ]
+            )
+        lo, hi = ev["win_rate_ci"]
+        if opponents != "-":
+            rows.append(
+                [
+                    agent,
+                    opts,
+                    opponents,
+                    f"win rate ({games} games)",
+                    f"{ev['win_rate']:.3f}",
+                    f"[{lo:.3f}, {hi:.3f}]",
+                ]
+            )
+        lo, hi = ev["mean_reward_ci"]
+        rows.append(
+            [
+                agent,
+                opts,
+                opponents,
+                f"mean reward ({games} games)",
+                f"{ev['mean_reward']:.3f}",
+                f"[{lo:.3f}, {hi:.3f}]",
+            ]
+        )
+        if "answer_accuracy" in ev:
+            lo, hi = ev["answer_accuracy_ci"]
+            rows.append(
+                [
+                    agent,
+                    opts,
+                    opponents,
+                    f"correct answers ({ev['answers']})",
+                    f"{ev['answer_accuracy']:.3f}",
+                    f"[{lo:.3f}, {hi:.3f}]",
+                ]
+            )
+    return rows
+
+
+def results_table(directory: str | Path = DEFAULT_DIR) -> str:
+    """Markdown table of every card under ``directory/<game>/*.json``."""
+    header = ["agent", "env options", "opponents", "figure", "value", "95% interval"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for card_file in sorted(Path(directory).glob("*/*.json")):
+        card = json.loads(card_file.read_text(encoding="utf-8"))
+        for row in _rows(card_file, card):
+            lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.results", description=__doc__)
+    parser.add_argument("--checkpoints", type=Path, default=DEFAULT_DIR)
+    args = parser.parse_args(argv)
+    print(results_table(args.checkpoints))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""Ship a trained agent: copy a run's checkpoint into ``checkpoints/<game>/``, evaluate it
+against each opponent set, record every result in its card, and draw its learning curve.
+
+Usage::
+
+    python -m training.ship RUN_DIR/best.pt checkpoints/<game>/<name>
+        [--vs BOT[,BOT...] ...] [--games N] [--seed S]
+
+Each ``--vs`` is one evaluation (comma-separated bots, one per opponent seat or
+one for all); the first is the card's headline ``evaluation``, all of them are
+under ``evaluations``. The weights file is copied byte for byte, so its SHA-256
+(verified on every load) stays the one the run recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from training.checkpoint import card_path, load_checkpoint, weights_path, write_card
+from training.evaluate import evaluate_agent
+from training.plots import plot_run
+
+
+def ship(
+    source: str | Path,
+    dest: str | Path,
+    opponent_sets: Sequence[Sequence[str] | None],
+    games: int,
+    seed: int,
+) -> dict[str, Any]:
+    """Copy, evaluate and document one agent; return its new card."""
+    ckpt = load_checkpoint(source)
+    src_w = weights_path(source)
+    dst_w = weights_path(dest)
+    dst_w.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src_w, dst_w)
+    card = dict(ckpt.card)
+    card["weights_file"] = dst_w.name
+    card["shipped_from"] = str(src_w)
+    evaluations = {}
+    for names in opponent_sets:
+        result = evaluate_agent(ckpt.game, ckpt.env_options, ckpt.bot(), names, games, seed)
+        evaluations["vs " + ",".join(result["opponents"]) if result["opponents"] else "solo"] = (
+            result
+        )
+    card["evaluation"] = next(iter(evaluations.values()))
+    card["evaluations"] = evaluations
+    curve = dst_w.with_name(dst_w.stem + "_curve.png")
+    run_dir = src_w.parent
+    if (run_dir / "progress.csv").is_file():
+        plot_run(run_dir, curve, title=f"{ckpt.game}: {dst_w.stem}")
+        card["learning_curve"] = curve.name
+    write_card(dst_w, card)
+    load_checkpoint(dst_w, game=ckpt.game)  # the shipped pair verifies
+    return card
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.ship", description=__doc__)
+    parser.add_argument("source", type=Path, help="a run's checkpoint (best.pt or final.pt)")
+    parser.add_argument("dest", type=Path, help="checkpoints/<game>/<name>")
+    parser.add_argument("--vs", action="append", default=[], help="opponents of one evaluation")
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args(argv)
+    sets = [v.split(",") for v in args.vs] or [None]
+    try:
+        card = ship(args.source, args.dest, sets, args.games, args.seed)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"shipped {weights_path(args.dest)} with {card_path(args.dest)}")
+    for label, ev in card["evaluations"].items():
+        line = f"  {label}: {ev['games']} games, win rate {ev['win_rate']:.3f} {ev['win_rate_ci']}"
+        line += f", mean reward {ev['mean_reward']:.3f}"
+        if "ratio_to_optimal" in ev:
+            line += f", exact {ev['exact_expected_score']:.4f} ({ev['ratio_to_optimal']:.4%})"
+        if "answer_accuracy" in ev:
+            line += f", correct answers {ev['answer_accuracy']:.3f}"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
