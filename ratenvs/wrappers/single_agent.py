@@ -45,7 +45,10 @@ class SingleAgentEnv(gym.Env):
         **env_options: the game env's options (``num_players``, ...).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
+    }
 
     def __init__(
         self,
