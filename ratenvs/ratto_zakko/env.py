@@ -45,7 +45,17 @@ simultaneous. The first correct answer wins the card and the jackpot.
 |                |              | even under the shaker; "rat": shout RAT then                   |
 | `relocation`   | "one"        | ruling: after a fly or rat event the winner moves the fly or   |
 |                |              | the shaker or nothing; "both": first the fly, then the shaker  |
-| `render_mode`  | None         | None, "ansi" (returns text) or "human" (prints)                |
+| `render_mode`  | None         | None, "ansi" (returns text), "rgb_array" (returns an (H, W, 3) |
+|                |              | uint8 picture) or "human" (shows the picture in a window)      |
+| `render_view`  | "omniscient" | whose view the picture shows: "omniscient" (the truth: fly,    |
+|                |              | card, every answer) or an agent name (only what that seat's    |
+|                |              | observation carries, see :mod:`ratenvs.ratto_zakko.frames`)    |
+
+Pictures: ``render_mode="rgb_array"`` draws the five cloches, the shaker, the
+fly (when the view may know it), the card (a seat's view: as perceived so
+far), the tick, the players' cards and answers, the jackpot and the deck
+(:mod:`ratenvs.ratto_zakko.frames`); "ansi" returns the text of the whole
+table (the truth).
 
 Further rulings (no option): the jackpot left after the last card stays
 unclaimed; a returned card is the returning seat's most recently won card;
@@ -117,9 +127,10 @@ from pettingzoo import ParallelEnv
 
 from ratenvs.common.aec import GameAECEnv
 from ratenvs.common.options import check_choice, check_int, check_render_mode
+from ratenvs.common.render import HumanWindow, check_render_view
 from ratenvs.common.rewards import win_rewards
 from ratenvs.common.wrappers import classic_env
-from ratenvs.ratto_zakko import rules
+from ratenvs.ratto_zakko import frames, rules
 from ratenvs.ratto_zakko.observe import (
     ACTION_RELOCATE_FIRST,
     ACTION_RESPONSE_FIRST,
@@ -138,7 +149,7 @@ MAX_PLAYERS = 8
 MAX_TICK_MS = 1000
 MAX_WINDOW_TICKS = 10_000
 METADATA: dict[str, Any] = {
-    "render_modes": ["ansi", "human"],
+    "render_modes": ["ansi", "human", "rgb_array"],
     "name": "ratto_zakko_v0",
     "is_parallelizable": False,
     "render_fps": 4,
@@ -306,6 +317,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         fly_card_under_shaker: str = "grab",
         relocation: str = "one",
         render_mode: str | None = None,
+        render_view: str = "omniscient",
     ) -> None:
         super().__init__()
         self.config = make_config(
@@ -321,7 +333,9 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
             relocation,
         )
         low, high = observation_bounds(self.config.num_players, tick_ms, window_ticks)
-        self._setup_spaces(self.config.num_players, low, high, NUM_ACTIONS, render_mode)
+        self._setup_spaces(
+            self.config.num_players, low, high, NUM_ACTIONS, render_mode, render_view
+        )
         self.state = new_state(self.config, np.random.default_rng(0))
         self._queue: list[int] = self.state.to_act()
         self._pos = 0
@@ -374,6 +388,15 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
     def _render_text(self) -> str:
         return render_text(self.state, self.possible_agents)
 
+    _draws_frames = True
+
+    def _render_frame(self) -> np.ndarray:
+        """The table as a picture from ``render_view`` (see :mod:`ratenvs.ratto_zakko.frames`)."""
+        c = self.config
+        return frames.draw(
+            self.state, self.possible_agents, self.render_seat, c.tick_ms, c.memoryless
+        )
+
 
 def _step_rewards(
     config: Config, state: rules.State, delta: list[int] | None
@@ -412,6 +435,7 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         fly_card_under_shaker: str = "grab",
         relocation: str = "one",
         render_mode: str | None = None,
+        render_view: str = "omniscient",
     ) -> None:
         self.config = make_config(
             num_players,
@@ -430,6 +454,8 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         self.num_players = n
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.render_view = check_render_view(render_view, self.possible_agents)
+        self._window: HumanWindow | None = None
         low, high = observation_bounds(n, tick_ms, window_ticks)
         obs_box = spaces.Box(low=low, high=high, dtype=np.float32)
         mask_box = spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8)
@@ -509,20 +535,31 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         """The whole game as JSON-ready data (the truth, for replays and debugging)."""
         return game_state_dict(self.state)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """ "ansi": the text; "rgb_array": the picture from ``render_view``; "human": shows it
+        in a window."""
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
-        text = render_text(self.state, self.possible_agents)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        if self.render_mode == "ansi":
+            return render_text(self.state, self.possible_agents)
+        view = self.render_view
+        seat = None if view == "omniscient" else self.agent_name_mapping[view]
+        c = self.config
+        frame = frames.draw(self.state, self.possible_agents, seat, c.tick_ms, c.memoryless)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = HumanWindow(self.metadata["name"])
+        self._window.show(frame, self.metadata["render_fps"])
+        return None
 
     def close(self) -> None:
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
 
 def _legal_or(action: Any, mask: np.ndarray, default: int | None) -> int | None:
