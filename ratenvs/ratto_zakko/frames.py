@@ -119,7 +119,11 @@ PLAYERS_RIGHT = WIDTH - MARGIN
 PLAYERS_Y = HEADER + 32
 ROW_H = 50
 """Height of one player's row (8 rows fit)."""
-TOTALS_Y = PLAYERS_Y + 8 * ROW_H + 10
+
+
+def totals_y(num_players: int) -> int:
+    """Top of the jackpot / deck line below the players' rows."""
+    return PLAYERS_Y + num_players * ROW_H + 10
 
 
 def cloche_x(food: int) -> int:
@@ -276,12 +280,19 @@ def _card_face(c: Canvas, identity: int | None, colour: int | None) -> None:
             label(c, (cx, cy + 34), "colour ?", size=15, fill=ink, anchor="mm")
 
 
-def _posterior_bars(c: Canvas, identity: np.ndarray, colour: np.ndarray, caption: str) -> None:
-    """The seat's posteriors: 7 identity bars and 5 colour bars (in the colours), and its best
-    guesses."""
+def _posterior_bars(
+    c: Canvas, identity: np.ndarray, colour: np.ndarray, caption: str, sure_id: int | None
+) -> None:
+    """The seat's posteriors: 7 identity bars and 5 colour bars (in the colours; greyed once the
+    seat is sure of a fly or rat card, which has no colour), and its best guesses."""
     y0 = CARD_Y - 6
     label(c, (BARS_X, y0), "you see: identity", size=13, fill=MUTED)
-    label(c, (COLOUR_BARS_X, y0), "colour (fly, rat: none)", size=13, fill=MUTED)
+    colourless = sure_id is not None and sure_id >= NUM_FOODS
+    if colourless:
+        head = f"colour (a {IDENTITIES[sure_id].upper()} card has none)"
+    else:
+        head = "colour (fly, rat: none)"
+    label(c, (COLOUR_BARS_X, y0), head, size=13, fill=MUTED)
     best = int(np.argmax(identity))
     for k, p in enumerate(identity):
         fill = HIGHLIGHT if k == best else WHITE
@@ -289,7 +300,8 @@ def _posterior_bars(c: Canvas, identity: np.ndarray, colour: np.ndarray, caption
     best = int(np.argmax(colour))
     for k, p in enumerate(colour):
         y = y0 + 20 + k * BAR_ROW
-        _bar(c, COLOUR_BARS_X, y, COLOURS[k], float(p), CLOCHE_COLOURS[k], k == best)
+        fill = MUTED if colourless else CLOCHE_COLOURS[k]
+        _bar(c, COLOUR_BARS_X, y, COLOURS[k], float(p), fill, k == best and not colourless)
     y = y0 + 26 + len(identity) * BAR_ROW
     label(c, (BARS_X, y), caption, size=15)
     label(
@@ -439,8 +451,8 @@ def draw(
             fly_text += " (shown now: remember it)"
     else:
         fly_text = "fly: not shown now (memoryless: remember it)"
-    label(c, (MARGIN + 10, 272), f"shaker on the {FOODS[state.shaker_on]} cloche", size=14)
-    label(c, (MARGIN + 230, 272), fly_text, size=14, fill=WHITE if fly_under is not None else ALERT)
+    label(c, (MARGIN + 10, 277), f"shaker on the {FOODS[state.shaker_on]} cloche", size=14)
+    label(c, (MARGIN + 230, 277), fly_text, size=14, fill=WHITE if fly_under is not None else ALERT)
 
     # ------------------------------------------------------------- the card
     correct = -1
@@ -459,7 +471,7 @@ def draw(
             colour = vec[ob.COLOUR_SLICE]
             sure_id, sure_col, caption = _perceived(identity, colour)
             _card_face(c, sure_id, sure_col)
-            _posterior_bars(c, identity, colour, caption)
+            _posterior_bars(c, identity, colour, caption, sure_id)
     elif state.phase == PHASE_RELOCATE:
         _no_card(
             c,
@@ -550,7 +562,7 @@ def draw(
             nx += label(c, (nx, y + 26), text, size=13, fill=colour) + 12
 
     # ---------------------------------------------------- jackpot and deck
-    ty = TOTALS_Y
+    ty = totals_y(n)
     label(c, (PLAYERS_X + 6, ty), "jackpot", size=13, fill=MUTED)
     label(c, (PLAYERS_X + 6, ty + 16), f"{len(state.jackpot)} cards", size=20)
     label(c, (PLAYERS_X + 120, ty), "deck", size=13, fill=MUTED)

@@ -75,7 +75,7 @@ def test_eight_players_each_get_a_named_row():
         top = frames.PLAYERS_Y + row * frames.ROW_H
         name_band = frame[top + 2 : top + 24, frames.PLAYERS_X + 8 : frames.PLAYERS_X + 120]
         assert (name_band == WHITE).all(axis=-1).sum() > 20, f"row {row} has no name"
-    assert frames.TOTALS_Y + 40 < frames.HEIGHT
+    assert frames.totals_y(8) + 40 < frames.HEIGHT
 
 
 def test_the_cloches_stand_in_their_original_colours():
