@@ -80,6 +80,44 @@ class Canvas:
         return np.asarray(self.image, dtype=np.uint8).copy()
 
 
+class Sprite(Canvas):
+    """A transparent canvas for a small picture (a card, a piece) pasted onto frames."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+        self.draw = ImageDraw.Draw(self.image)
+
+
+def paste(canvas: Canvas, sprite: Image.Image, xy: tuple[float, float]) -> None:
+    """Paste a transparent ``sprite`` onto ``canvas`` with its top-left corner at ``xy``."""
+    canvas.image.paste(sprite, (round(xy[0]), round(xy[1])), sprite)
+
+
+@lru_cache(maxsize=2048)
+def _label_sprite(text: str, size: int, fill: Colour, anchor: str) -> tuple[Image.Image, int, int]:
+    """A text label as a transparent picture and its offset from the anchor point (cached)."""
+    left, top, right, bottom = font(size).getbbox(text, anchor=anchor)
+    image = Image.new("RGBA", (max(1, right - left), max(1, bottom - top)), (0, 0, 0, 0))
+    ImageDraw.Draw(image).text((-left, -top), text, font=font(size), fill=fill, anchor=anchor)
+    return image, int(left), int(top)
+
+
+def label(
+    canvas: Canvas,
+    xy: tuple[float, float],
+    text: str,
+    size: int = 16,
+    fill: Colour = WHITE,
+    anchor: str = "la",
+) -> int:
+    """As :meth:`Canvas.text`, from a cache of rendered labels (most repeat from frame to
+    frame, and drawing text is the slow part of a frame); returns the label's width."""
+    image, dx, dy = _label_sprite(text, size, fill, anchor)
+    canvas.image.paste(image, (round(xy[0]) + dx, round(xy[1]) + dy), image)
+    return image.width
+
+
 class HumanWindow:
     """A pygame window showing frames; closing it or calling :meth:`close` ends it."""
 

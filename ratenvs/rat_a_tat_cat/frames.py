@@ -19,9 +19,19 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image
 
-from ratenvs.common.render import HIGHLIGHT, INK, MUTED, PAPER, WHITE, Canvas, Colour, font
+from ratenvs.common.render import (
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    PAPER,
+    WHITE,
+    Canvas,
+    Colour,
+    Sprite,
+    label,
+)
 from ratenvs.rat_a_tat_cat.rules import (
     CODE_NUMBER,
     CODE_UNKNOWN,
@@ -103,15 +113,6 @@ RING = 4
 """Width of the ring around a just-seen card (sprites are this much larger on each side)."""
 
 
-class _Sprite(Canvas):
-    """A transparent canvas for one card picture (pasted onto the frame)."""
-
-    def __init__(self, width: int, height: int) -> None:
-        self.width, self.height = width, height
-        self.image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
-        self.draw = ImageDraw.Draw(self.image)
-
-
 @lru_cache(maxsize=128)
 def card_sprite(code: int, owner_knows: bool = False, just_seen: bool = False) -> Image.Image:
     """The picture of one card (cached: a frame pastes these instead of drawing text anew).
@@ -120,7 +121,7 @@ def card_sprite(code: int, owner_knows: bool = False, just_seen: bool = False) -
     unknown value), ``CODE_UNKNOWN`` (face down) or ``EMPTY``. ``owner_knows`` puts a dot in
     the corner (omniscient view); ``just_seen`` rings the card (seen by the viewing seat since
     its last decision)."""
-    c = _Sprite(CARD_W + 2 * RING, CARD_H + 2 * RING)
+    c = Sprite(CARD_W + 2 * RING, CARD_H + 2 * RING)
     x, y = RING, RING
     rect = (x, y, x + CARD_W, y + CARD_H)
     cx, cy = x + CARD_W / 2, y + CARD_H / 2
@@ -152,28 +153,6 @@ def card_sprite(code: int, owner_knows: bool = False, just_seen: bool = False) -
     if owner_knows:
         c.circle((x + CARD_W - 9, y + 9), 6, fill=HIGHLIGHT, outline=INK, width=1)
     return c.image
-
-
-@lru_cache(maxsize=1024)
-def _label_sprite(text: str, size: int, fill: Colour, anchor: str) -> tuple[Image.Image, int, int]:
-    """A text label as a transparent picture and its offset from the anchor point (cached)."""
-    left, top, right, bottom = font(size).getbbox(text, anchor=anchor)
-    image = Image.new("RGBA", (max(1, right - left), max(1, bottom - top)), (0, 0, 0, 0))
-    ImageDraw.Draw(image).text((-left, -top), text, font=font(size), fill=fill, anchor=anchor)
-    return image, int(left), int(top)
-
-
-def label(
-    c: Canvas,
-    xy: tuple[float, float],
-    text: str,
-    size: int = 16,
-    fill: Colour = WHITE,
-    anchor: str = "la",
-) -> None:
-    """As :meth:`Canvas.text`, from a cache of rendered labels (most repeat from frame to frame)."""
-    image, dx, dy = _label_sprite(text, size, fill, anchor)
-    c.image.paste(image, (round(xy[0]) + dx, round(xy[1]) + dy), image)
 
 
 def draw_card(

@@ -35,7 +35,18 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
-from ratenvs.common.render import HIGHLIGHT, INK, MUTED, PAPER, WHITE, Canvas, Colour, font
+from ratenvs.common.render import (
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    PAPER,
+    WHITE,
+    Canvas,
+    Colour,
+    Sprite,
+    label,
+    paste,
+)
 from ratenvs.ratto_zakko import observe as ob
 from ratenvs.ratto_zakko.perception import CERTAINTY
 from ratenvs.ratto_zakko.rules import (
@@ -158,46 +169,10 @@ def card_words(card: int) -> str:
 
 
 # ------------------------------------------------------------ cached drawing
-class _Sprite(Canvas):
-    """A transparent canvas for a small picture pasted onto the frame."""
-
-    def __init__(self, width: int, height: int) -> None:
-        self.width, self.height = width, height
-        self.image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
-        self.draw = ImageDraw.Draw(self.image)
-
-
-@lru_cache(maxsize=2048)
-def _label_sprite(text: str, size: int, fill: Colour, anchor: str) -> tuple[Image.Image, int, int]:
-    """A text label as a transparent picture and its offset from the anchor point (cached)."""
-    left, top, right, bottom = font(size).getbbox(text, anchor=anchor)
-    image = Image.new("RGBA", (max(1, right - left), max(1, bottom - top)), (0, 0, 0, 0))
-    ImageDraw.Draw(image).text((-left, -top), text, font=font(size), fill=fill, anchor=anchor)
-    return image, int(left), int(top)
-
-
-def label(
-    c: Canvas,
-    xy: tuple[float, float],
-    text: str,
-    size: int = 16,
-    fill: Colour = WHITE,
-    anchor: str = "la",
-) -> int:
-    """Write ``text`` at ``xy`` from a cache of rendered labels; returns the label's width."""
-    image, dx, dy = _label_sprite(text, size, fill, anchor)
-    c.image.paste(image, (round(xy[0]) + dx, round(xy[1]) + dy), image)
-    return image.width
-
-
-def _paste(c: Canvas, sprite: Image.Image, xy: tuple[float, float]) -> None:
-    c.image.paste(sprite, (round(xy[0]), round(xy[1])), sprite)
-
-
 @lru_cache(maxsize=1)
 def shaker_sprite() -> Image.Image:
     """The rat shaker: a silver shaker with a dark cap and "RAT" on it."""
-    s = _Sprite(SHAKER_W, SHAKER_H)
+    s = Sprite(SHAKER_W, SHAKER_H)
     s.box((2, 10, SHAKER_W - 2, SHAKER_H - 1), fill=SILVER, outline=INK, width=2, radius=6)
     s.box((5, 1, SHAKER_W - 5, 13), fill=SILVER_DARK, outline=INK, width=2, radius=4)
     for dx in (-6, 0, 6):
@@ -209,7 +184,7 @@ def shaker_sprite() -> Image.Image:
 @lru_cache(maxsize=1)
 def fly_sprite() -> Image.Image:
     """The fly chip: a black fly with grey wings and red eyes."""
-    s = _Sprite(FLY_W, FLY_H)
+    s = Sprite(FLY_W, FLY_H)
     cx, cy = FLY_W / 2, FLY_H / 2 + 2
     s.draw.ellipse((cx - 18, cy - 12, cx - 1, cy + 2), fill=(214, 222, 232), outline=INK, width=1)
     s.draw.ellipse((cx + 1, cy - 12, cx + 18, cy + 2), fill=(214, 222, 232), outline=INK, width=1)
@@ -263,7 +238,7 @@ def _card_face(c: Canvas, identity: int | None, colour: int | None) -> None:
     c.box((rect[0] - 6, rect[1] - 6, rect[2] + 6, rect[3] + 6), fill=PAPER, outline=INK, radius=10)
     if identity is not None and IDENTITIES[identity] == "fly":
         c.box(rect, fill=FLY_CARD_FILL, outline=INK, radius=8)
-        _paste(c, fly_sprite(), (cx - FLY_W / 2, cy - 40))
+        paste(c, fly_sprite(), (cx - FLY_W / 2, cy - 40))
         label(c, (cx, cy + 26), "FLY", size=30, anchor="mm")
     elif identity is not None and IDENTITIES[identity] == "rat":
         c.box(rect, fill=RAT_CARD_FILL, outline=INK, radius=8)
@@ -434,7 +409,7 @@ def draw(
 
     # ------------------------------------------------------ shaker and fly
     sx = cloche_x(state.shaker_on) + CLOCHE_W / 2
-    _paste(c, shaker_sprite(), (sx - SHAKER_W / 2, CLOCHE_BASE - DOME_H - 10 - SHAKER_H))
+    paste(c, shaker_sprite(), (sx - SHAKER_W / 2, CLOCHE_BASE - DOME_H - 10 - SHAKER_H))
     label(
         c,
         (sx + SHAKER_W / 2 + 4, CLOCHE_BASE - DOME_H - 30),
@@ -444,7 +419,7 @@ def draw(
     )
     if fly_under is not None:
         fx = cloche_x(fly_under) + CLOCHE_W / 2
-        _paste(c, fly_sprite(), (fx - FLY_W / 2, CLOCHE_BASE - 36))
+        paste(c, fly_sprite(), (fx - FLY_W / 2, CLOCHE_BASE - 36))
         label(c, (fx, CLOCHE_BASE + 16), "fly here", size=13, fill=HIGHLIGHT, anchor="ma")
         fly_text = f"fly under the {FOODS[fly_under]} cloche"
         if not sees_all and memoryless:
