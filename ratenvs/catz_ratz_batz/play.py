@@ -11,6 +11,7 @@ from ratenvs.catz_ratz_batz.bots import BOTS, get_bot
 from ratenvs.catz_ratz_batz.env import raw_env
 from ratenvs.catz_ratz_batz.observe import ACTION_ROLL
 from ratenvs.catz_ratz_batz.rules import NUMBERS, PHASE_KEEP
+from ratenvs.common.bots import opponent_bots
 
 InputFn = Callable[[str], str]
 
@@ -44,10 +45,7 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say=print) -> int:
     args = parser.parse_args(argv)
     try:
         env = raw_env(num_players=args.players, turns=args.turns)
-        names = args.bots or ["optimal"] * (args.players - 1)
-        if len(names) != args.players - 1:
-            raise ValueError(f"--bots needs {args.players - 1} names, got {len(names)}")
-        bots = [get_bot(n) for n in names]
+        names, bots = opponent_bots(args.bots, args.players - 1, "optimal", get_bot)
     except ValueError as err:
         parser.error(str(err))
     rng = np.random.default_rng(args.seed)

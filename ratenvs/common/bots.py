@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -53,3 +54,16 @@ def make_bot(name: str, registry: dict[str, type], game: str) -> Bot:
         raise ValueError(
             f"unknown bot {name!r} for {game}; choose one of {sorted(registry)}"
         ) from None
+
+
+def opponent_bots(
+    names: Sequence[str] | None, count: int, default: str, get_bot: Callable[[str], Bot]
+) -> tuple[list[str], list[Bot]]:
+    """Names and bots for ``count`` other seats: ``names`` (one per seat) or ``default`` for all.
+
+    Raises a ValueError when the number of names is wrong or a name is unknown.
+    """
+    chosen = list(names) if names else [default] * count
+    if len(chosen) != count:
+        raise ValueError(f"--bots needs {count} names, got {len(chosen)}")
+    return chosen, [get_bot(n) for n in chosen]

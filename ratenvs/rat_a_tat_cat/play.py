@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ratenvs.common.bots import opponent_bots
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import BOTS, get_bot
 from ratenvs.rat_a_tat_cat.env import raw_env
@@ -173,10 +174,7 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
             render_mode="ansi",
             render_view="player_0",
         )
-        names = args.bots or ["heuristic"] * (args.players - 1)
-        if len(names) != args.players - 1:
-            raise ValueError(f"--bots needs {args.players - 1} names, got {len(names)}")
-        bots = [get_bot(n) for n in names]
+        _, bots = opponent_bots(args.bots, args.players - 1, "heuristic", get_bot)
     except ValueError as err:
         parser.error(str(err))
     rng = np.random.default_rng(args.seed)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ratenvs.common.bots import opponent_bots
 from ratenvs.ratto_zakko import observe as ob
 from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.bots import BOTS, get_bot
@@ -179,10 +180,7 @@ def main(
             window_ticks=args.window_ticks,
             observation=args.observation,
         )
-        names = args.bots or ["adult"] * (args.players - 1)
-        if len(names) != args.players - 1:
-            raise ValueError(f"--bots needs {args.players - 1} names, got {len(names)}")
-        bots = [get_bot(n) for n in names]
+        _, bots = opponent_bots(args.bots, args.players - 1, "adult", get_bot)
     except ValueError as err:
         parser.error(str(err))
     rng = np.random.default_rng(args.seed)
