@@ -44,7 +44,7 @@ def plot_run(run_dir: str | Path, out: str | Path, title: str = "") -> Path:
     if "ep_reward_mean" in progress:
         xs, ys = zip(*progress["ep_reward_mean"])
         ax.plot(xs, ys, color="tab:blue")
-    ax.set_ylabel("mean episode reward\n(training, scaled)")
+    ax.set_ylabel("mean episode reward\n(training, last 100 episodes)")
     ax.set_xlabel("timesteps")
     ax.grid(alpha=0.3)
     if evals:
