@@ -1,0 +1,43 @@
+"""The self-play pool: bots and frozen learner snapshots, drawn per opponent seat."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from training.checkpoint import PolicyBot, PolicySpec, build_policy
+from training.selfplay import OpponentPool
+
+SPEC = PolicySpec(12, 4, (8,), "tanh")
+
+
+def snapshot_state():
+    return build_policy(SPEC).state_dict()
+
+
+def test_pool_without_snapshots_draws_only_bots():
+    pool = OpponentPool("catz_ratz_batz", ["random", "optimal"], snapshot_prob=1.0, seats=3)
+    rng = np.random.default_rng(0)
+    drawn = [b.name for _ in range(50) for b in pool(rng)]
+    assert set(drawn) == {"random", "optimal"}
+    assert len(drawn) == 150
+
+
+def test_pool_mixes_snapshots_at_the_given_rate_and_keeps_the_newest():
+    torch.manual_seed(0)
+    pool = OpponentPool("catz_ratz_batz", ["random"], snapshot_prob=0.25, max_snapshots=2, seats=1)
+    for _ in range(3):
+        pool.add_snapshot(snapshot_state(), SPEC)
+    assert [s.name for s in pool.snapshots] == ["snapshot_1", "snapshot_2"]
+    rng = np.random.default_rng(1)
+    draws = [pool(rng)[0] for _ in range(4000)]
+    share = np.mean([isinstance(b, PolicyBot) for b in draws])
+    assert share == pytest.approx(0.25, abs=0.03)
+
+
+def test_pool_rejects_unknown_bots():
+    with pytest.raises(ValueError, match="unknown bot 'nobody'"):
+        OpponentPool("catz_ratz_batz", ["nobody"])
+    with pytest.raises(ValueError, match="at least one bot"):
+        OpponentPool("catz_ratz_batz", [])
