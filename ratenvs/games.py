@@ -7,6 +7,7 @@ table, so adding a game means adding one entry here.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,15 +86,11 @@ GAMES: dict[str, GameSpec] = {
 
 def available_games() -> dict[str, GameSpec]:
     """The games whose entry module is present in this installation."""
-    out = {}
-    for name, spec in GAMES.items():
-        try:
-            importlib.util.find_spec(spec.module)
-        except ModuleNotFoundError:  # pragma: no cover - partial installs only
-            continue
-        if importlib.util.find_spec(spec.module) is not None:
-            out[name] = spec
-    return out
+    return {
+        name: spec
+        for name, spec in GAMES.items()
+        if importlib.util.find_spec(spec.module) is not None
+    }
 
 
 def get_game(name: str) -> GameSpec:

@@ -66,12 +66,11 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say=print) -> int:
                 action = bots[seat - 1].act(env._observation_vector(seat), mask, rng)
                 if action != ACTION_ROLL:
                     say(f"{agent} ({names[seat - 1]}) keeps the {NUMBERS[action]}s")
-            before = env.state.current
+            turns_before = sum(env.state.turns_taken)
             env.step(action)
-            score = env.infos[agent].get("turn_score") if env.state.current != before else None
-            if score is not None or env.state.is_over:
+            if sum(env.state.turns_taken) > turns_before:
+                score = env.state.last_turn_score
                 say(f"{agent}'s turn ends: {env.state.dice.faces()} scores {score}")
-                env.infos[agent] = {}
     except (EOFError, KeyboardInterrupt):
         say("\nGame abandoned.")
         return 0

@@ -71,3 +71,17 @@ def test_play_bad_options_exit_with_a_message(capsys):
     with pytest.raises(SystemExit):
         play.main(["--players", "9"])
     assert "num_players" in capsys.readouterr().err
+
+
+def test_play_reports_every_turn_of_a_solo_game():
+    answers = iter(["", "3", "5", "7"] * 100)
+    said = []
+    assert (
+        play.main(
+            ["--players", "1", "--turns", "3", "--seed", "2"],
+            ask=lambda _: next(answers),
+            say=said.append,
+        )
+        == 0
+    )
+    assert sum("turn ends" in str(s) for s in said) == 3
