@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     """Return ``value`` as an int in ``[low, high]`` or raise a ValueError naming ``name``."""
@@ -23,6 +25,14 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     if value not in choices:
         raise ValueError(f"option {name!r} must be one of {choices}, got {value!r}")
     return value
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """Return ``value`` if it is a bool (``numpy.bool_`` too), else raise a ValueError naming
+    ``name`` (so ``"false"`` or ``0`` from a config file cannot pass as a switch)."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"option {name!r} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_optional_int(name: str, value: Any, low: int, high: int | None = None) -> int | None:

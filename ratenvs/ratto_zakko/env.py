@@ -45,6 +45,9 @@ simultaneous. The first correct answer wins the card and the jackpot.
 |                |              | even under the shaker; "rat": shout RAT then                   |
 | `relocation`   | "one"        | ruling: after a fly or rat event the winner moves the fly or   |
 |                |              | the shaker or nothing; "both": first the fly, then the shaker  |
+| `answer_beliefs` | False      | True appends 13 entries: how likely each response is the       |
+|                |              | correct answer, by the seat's own posteriors and the table it  |
+|                |              | knows (no new information; saves a learner the rules)          |
 | `render_mode`  | None         | None, "ansi" (returns text), "rgb_array" (returns an (H, W, 3) |
 |                |              | uint8 picture) or "human" (shows the picture in a window)      |
 | `render_view`  | "omniscient" | whose view the picture shows: "omniscient" (the truth: fly,    |
@@ -126,7 +129,7 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from ratenvs.common.aec import GameAECEnv
-from ratenvs.common.options import check_choice, check_int, check_render_mode
+from ratenvs.common.options import check_bool, check_choice, check_int, check_render_mode
 from ratenvs.common.render import HumanWindow, check_render_view
 from ratenvs.common.rewards import win_rewards
 from ratenvs.common.wrappers import classic_env
@@ -170,6 +173,7 @@ class Config:
     original_colour_cards: int = rules.CARDS_PER_FOOD_IN_ORIGINAL_COLOUR
     fly_card_under_shaker: str = "grab"
     relocation: str = "one"
+    answer_beliefs: bool = False
 
     @property
     def memoryless(self) -> bool:
@@ -187,6 +191,7 @@ def make_config(
     original_colour_cards: int = rules.CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
     fly_card_under_shaker: str = "grab",
     relocation: str = "one",
+    answer_beliefs: bool = False,
 ) -> Config:
     """Check every option (a ValueError names a bad one)."""
     if original_colour_cards not in rules.ORIGINAL_COLOUR_CARD_CHOICES or isinstance(
@@ -195,6 +200,11 @@ def make_config(
         raise ValueError(
             "option 'original_colour_cards' must be one of "
             f"{rules.ORIGINAL_COLOUR_CARD_CHOICES}, got {original_colour_cards!r}"
+        )
+    if check_bool("answer_beliefs", answer_beliefs) and observation == "memoryless":
+        raise ValueError(
+            "option 'answer_beliefs' needs observation='knowledge': the beliefs use where the "
+            "fly hides, which a memoryless observation does not show"
         )
     return Config(
         num_players=check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS),
@@ -209,6 +219,7 @@ def make_config(
             "fly_card_under_shaker", fly_card_under_shaker, rules.FLY_CARD_RULES
         ),
         relocation=check_choice("relocation", relocation, rules.RELOCATION_MODES),
+        answer_beliefs=check_bool("answer_beliefs", answer_beliefs),
     )
 
 
@@ -316,6 +327,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         original_colour_cards: int = rules.CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
         fly_card_under_shaker: str = "grab",
         relocation: str = "one",
+        answer_beliefs: bool = False,
         render_mode: str | None = None,
         render_view: str = "omniscient",
     ) -> None:
@@ -331,8 +343,11 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
             original_colour_cards,
             fly_card_under_shaker,
             relocation,
+            answer_beliefs,
         )
-        low, high = observation_bounds(self.config.num_players, tick_ms, window_ticks)
+        low, high = observation_bounds(
+            self.config.num_players, tick_ms, window_ticks, self.config.answer_beliefs
+        )
         self._setup_spaces(
             self.config.num_players, low, high, NUM_ACTIONS, render_mode, render_view
         )
@@ -378,7 +393,8 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         return self.state.phase == rules.PHASE_OVER
 
     def _observation_vector(self, seat: int) -> np.ndarray:
-        return observe(self.state, seat, self.config.tick_ms, self.config.memoryless)
+        c = self.config
+        return observe(self.state, seat, c.tick_ms, c.memoryless, c.answer_beliefs)
 
     # ----------------------------------------------------------- utilities
     def game_state(self) -> dict[str, Any]:
@@ -434,6 +450,7 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         original_colour_cards: int = rules.CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
         fly_card_under_shaker: str = "grab",
         relocation: str = "one",
+        answer_beliefs: bool = False,
         render_mode: str | None = None,
         render_view: str = "omniscient",
     ) -> None:
@@ -448,6 +465,7 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
             original_colour_cards,
             fly_card_under_shaker,
             relocation,
+            answer_beliefs,
         )
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         n = self.config.num_players
@@ -456,7 +474,7 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.render_view = check_render_view(render_view, self.possible_agents)
         self._window: HumanWindow | None = None
-        low, high = observation_bounds(n, tick_ms, window_ticks)
+        low, high = observation_bounds(n, tick_ms, window_ticks, self.config.answer_beliefs)
         obs_box = spaces.Box(low=low, high=high, dtype=np.float32)
         mask_box = spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8)
         self.observation_spaces = {
@@ -478,7 +496,7 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         c = self.config
         return {
             a: {
-                "observation": observe(self.state, i, c.tick_ms, c.memoryless),
+                "observation": observe(self.state, i, c.tick_ms, c.memoryless, c.answer_beliefs),
                 "action_mask": action_mask(self.state, i),
             }
             for i, a in enumerate(self.possible_agents)

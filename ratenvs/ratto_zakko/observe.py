@@ -32,6 +32,12 @@ index                  meaning                                                  
 35+n .. 35+2n-1        has answered this card in an earlier tick (own first)            0/1
 35+2n .. 35+3n-1       the dealer of this card, i.e. the last winner (one-hot, own      0/1
                        first)
+35+3n .. 35+3n+12      only with ``answer_beliefs=True``: the probability that each     0..1
+                       of the 13 responses (:data:`rules.RESPONSES`, the order of
+                       actions 1 .. 13) is the correct answer to the card showing,
+                       by the seat's own posteriors and the table it sees (the
+                       oracle applied to every card it might be); all 0 without a
+                       card
 =====================  ===============================================================  ========
 
 Answers given in the current tick are simultaneous: nobody sees them before
@@ -62,10 +68,14 @@ then the shaker (19..23 or 24).
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ratenvs.ratto_zakko.perception import NUM_CHANNELS
 from ratenvs.ratto_zakko.rules import (
+    CARD_NAMES,
+    FLY_CARD,
     LEAVE_BOTH,
     LEVELS,
     NO_ANSWER,
@@ -75,9 +85,11 @@ from ratenvs.ratto_zakko.rules import (
     NUM_RESPONSES,
     PHASE_REACT,
     PHASE_RELOCATE,
+    RAT_CARD,
     RELOCATE_FLY_FIRST,
     RELOCATE_SHAKER_FIRST,
     State,
+    correct_response_index,
 )
 
 OBSERVATIONS = ("knowledge", "memoryless")
@@ -110,16 +122,16 @@ PER_SEAT = 35
 MS_PER_S = 1000.0
 
 
-def observation_size(num_players: int) -> int:
+def observation_size(num_players: int, answer_beliefs: bool = False) -> int:
     """Length of the observation vector for ``num_players`` seats."""
-    return PER_SEAT + 3 * num_players
+    return PER_SEAT + 3 * num_players + (NUM_RESPONSES if answer_beliefs else 0)
 
 
 def observation_bounds(
-    num_players: int, tick_ms: int, window_ticks: int
+    num_players: int, tick_ms: int, window_ticks: int, answer_beliefs: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Low and high bounds of every entry."""
-    size = observation_size(num_players)
+    size = observation_size(num_players, answer_beliefs)
     low = np.zeros(size, dtype=np.float32)
     high = np.ones(size, dtype=np.float32)
     high[ELAPSED_S] = window_ticks * tick_ms / MS_PER_S
@@ -127,11 +139,55 @@ def observation_bounds(
     return low, high
 
 
-def observe(state: State, seat: int, tick_ms: int, memoryless: bool) -> np.ndarray:
-    """The observation vector of ``seat`` (see the module table)."""
+@cache
+def _answer_table(
+    shaker_on: int, fly_under: int, level: str, fly_card_under_shaker: str
+) -> np.ndarray:
+    """The correct response index for every card id (27) with this table; a rat card at
+    the starter level (never dealt there) maps to response 0 and gets probability 0."""
+    table = np.zeros(len(CARD_NAMES), dtype=np.intp)
+    for card in range(len(CARD_NAMES)):
+        if card == RAT_CARD and level == "starter":
+            continue
+        table[card] = correct_response_index(
+            card, shaker_on, fly_under, level, fly_card_under_shaker
+        )
+    return table
+
+
+def answer_beliefs(state: State, seat: int) -> np.ndarray:
+    """How likely each of the 13 responses is the correct answer, for ``seat``.
+
+    The seat's identity and colour posteriors (its own glimpses) give a
+    probability for every card the showing card might be; the oracle
+    (:func:`rules.correct_response`) with the shaker and the fly where the seat
+    knows them maps each card to its answer. Only what the seat knows enters,
+    so this adds no information to the observation; it saves a learner
+    re-deriving the rules. All 0 when no card shows.
+    """
+    out = np.zeros(NUM_RESPONSES, dtype=np.float32)
+    if state.phase != PHASE_REACT:
+        return out
+    post = state.posterior[seat]
+    joint = np.empty(len(CARD_NAMES), dtype=np.float64)
+    joint[:FLY_CARD] = np.outer(post[0, :NUM_FOODS], post[1, :NUM_COLOURS]).ravel()
+    joint[FLY_CARD] = post[0, NUM_FOODS]
+    joint[RAT_CARD] = 0.0 if state.level == "starter" else post[0, NUM_FOODS + 1]
+    table = _answer_table(
+        state.shaker_on, state.fly_under, state.level, state.fly_card_under_shaker
+    )
+    out[:] = np.bincount(table, weights=joint, minlength=NUM_RESPONSES)
+    return out
+
+
+def observe(
+    state: State, seat: int, tick_ms: int, memoryless: bool, with_answers: bool = False
+) -> np.ndarray:
+    """The observation vector of ``seat`` (see the module table); ``with_answers`` appends
+    :func:`answer_beliefs` (the env option ``answer_beliefs``)."""
     n = state.num_players
     total = float(state.total_cards)
-    vec = np.zeros(PER_SEAT + 3 * n, dtype=np.float32)
+    vec = np.zeros(observation_size(n, with_answers), dtype=np.float32)
     reacting = state.phase == PHASE_REACT
     if reacting:
         post = state.posterior[seat]
@@ -161,6 +217,8 @@ def observe(state: State, seat: int, tick_ms: int, memoryless: bool) -> np.ndarr
         if reacting and answer[s] != NO_ANSWER:
             vec[PER_SEAT + n + i] = 1.0
     vec[PER_SEAT + 2 * n + (state.dealer - seat) % n] = 1.0
+    if with_answers:
+        vec[PER_SEAT + 3 * n :] = answer_beliefs(state, seat)
     return vec
 
 
