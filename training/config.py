@@ -11,6 +11,7 @@ The YAML layout (see ``configs/default.yaml``)::
     opponents: [optimal]            # bot names for the other seats (or one name for all)
     learner_seat: 0                 # or "random" (seats rotated at every reset)
     selfplay: {...}                 # optional pool of bots and frozen snapshots
+    pretrain: {teacher: bayes}      # optional warm start: imitate a bot before PPO
     algorithm: {...}                # MaskablePPO hyperparameters
     timesteps: 100000               # training budget (learner decisions)
     seed: 0
@@ -49,6 +50,21 @@ class SelfPlayConfig:
     """Keep at most this many frozen snapshots (oldest dropped first)."""
     snapshot_prob: float = 0.5
     """Probability that an opponent seat is a snapshot (once any exists) rather than a bot."""
+
+
+@dataclass
+class PretrainConfig:
+    """Warm start by behaviour cloning (training/pretrain.py): before PPO, the policy imitates
+    a teacher bot playing the learner's seat and the value net fits the returns it got."""
+
+    teacher: str | None = None
+    """Bot name of the teacher; None (the default): no warm start."""
+    games: int = 20
+    """Games the teacher plays to collect the demonstrations."""
+    epochs: int = 10
+    """Passes over the demonstrations."""
+    batch_size: int = 512
+    learning_rate: float = 1.0e-3
 
 
 @dataclass
@@ -119,6 +135,7 @@ class TrainConfig:
     None: the game's default opponent."""
     learner_seat: int | Literal["random"] = 0
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     algorithm: AlgorithmConfig = field(default_factory=AlgorithmConfig)
     timesteps: int = 100_000
     seed: int = 0
@@ -246,6 +263,9 @@ _POSITIVE_INTS = (
     "eval.final_games",
     "selfplay.snapshot_every",
     "selfplay.max_snapshots",
+    "pretrain.games",
+    "pretrain.epochs",
+    "pretrain.batch_size",
 )
 
 
@@ -299,6 +319,18 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError("env_options.render_mode: not allowed in a training config")
     if cfg.selfplay.enabled and not cfg.selfplay.bots:
         raise ConfigError("selfplay.bots: self-play needs at least one bot in the pool")
+    teacher = cfg.pretrain.teacher
+    if teacher is not None:
+        bots = GAMES[cfg.game].bots()
+        if teacher not in bots:
+            raise ConfigError(
+                f"pretrain.teacher: unknown bot {teacher!r} for {cfg.game}; "
+                f"choose one of {', '.join(sorted(bots))}"
+            )
+    if not 0.0 < cfg.pretrain.learning_rate <= 1.0:
+        raise ConfigError(
+            f"pretrain.learning_rate: must be in (0.0, 1.0], got {cfg.pretrain.learning_rate}"
+        )
 
 
 def config_from_dict(data: Any) -> TrainConfig:

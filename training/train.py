@@ -58,6 +58,7 @@ EVAL_FIELDS = (
     "mean_reward",
     "exact_expected_score",
     "ratio_to_optimal",
+    "answer_accuracy",
     "metric",
 )
 
@@ -179,6 +180,8 @@ def make_callback(
             self.start_steps = self.num_timesteps
             every = cfg.eval.every
             self.next_eval = self.num_timesteps + every if every else np.inf
+            if every and card_base.get("pretrain"):
+                self.next_eval = self.num_timesteps  # how good the warm start is, first
             self.next_snapshot = self.num_timesteps + cfg.selfplay.snapshot_every
             if cfg.logging.progress_bar:
                 from tqdm import tqdm
@@ -344,6 +347,13 @@ def train(
         if resumed.optimizer_state is not None:
             model.policy.optimizer.load_state_dict(resumed.optimizer_state)
         model.num_timesteps = previous_steps
+    pretrained = None
+    if resumed is None and cfg.pretrain.teacher is not None:
+        from training.pretrain import warm_start
+
+        print(f"warm start: imitating the {cfg.pretrain.teacher!r} bot", file=sys.stderr)
+        pretrained = warm_start(model.policy, cfg)
+        print(f"warm start: {pretrained}", file=sys.stderr)
 
     card_base = {
         "game": cfg.game,
@@ -357,6 +367,7 @@ def train(
         "config_name": config_name,
         "config": cfg.to_dict(),
         "resumed_from": None if resume is None else str(resume),
+        "pretrain": pretrained,
         "versions": library_versions(),
         "git_commit": git_commit(),
     }

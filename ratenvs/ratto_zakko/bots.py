@@ -6,6 +6,8 @@
   more errors on conflict cards.
 - ``perfect``: never breaks a rule; answers after a fixed latency (250 ms) once its
   perception is sure.
+- ``bayes``: the ideal observer: no latency, answers the most likely response once it is
+  97% likely (by its posteriors and the table it knows).
 
 Every bot decides from its seat's observation; the human-model and perfect bots keep
 per-card state, so use one instance per seat.
@@ -14,7 +16,7 @@ per-card state, so use one instance per seat.
 from __future__ import annotations
 
 from ratenvs.common.bots import Bot, RandomBot, make_bot
-from ratenvs.ratto_zakko.reaction import AdultBot, ChildBot, ExpertBot, PerfectBot
+from ratenvs.ratto_zakko.reaction import AdultBot, BayesBot, ChildBot, ExpertBot, PerfectBot
 
 BOTS: dict[str, type] = {
     "random": RandomBot,
@@ -22,6 +24,7 @@ BOTS: dict[str, type] = {
     "adult": AdultBot,
     "expert": ExpertBot,
     "perfect": PerfectBot,
+    "bayes": BayesBot,
 }
 """Bot names accepted by the env wrappers, the CLI and the evaluator."""
 

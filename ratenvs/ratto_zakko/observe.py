@@ -155,29 +155,48 @@ def _answer_table(
     return table
 
 
-def answer_beliefs(state: State, seat: int) -> np.ndarray:
-    """How likely each of the 13 responses is the correct answer, for ``seat``.
+def response_beliefs(
+    identity: np.ndarray,
+    colour: np.ndarray,
+    shaker_on: int,
+    fly_under: int,
+    level: str,
+    fly_card_under_shaker: str = "grab",
+) -> np.ndarray:
+    """How likely each of the 13 responses is the correct answer.
 
-    The seat's identity and colour posteriors (its own glimpses) give a
-    probability for every card the showing card might be; the oracle
-    (:func:`rules.correct_response`) with the shaker and the fly where the seat
-    knows them maps each card to its answer. Only what the seat knows enters,
-    so this adds no information to the observation; it saves a learner
-    re-deriving the rules. All 0 when no card shows.
+    ``identity`` (7) and ``colour`` (5) are a seat's posteriors over the card
+    showing; every card it might be gets their product (fly and rat cards: the
+    identity alone) and counts for the oracle's answer to it
+    (:func:`rules.correct_response`) with the shaker and the fly at
+    ``shaker_on`` and ``fly_under``. A rat card at the starter level gets 0.
     """
-    out = np.zeros(NUM_RESPONSES, dtype=np.float32)
-    if state.phase != PHASE_REACT:
-        return out
-    post = state.posterior[seat]
     joint = np.empty(len(CARD_NAMES), dtype=np.float64)
-    joint[:FLY_CARD] = np.outer(post[0, :NUM_FOODS], post[1, :NUM_COLOURS]).ravel()
-    joint[FLY_CARD] = post[0, NUM_FOODS]
-    joint[RAT_CARD] = 0.0 if state.level == "starter" else post[0, NUM_FOODS + 1]
-    table = _answer_table(
-        state.shaker_on, state.fly_under, state.level, state.fly_card_under_shaker
+    joint[:FLY_CARD] = np.outer(identity[:NUM_FOODS], colour[:NUM_COLOURS]).ravel()
+    joint[FLY_CARD] = identity[NUM_FOODS]
+    joint[RAT_CARD] = 0.0 if level == "starter" else identity[NUM_FOODS + 1]
+    table = _answer_table(shaker_on, fly_under, level, fly_card_under_shaker)
+    return np.bincount(table, weights=joint, minlength=NUM_RESPONSES).astype(np.float32)
+
+
+def answer_beliefs(state: State, seat: int) -> np.ndarray:
+    """:func:`response_beliefs` of ``seat`` for the card showing (all 0 when none shows).
+
+    Only what the seat knows enters (its own posteriors, the shaker, the fly
+    whose place is public in the "knowledge" observation), so this adds no
+    information to the observation; it saves a learner re-deriving the rules.
+    """
+    if state.phase != PHASE_REACT:
+        return np.zeros(NUM_RESPONSES, dtype=np.float32)
+    post = state.posterior[seat]
+    return response_beliefs(
+        post[0],
+        post[1],
+        state.shaker_on,
+        state.fly_under,
+        state.level,
+        state.fly_card_under_shaker,
     )
-    out[:] = np.bincount(table, weights=joint, minlength=NUM_RESPONSES)
-    return out
 
 
 def observe(

@@ -380,6 +380,46 @@ class PerfectBot(_CardBot):
         return self.correct_for(view)
 
 
+BAYES_CERTAINTY = 0.97
+"""The ideal-observer bot answers once the most likely response is this likely."""
+
+
+class BayesBot(_CardBot):
+    """The ideal observer: no motor latency and no slips. Every tick it works out how likely
+    each response is the correct answer (:func:`observe.response_beliefs`: its posteriors,
+    the shaker, the fly where it saw it last) and gives the most likely one as soon as that
+    is at least ``certainty`` likely. A strong baseline (and the teacher that warm-starts
+    the shipped agent); it moves the fly or shaker at random after winning an event."""
+
+    name = "bayes"
+
+    def __init__(self, certainty: float = BAYES_CERTAINTY) -> None:
+        super().__init__()
+        if not 0.0 < certainty <= 1.0:
+            raise ValueError(f"certainty must be in (0, 1], got {certainty}")
+        self.certainty = float(certainty)
+        self._observation = np.zeros(0, dtype=np.float32)
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        self._observation = observation
+        return super().act(observation, action_mask, rng)
+
+    def decide(self, view: SeatView) -> int | None:
+        o = self._observation
+        beliefs = ob.response_beliefs(
+            o[ob.IDENTITY_SLICE],
+            o[ob.COLOUR_SLICE],
+            view.shaker_on,
+            self._fly_memory,
+            view.level,
+            view.fly_card_rule,
+        )
+        best = int(beliefs.argmax())
+        return best if beliefs[best] >= self.certainty else None
+
+
 class IdleBot:
     """Never answers (always waits; leaves fly and shaker). Used to measure a bot alone."""
 

@@ -186,3 +186,49 @@ def test_a_belief_threshold_answers_almost_always_correctly():
     counts = env.aec.state.card_counts()
     assert answers >= 50 and correct / answers >= 0.94
     assert counts[0] == max(counts) and counts[0] > sum(counts[1:])
+
+
+# ------------------------------------------------------------------ the bayes bot
+def test_the_bayes_bot_answers_what_the_beliefs_say():
+    """The bot computes the beliefs from the plain observation (its posteriors and the fly
+    it remembers); an env with the option shows the same numbers, and the bot answers their
+    most likely response exactly when it reaches the bot's certainty."""
+    from ratenvs.ratto_zakko.bots import get_bot
+
+    env = ratto_zakko_v0.raw_env(num_players=2, level="dessert", answer_beliefs=True)
+    env.reset(seed=5)
+    size = ob.observation_size(2)
+    bots = [get_bot("bayes"), get_bot("bayes")]
+    rng = np.random.default_rng(0)
+    answered = 0
+    while not env.state.is_over:
+        seat = env._current_seat()
+        vec, mask = env._observation_vector(seat), env._action_mask(seat)
+        action = bots[seat].act(vec[:size], mask, rng)
+        beliefs = vec[size:]
+        if mask[ob.ACTION_RESPONSE_FIRST]:
+            if beliefs.max() >= 0.97:
+                assert action == ob.ACTION_RESPONSE_FIRST + int(beliefs.argmax())
+                answered += 1
+            else:
+                assert action == ob.ACTION_WAIT
+        env.step(action)
+    assert answered > 40
+
+
+@pytest.mark.parametrize("level", ["starter", "dessert"])
+def test_the_bayes_bot_is_fast_and_rarely_wrong(level):
+    from ratenvs.ratto_zakko.bots import BOTS
+    from ratenvs.ratto_zakko.reaction import measure
+
+    bayes = measure(BOTS["bayes"], level, games=2, seed=3)
+    expert = measure(BOTS["expert"], level, games=2, seed=3)
+    assert bayes.error_rate <= 0.05
+    assert bayes.mean_rt_ms < expert.mean_rt_ms - 200
+
+
+def test_the_bayes_bot_refuses_a_bad_certainty():
+    from ratenvs.ratto_zakko.reaction import BayesBot
+
+    with pytest.raises(ValueError, match="certainty"):
+        BayesBot(certainty=1.5)
