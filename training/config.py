@@ -90,6 +90,9 @@ class AlgorithmConfig:
     activation: Literal["tanh", "relu"] = "tanh"
     reward_scale: float = 1.0
     """Rewards are multiplied by this during training only (evaluation reports raw rewards)."""
+    wrong_answer_penalty: float = 0.0
+    """Ratto Zakko only: subtract this from the learner's reward for every wrong answer
+    (training only; evaluation reports the game's own rewards)."""
     torch_threads: int = 1
     """torch intra-op threads of the learner process."""
 
@@ -297,7 +300,11 @@ def _check_values(cfg: TrainConfig) -> None:
         value = getattr(algo, key)
         if not low < value <= high:
             raise ConfigError(f"algorithm.{key}: must be in ({low}, {high}], got {value}")
-    for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale"):
+    if algo.wrong_answer_penalty and cfg.game != "ratto_zakko":
+        raise ConfigError(
+            "algorithm.wrong_answer_penalty: only Ratto Zakko has answers to penalise"
+        )
+    for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale", "wrong_answer_penalty"):
         if getattr(algo, key) < 0:
             raise ConfigError(f"algorithm.{key}: must be >= 0, got {getattr(algo, key)}")
     if not algo.net_arch or any(n < 1 for n in algo.net_arch):

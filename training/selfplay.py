@@ -118,12 +118,49 @@ def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
         from stable_baselines3.common.monitor import Monitor
 
         env = Monitor(env)
+    if cfg.algorithm.wrong_answer_penalty:
+        env = WrongAnswerPenalty(env, cfg.algorithm.wrong_answer_penalty)
     scale = cfg.algorithm.reward_scale
     if scale != 1.0:
         env = gym.wrappers.TransformReward(env, _Scale(scale))
     if pool is not None:
         env = SelfPlayWrapper(env, pool)
     return env
+
+
+class WrongAnswerPenalty(gym.Wrapper):
+    """Ratto Zakko training only: the learner's reward drops by ``penalty`` for every wrong
+    answer (on top of the game's own cost, a returned card when it has one).
+
+    The game's "cards" reward makes a fast guess worth it against slow opponents; the
+    penalty asks for the accuracy a careful player has. Outside the Monitor, so the logged
+    episode rewards stay the cards won; evaluation never sees it.
+    """
+
+    def __init__(self, env: gym.Env, penalty: float) -> None:
+        super().__init__(env)
+        self.penalty = float(penalty)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        from ratenvs.ratto_zakko import rules
+        from ratenvs.ratto_zakko.observe import ACTION_RESPONSE_FIRST
+
+        state = self.env.unwrapped.aec.state
+        response = int(action) - ACTION_RESPONSE_FIRST
+        wrong = (
+            state.phase == rules.PHASE_REACT
+            and 0 <= response < rules.NUM_RESPONSES
+            and response
+            != rules.correct_response_index(
+                state.card,
+                state.shaker_on,
+                state.fly_under,
+                state.level,
+                state.fly_card_under_shaker,
+            )
+        )
+        obs, reward, term, trunc, info = self.env.step(action)
+        return obs, float(reward) - (self.penalty if wrong else 0.0), term, trunc, info
 
 
 class _Scale:

@@ -102,3 +102,50 @@ def test_the_card_records_the_warm_start(tmp_path):
     with (tmp_path / "eval.csv").open() as fh:
         first = next(csv.DictReader(fh))
     assert int(first["timesteps"]) <= cfg.n_envs  # the warm start, before PPO's first update
+
+
+def test_the_wrong_answer_penalty_costs_exactly_the_wrong_answers():
+    from ratenvs.ratto_zakko import rules
+    from ratenvs.ratto_zakko.observe import ACTION_RESPONSE_FIRST
+    from training.selfplay import make_env
+
+    def config(penalty):
+        return config_from_dict(
+            {
+                "game": "ratto_zakko",
+                "env_options": {"num_players": 2, "level": "main"},
+                "opponents": ["adult"],
+                "algorithm": {"wrong_answer_penalty": penalty},
+            }
+        )
+
+    with pytest.raises(ConfigError, match="wrong_answer_penalty"):
+        catz_config(algorithm={"wrong_answer_penalty": 1.0, "batch_size": 32, "n_steps": 32})
+    with pytest.raises(ConfigError, match="wrong_answer_penalty"):
+        config(-1.0)
+    plain, shaped = make_env(config(0.0), monitor=False), make_env(config(2.5), monitor=False)
+    plain.reset(seed=3)
+    shaped.reset(seed=3)
+    rng = np.random.default_rng(0)
+    wrong = 0
+    for _ in range(400):
+        state = shaped.unwrapped.aec.state
+        mask = shaped.unwrapped.action_masks()
+        action = int(rng.choice(np.flatnonzero(mask))) if rng.random() < 0.2 else 0
+        if not mask[action]:
+            action = int(np.flatnonzero(mask)[0])
+        is_wrong = (
+            state.phase == rules.PHASE_REACT
+            and ACTION_RESPONSE_FIRST <= action < ACTION_RESPONSE_FIRST + 13
+            and action - ACTION_RESPONSE_FIRST
+            != rules.correct_response_index(
+                state.card, state.shaker_on, state.fly_under, state.level
+            )
+        )
+        _, r_plain, term, trunc, _ = plain.step(action)
+        _, r_shaped, *_ = shaped.step(action)
+        assert r_shaped == pytest.approx(r_plain - (2.5 if is_wrong else 0.0))
+        wrong += is_wrong
+        if term or trunc:
+            break
+    assert wrong >= 3
