@@ -25,6 +25,16 @@ def test_pettingzoo_api_and_seed_tests(num_players, observation):
     seed_test(lambda: rat_a_tat_cat_v0.env(**kw), 100)
 
 
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_api_seed_and_check_env_for_the_elimination_game(num_players):
+    """The configuration the shipped agents play: out at 100 points, several rounds."""
+    kw = {"num_players": num_players, "target_score": 100}
+    api_test(rat_a_tat_cat_v0.env(**kw), num_cycles=600)
+    seed_test(lambda: rat_a_tat_cat_v0.env(**kw), 300)
+    genv = gymnasium.make("ratenvs/RatATatCat-v0", **kw)
+    check_env(genv.unwrapped, skip_render_check=True)
+
+
 def test_registered_ids_and_gymnasium_check_env():
     env = pettingzoo.make("aec", "ratenvs/rat_a_tat_cat-v0")
     env.reset(seed=0)

@@ -151,6 +151,13 @@ def test_pettingzoo_api_and_seed_with_beliefs():
         parallel_api_test(ratto_zakko_v0.parallel_env(**options), num_cycles=400)
         seed_test(lambda: ratto_zakko_v0.env(**options), num_cycles=60)
         parallel_seed_test(lambda: ratto_zakko_v0.parallel_env(**options), num_cycles=60)
+        import gymnasium
+        from gymnasium.utils.env_checker import check_env
+
+        import ratenvs  # noqa: F401  (registers the ids)
+
+        genv = gymnasium.make("ratenvs/RattoZakko-v0", **options)
+        check_env(genv.unwrapped, skip_render_check=True)
 
 
 def test_a_belief_threshold_answers_almost_always_correctly():
