@@ -18,6 +18,8 @@ import numpy as np
 
 from ratenvs.common.bots import Bot
 from ratenvs.games import GAMES
+from ratenvs.ratto_zakko import rules as ratto_rules
+from ratenvs.ratto_zakko.observe import ACTION_RESPONSE_FIRST
 from training.checkpoint import PolicyBot, PolicySpec
 from training.config import TrainConfig
 
@@ -142,16 +144,13 @@ class WrongAnswerPenalty(gym.Wrapper):
         self.penalty = float(penalty)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        from ratenvs.ratto_zakko import rules
-        from ratenvs.ratto_zakko.observe import ACTION_RESPONSE_FIRST
-
         state = self.env.unwrapped.aec.state
         response = int(action) - ACTION_RESPONSE_FIRST
         wrong = (
-            state.phase == rules.PHASE_REACT
-            and 0 <= response < rules.NUM_RESPONSES
+            state.phase == ratto_rules.PHASE_REACT
+            and 0 <= response < ratto_rules.NUM_RESPONSES
             and response
-            != rules.correct_response_index(
+            != ratto_rules.correct_response_index(
                 state.card,
                 state.shaker_on,
                 state.fly_under,
