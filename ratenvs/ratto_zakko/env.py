@@ -179,6 +179,16 @@ class Config:
     def memoryless(self) -> bool:
         return self.observation == "memoryless"
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Low and high bounds of the observation vector with these options."""
+        return observation_bounds(
+            self.num_players, self.tick_ms, self.window_ticks, self.answer_beliefs
+        )
+
+    def observe(self, state: rules.State, seat: int) -> np.ndarray:
+        """The observation vector of ``seat`` with these options (:func:`observe.observe`)."""
+        return observe(state, seat, self.tick_ms, self.memoryless, self.answer_beliefs)
+
 
 def make_config(
     num_players: int = 4,
@@ -201,7 +211,8 @@ def make_config(
             "option 'original_colour_cards' must be one of "
             f"{rules.ORIGINAL_COLOUR_CARD_CHOICES}, got {original_colour_cards!r}"
         )
-    if check_bool("answer_beliefs", answer_beliefs) and observation == "memoryless":
+    answer_beliefs = check_bool("answer_beliefs", answer_beliefs)
+    if answer_beliefs and observation == "memoryless":
         raise ValueError(
             "option 'answer_beliefs' needs observation='knowledge': the beliefs use where the "
             "fly hides, which a memoryless observation does not show"
@@ -219,7 +230,7 @@ def make_config(
             "fly_card_under_shaker", fly_card_under_shaker, rules.FLY_CARD_RULES
         ),
         relocation=check_choice("relocation", relocation, rules.RELOCATION_MODES),
-        answer_beliefs=check_bool("answer_beliefs", answer_beliefs),
+        answer_beliefs=answer_beliefs,
     )
 
 
@@ -345,9 +356,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
             relocation,
             answer_beliefs,
         )
-        low, high = observation_bounds(
-            self.config.num_players, tick_ms, window_ticks, self.config.answer_beliefs
-        )
+        low, high = self.config.bounds()
         self._setup_spaces(
             self.config.num_players, low, high, NUM_ACTIONS, render_mode, render_view
         )
@@ -393,8 +402,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         return self.state.phase == rules.PHASE_OVER
 
     def _observation_vector(self, seat: int) -> np.ndarray:
-        c = self.config
-        return observe(self.state, seat, c.tick_ms, c.memoryless, c.answer_beliefs)
+        return self.config.observe(self.state, seat)
 
     # ----------------------------------------------------------- utilities
     def game_state(self) -> dict[str, Any]:
@@ -474,7 +482,7 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.render_view = check_render_view(render_view, self.possible_agents)
         self._window: HumanWindow | None = None
-        low, high = observation_bounds(n, tick_ms, window_ticks, self.config.answer_beliefs)
+        low, high = self.config.bounds()
         obs_box = spaces.Box(low=low, high=high, dtype=np.float32)
         mask_box = spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8)
         self.observation_spaces = {
@@ -496,7 +504,7 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         c = self.config
         return {
             a: {
-                "observation": observe(self.state, i, c.tick_ms, c.memoryless, c.answer_beliefs),
+                "observation": c.observe(self.state, i),
                 "action_mask": action_mask(self.state, i),
             }
             for i, a in enumerate(self.possible_agents)
