@@ -46,6 +46,9 @@ class PolicySpec:
     num_actions: int
     net_arch: tuple[int, ...]
     activation: str = "tanh"
+    critic_extra: int = 0
+    """Privileged entries the value network reads after the observation (training only;
+    see :mod:`training.privileged`). 0: the usual actor-critic."""
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -60,9 +63,14 @@ class PolicySpec:
                 num_actions=int(data["num_actions"]),
                 net_arch=tuple(int(n) for n in data["net_arch"]),
                 activation=str(data.get("activation", "tanh")),
+                critic_extra=int(data.get("critic_extra", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise CheckpointError(f"card 'policy' entry is malformed: {exc!r}") from None
+        if spec.critic_extra < 0:
+            raise CheckpointError(
+                f"card 'policy.critic_extra' must be >= 0, got {spec.critic_extra}"
+            )
         if spec.activation not in ACTIVATIONS:
             raise CheckpointError(
                 f"card 'policy.activation' {spec.activation!r} is not one of {ACTIVATIONS}"
@@ -73,26 +81,39 @@ class PolicySpec:
 def build_policy(spec: PolicySpec) -> Any:
     """A fresh sb3-contrib ``MaskableActorCriticPolicy`` with the architecture of ``spec``."""
     import gymnasium as gym
-    import torch
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    return MaskableActorCriticPolicy(
-        gym.spaces.Box(-np.inf, np.inf, (spec.observation_size,), np.float32),
+    size = spec.observation_size + spec.critic_extra
+    return policy_class(spec)(
+        gym.spaces.Box(-np.inf, np.inf, (size,), np.float32),
         gym.spaces.Discrete(spec.num_actions),
         lambda _progress: 0.0,
-        net_arch=list(spec.net_arch),
-        activation_fn={"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[spec.activation],
+        **policy_kwargs(spec),
     )
+
+
+def policy_class(spec: PolicySpec) -> type:
+    """The sb3-contrib policy class of ``spec``: ``MaskableActorCriticPolicy``, or its
+    asymmetric variant when the value network has privileged inputs."""
+    if spec.critic_extra:
+        from training.privileged import asymmetric_policy_class
+
+        return asymmetric_policy_class()
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    return MaskableActorCriticPolicy
 
 
 def policy_kwargs(spec: PolicySpec) -> dict[str, Any]:
     """``policy_kwargs`` for MaskablePPO that build the architecture of ``spec``."""
     import torch
 
-    return {
+    kwargs: dict[str, Any] = {
         "net_arch": list(spec.net_arch),
         "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[spec.activation],
     }
+    if spec.critic_extra:
+        kwargs["actor_size"] = spec.observation_size
+    return kwargs
 
 
 # ------------------------------------------------------------------ the Bot

@@ -95,6 +95,9 @@ class AlgorithmConfig:
     (training only; evaluation reports the game's own rewards)."""
     torch_threads: int = 1
     """torch intra-op threads of the learner process."""
+    privileged_critic: bool = False
+    """Asymmetric actor-critic: the value network also sees the true table (training only;
+    the policy sees the player's observation). Games: see ``training.privileged``."""
 
 
 @dataclass
@@ -304,6 +307,14 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError(
             "algorithm.wrong_answer_penalty: only Ratto Zakko has answers to penalise"
         )
+    if algo.privileged_critic:
+        from training.privileged import PRIVILEGED
+
+        if cfg.game not in PRIVILEGED:
+            raise ConfigError(
+                f"algorithm.privileged_critic: no privileged features for {cfg.game!r}; "
+                f"available for {sorted(PRIVILEGED)}"
+            )
     for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale", "wrong_answer_penalty"):
         if getattr(algo, key) < 0:
             raise ConfigError(f"algorithm.{key}: must be >= 0, got {getattr(algo, key)}")

@@ -42,6 +42,7 @@ from training.checkpoint import (
     PolicySpec,
     load_card,
     load_checkpoint,
+    policy_class,
     policy_kwargs,
     save_checkpoint,
     write_card,
@@ -292,15 +293,32 @@ def train(
     probe = make_env(cfg, monitor=False)
     obs_size = int(probe.observation_space.shape[0])
     n_actions = int(probe.action_space.n)
+    extra = int(probe.get_wrapper_attr("extra")) if cfg.algorithm.privileged_critic else 0
+    obs_size -= extra
     probe.close()
     algo = cfg.algorithm
-    spec = PolicySpec(obs_size, n_actions, tuple(algo.net_arch), algo.activation)
+    spec = PolicySpec(obs_size, n_actions, tuple(algo.net_arch), algo.activation, extra)
 
     previous_steps = 0
     previous_wall = 0.0
     resumed = None
     if resume is not None:
         resumed = load_checkpoint(resume, game=cfg.game, observation_size=obs_size)
+        if (
+            resumed.spec.critic_extra == 0
+            and extra
+            and resumed.spec == dataclasses.replace(spec, critic_extra=0)
+        ):
+            from training.privileged import widen_critic
+
+            print(
+                f"--resume {resume}: the value network gets {extra} privileged inputs "
+                "(zero weights); the optimizer state starts afresh",
+                file=sys.stderr,
+            )
+            resumed.policy_state = widen_critic(resumed.policy_state, extra)
+            resumed.optimizer_state = None
+            resumed.spec = spec
         if resumed.spec != spec:
             raise CheckpointError(
                 f"--resume {resume}: architecture {resumed.spec.to_dict()} differs from the "
@@ -322,7 +340,7 @@ def train(
                 "logging.tensorboard: tensorboard is not installed; skipped", stacklevel=1
             )
     model = MaskablePPO(
-        "MlpPolicy",
+        policy_class(spec),
         venv,
         learning_rate=_LinearSchedule(algo.learning_rate)
         if algo.learning_rate_schedule == "linear"

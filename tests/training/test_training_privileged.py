@@ -1,0 +1,148 @@
+"""The asymmetric actor-critic (training/privileged.py): the privileged features are the true
+table, only the value network reads them, and checkpoints keep the shipped policy on the
+player's own observation."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from ratenvs.rat_a_tat_cat import rules
+from training.checkpoint import PolicySpec, build_policy, load_checkpoint, save_checkpoint
+from training.config import ConfigError, config_from_dict
+from training.privileged import PrivilegedObservation, widen_critic
+from training.selfplay import make_env
+from training.train import train
+
+CODES = rules.NUM_KINDS + 1
+
+
+def ratcat_config(privileged: bool = True, **extra):
+    data = {
+        "game": "rat_a_tat_cat",
+        "env_options": {"num_players": 3},
+        "opponents": ["heuristic"],
+        "learner_seat": "random",
+        "n_envs": 2,
+        "timesteps": 64,
+        "algorithm": {
+            "n_steps": 32,
+            "batch_size": 32,
+            "n_epochs": 1,
+            "net_arch": [32, 32],
+            "privileged_critic": privileged,
+        },
+        "eval": {"every": 0, "games": 2, "final_games": 2},
+        "logging": {"progress_bar": False},
+    }
+    data.update(extra)
+    return config_from_dict(data)
+
+
+def decode(features: np.ndarray, num_players: int) -> tuple[list[list[int]], int]:
+    """Kinds by offset and slot (13 = empty), and the kind of the next draw."""
+    block = features[: num_players * rules.SLOTS * CODES].reshape(num_players, rules.SLOTS, CODES)
+    assert (block.sum(axis=2) == 1).all()
+    top = features[num_players * rules.SLOTS * CODES :]
+    assert top.sum() == 1
+    return block.argmax(axis=2).tolist(), int(top.argmax())
+
+
+def test_the_features_are_the_true_table_seen_from_the_learner_seat():
+    env = make_env(ratcat_config(), monitor=False)
+    assert isinstance(env, PrivilegedObservation)
+    single = env.unwrapped
+    n = single.aec.num_players
+    base_size = env.actor_size
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=3)
+    checked = 0
+    for _ in range(200):
+        state, seat = single.aec.state, single._seat
+        np.testing.assert_array_equal(obs[:base_size], single._observation())
+        kinds, top = decode(obs[base_size:], n)
+        for k in range(n):
+            assert kinds[k] == [rules.KIND[c] for c in state.hands[(seat + k) % n]]
+        assert top == (rules.KIND[state.draw_pile[-1]] if state.draw_pile else rules.NUM_KINDS)
+        assert env.observation_space.contains(obs)
+        checked += 1
+        action = int(rng.choice(np.flatnonzero(env.unwrapped.action_masks())))
+        obs, _, term, trunc, _ = env.step(action)
+        if term or trunc:
+            obs, _ = env.reset()
+    assert checked == 200
+
+
+def test_only_the_value_network_reads_the_privileged_entries():
+    spec = PolicySpec(10, 4, (16, 16), "relu", critic_extra=6)
+    policy = build_policy(spec)
+    for p in policy.parameters():  # no zero-initialised path hides a dependence
+        torch.nn.init.normal_(p, std=0.5)
+    obs = torch.rand(32, 16)
+    other = obs.clone()
+    other[:, 10:] = torch.rand(32, 6)  # resample everything privileged
+    with torch.no_grad():
+        logits_a = policy.get_distribution(obs).distribution.logits
+        logits_b = policy.get_distribution(other).distribution.logits
+        values_a, values_b = policy.predict_values(obs), policy.predict_values(other)
+    torch.testing.assert_close(logits_a, logits_b)
+    assert not torch.allclose(values_a, values_b)
+    assert policy.mlp_extractor.policy_net[0].weight.shape == (16, 10)
+    assert policy.mlp_extractor.value_net[0].weight.shape == (16, 16)
+
+
+def test_a_privileged_checkpoint_plays_on_the_player_observation(tmp_path):
+    spec = PolicySpec(12, 5, (8,), "tanh", critic_extra=3)
+    policy = build_policy(spec)
+    path = save_checkpoint(
+        tmp_path / "agent",
+        policy.state_dict(),
+        {"game": "rat_a_tat_cat", "env_options": {}, "policy": spec.to_dict()},
+    )
+    assert json.loads((tmp_path / "agent.json").read_text())["policy"]["critic_extra"] == 3
+    ckpt = load_checkpoint(path)
+    assert ckpt.spec == spec
+    bot = ckpt.bot()
+    obs = np.random.default_rng(1).random((20, 12)).astype(np.float32)
+    masks = np.ones((20, 5), dtype=bool)
+    full = torch.as_tensor(np.concatenate([obs, np.zeros((20, 3), np.float32)], axis=1))
+    with torch.no_grad():
+        probs = ckpt.policy().get_distribution(full).distribution.probs.numpy()
+    logits = bot.logits(obs)
+    ours = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(ours / ours.sum(axis=1, keepdims=True), probs, atol=1e-5)
+    np.testing.assert_array_equal(bot.greedy(obs, masks), probs.argmax(axis=1))
+    with pytest.raises(ValueError, match="size 15"):
+        bot.logits(full.numpy())  # the shipped policy refuses the privileged vector
+
+
+def test_widening_keeps_the_value_function():
+    plain = PolicySpec(10, 4, (16,), "relu")
+    wide = PolicySpec(10, 4, (16,), "relu", critic_extra=5)
+    source = build_policy(plain)
+    target = build_policy(wide)
+    target.load_state_dict(widen_critic(source.state_dict(), 5))
+    obs = torch.rand(8, 10)
+    with torch.no_grad():
+        expected = source.predict_values(obs)
+        got = target.predict_values(torch.cat([obs, torch.rand(8, 5)], dim=1))
+    torch.testing.assert_close(expected, got)
+
+
+def test_privileged_critic_needs_a_game_with_features():
+    with pytest.raises(ConfigError, match=r"algorithm\.privileged_critic"):
+        config_from_dict({"game": "catz_ratz_batz", "algorithm": {"privileged_critic": True}})
+
+
+def test_training_with_a_privileged_critic_and_resuming_a_plain_run(tmp_path):
+    plain = train(ratcat_config(privileged=False), tmp_path / "plain")
+    final = train(ratcat_config(), tmp_path / "priv", resume=plain)
+    card = json.loads(final.with_suffix(".json").read_text())
+    base = card["policy"]["observation_size"]
+    assert card["policy"]["critic_extra"] == 3 * rules.SLOTS * CODES + CODES
+    assert card["evaluation"]["games"] == 2
+    ckpt = load_checkpoint(final, game="rat_a_tat_cat", observation_size=base)
+    assert ckpt.bot().logits(np.zeros(base, np.float32)).shape == (rules.num_actions(3),)

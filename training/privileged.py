@@ -1,0 +1,173 @@
+"""Asymmetric actor-critic: a value network that sees the whole table, for training only.
+
+In a hidden-information game the return that follows a decision depends
+mostly on cards nobody at the table can see (the other hands, the draw
+pile), so PPO's advantage estimates are noisy when the value network sees
+only what the player sees. With ``algorithm.privileged_critic: true`` the
+training env appends *privileged features* (the true table) to the learner's
+observation; the **value network** reads the whole vector, the **policy
+network** reads only the first ``observation_size`` entries, the player's own
+observation. The value network is used only to compute advantages during
+training: the policy that is shipped, evaluated and played
+(:class:`training.checkpoint.PolicyBot`) never sees a privileged entry.
+Pinto et al. (2018) call this an asymmetric actor-critic; card-game agents
+(Suphx, "oracle" critics) use the same idea.
+
+Privileged features, per game:
+
+- Rat-a-Tat Cat: the true kind of every card in every hand (one-hot, 13 kinds
+  + empty, players by offset from the learner: 56 entries per player), and the
+  kind of the top card of the draw pile (14 entries).
+
+A checkpoint records the extra size in ``policy.critic_extra``; resuming a
+plain checkpoint with ``privileged_critic: true`` widens its value network's
+first layer with zero weights for the new entries (it starts as the same
+function and learns to use them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from ratenvs.rat_a_tat_cat import rules as ratcat_rules
+
+_RATCAT_CODES = ratcat_rules.NUM_KINDS + 1  # 13 kinds + empty / none
+
+
+def _ratcat_features(state: Any, seat: int) -> np.ndarray:
+    """Rat-a-Tat Cat: every hand's true kinds by offset from ``seat``, and the next draw."""
+    n = state.num_players
+    slots = ratcat_rules.SLOTS
+    out = np.zeros(n * slots * _RATCAT_CODES + _RATCAT_CODES, dtype=np.float32)
+    for k in range(n):
+        hand = state.hands[(seat + k) % n]
+        for s in range(slots):
+            card = hand[s] if s < len(hand) else ratcat_rules.NO_CARD
+            code = (
+                ratcat_rules.NUM_KINDS if card == ratcat_rules.NO_CARD else ratcat_rules.KIND[card]
+            )
+            out[(k * slots + s) * _RATCAT_CODES + code] = 1.0
+    top = state.draw_pile[-1] if state.draw_pile else ratcat_rules.NO_CARD
+    code = ratcat_rules.NUM_KINDS if top == ratcat_rules.NO_CARD else ratcat_rules.KIND[top]
+    out[n * slots * _RATCAT_CODES + code] = 1.0
+    return out
+
+
+def _ratcat_size(num_players: int) -> int:
+    return num_players * ratcat_rules.SLOTS * _RATCAT_CODES + _RATCAT_CODES
+
+
+PRIVILEGED: dict[str, tuple[Callable[[Any, int], np.ndarray], Callable[[int], int]]] = {
+    "rat_a_tat_cat": (_ratcat_features, _ratcat_size),
+}
+"""Games with privileged features: (features of (state, learner seat), size by players)."""
+
+
+def supported(game: str) -> bool:
+    """The game has privileged features for an asymmetric critic."""
+    return game in PRIVILEGED
+
+
+class PrivilegedObservation(gym.ObservationWrapper):
+    """Training env only: the learner's observation followed by the privileged features.
+
+    Wraps a :class:`ratenvs.wrappers.single_agent.SingleAgentEnv` (through any
+    wrappers); the features describe the table at the moment the observation is
+    returned.
+    """
+
+    def __init__(self, env: gym.Env, game: str) -> None:
+        super().__init__(env)
+        if game not in PRIVILEGED:
+            raise ValueError(
+                f"privileged_critic: no privileged features for {game!r}; "
+                f"available for {sorted(PRIVILEGED)}"
+            )
+        self._features, size_of = PRIVILEGED[game]
+        base = env.observation_space
+        assert isinstance(base, gym.spaces.Box)
+        self.actor_size = int(base.shape[0])
+        self.extra = size_of(env.unwrapped.aec.num_players)
+        low = np.concatenate([base.low, np.zeros(self.extra, dtype=np.float32)])
+        high = np.concatenate([base.high, np.ones(self.extra, dtype=np.float32)])
+        self.observation_space = gym.spaces.Box(low, high, dtype=np.float32)
+
+    def observation(self, observation: np.ndarray) -> np.ndarray:
+        single = self.env.unwrapped
+        extra = self._features(single.aec.state, single._seat)
+        return np.concatenate([np.asarray(observation, dtype=np.float32), extra])
+
+
+def asymmetric_policy_class() -> type:
+    """sb3-contrib's ``MaskableActorCriticPolicy`` whose actor reads only the first
+    ``actor_size`` observation entries (built lazily: torch is imported on demand)."""
+    global _POLICY_CLASS
+    if _POLICY_CLASS is not None:
+        return _POLICY_CLASS
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.torch_layers import MlpExtractor
+
+    class AsymmetricMlpExtractor(MlpExtractor):
+        """Separate policy and value MLPs; the policy MLP sees the player's observation only."""
+
+        def __init__(
+            self,
+            feature_dim: int,
+            net_arch: list[int],
+            activation_fn: type[torch.nn.Module],
+            device: Any,
+            actor_size: int,
+        ) -> None:
+            super().__init__(feature_dim, net_arch, activation_fn, device)
+            self.actor_size = actor_size
+            self.policy_net = MlpExtractor(actor_size, net_arch, activation_fn, device).policy_net
+
+        def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return self.forward_actor(features), self.forward_critic(features)
+
+        def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+            return self.policy_net(features[..., : self.actor_size])
+
+    class AsymmetricActorCriticPolicy(MaskableActorCriticPolicy):
+        """MaskablePPO policy with a privileged critic (see :mod:`training.privileged`)."""
+
+        def __init__(self, *args: Any, actor_size: int, **kwargs: Any) -> None:
+            self.actor_size = actor_size
+            super().__init__(*args, **kwargs)
+
+        def _build_mlp_extractor(self) -> None:
+            self.mlp_extractor = AsymmetricMlpExtractor(
+                self.features_dim,
+                net_arch=self.net_arch,
+                activation_fn=self.activation_fn,
+                device=self.device,
+                actor_size=self.actor_size,
+            )
+
+        def _get_constructor_parameters(self) -> dict[str, Any]:
+            data = super()._get_constructor_parameters()
+            data["actor_size"] = self.actor_size
+            return data
+
+    _POLICY_CLASS = AsymmetricActorCriticPolicy
+    return _POLICY_CLASS
+
+
+_POLICY_CLASS: type | None = None
+
+
+def widen_critic(state: Mapping[str, Any], extra: int) -> dict[str, Any]:
+    """A plain policy state dict made fit for a privileged critic with ``extra`` more inputs:
+    the value network's first layer gets zero weights for them (the same function)."""
+    import torch
+
+    out = dict(state)
+    key = "mlp_extractor.value_net.0.weight"
+    weight = state[key]
+    out[key] = torch.cat([weight, torch.zeros(weight.shape[0], extra, dtype=weight.dtype)], dim=1)
+    return out
