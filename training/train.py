@@ -26,11 +26,13 @@ import csv
 import dataclasses
 import datetime as dt
 import platform
+import signal
 import subprocess
 import sys
+import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -267,6 +269,18 @@ class _LinearSchedule:
         return self.initial * progress_remaining
 
 
+def _stop_on_sigterm() -> Callable[[], None]:
+    """Make SIGTERM stop training like Ctrl-C (main thread only); return the undo."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(_signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 def train(
     cfg: TrainConfig,
     out: Path,
@@ -277,7 +291,8 @@ def train(
     """Run the training of ``cfg`` into ``out``; return the final checkpoint's weights path.
 
     Training stops early, still writing the final checkpoint and its evaluation, after
-    ``max_minutes`` of wall time or on Ctrl-C (the card records why).
+    ``max_minutes`` of wall time, on Ctrl-C or on SIGTERM (``kill``, which also reaches a
+    run started in the background, where Ctrl-C's SIGINT is ignored); the card records why.
     """
     import torch
     from sb3_contrib import MaskablePPO
@@ -393,6 +408,7 @@ def train(
     max_seconds = None if max_minutes is None else 60.0 * max_minutes
     callback = make_callback(cfg, out, spec, card_base, logs, max_seconds)
     t0 = time.perf_counter()
+    restore_sigterm = _stop_on_sigterm()
     try:
         model.learn(
             total_timesteps=cfg.timesteps,
@@ -401,9 +417,10 @@ def train(
             tb_log_name="maskableppo",
         )
     except KeyboardInterrupt:
-        callback.stopped_early = "interrupted (Ctrl-C)"
+        callback.stopped_early = "interrupted (Ctrl-C or SIGTERM)"
         print("\ninterrupted: writing the final checkpoint", file=sys.stderr)
     finally:
+        restore_sigterm()
         logs.close()
         snapshots = None
         if cfg.selfplay.enabled:

@@ -1,0 +1,50 @@
+"""Stopping a run early: SIGTERM (what ``kill`` sends, and what reaches a background run)
+writes the final checkpoint like Ctrl-C, and the card says why it stopped."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_sigterm_writes_the_final_checkpoint(tmp_path):
+    config = {
+        "game": "catz_ratz_batz",
+        "env_options": {"num_players": 1, "turns": 3},
+        "n_envs": 1,
+        "timesteps": 10_000_000,
+        "algorithm": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "eval": {"every": 0, "games": 2, "final_games": 2},
+        "logging": {"progress_bar": False},
+    }
+    cfg = tmp_path / "long.yaml"
+    cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.train", "--config", str(cfg), "--out", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    progress = out / "progress.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until PPO is learning (a few rollouts logged)
+        if progress.is_file() and len(progress.read_text().splitlines()) > 3:
+            break
+        assert proc.poll() is None, proc.communicate()[1]
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    card = json.loads((out / "final.json").read_text())
+    assert card["stopped_early"] == "interrupted (Ctrl-C or SIGTERM)"
+    assert 0 < card["timesteps"] < 10_000_000
