@@ -1,0 +1,157 @@
+"""Where a 4-player Rat-a-Tat Cat agent's wins come from, against three heuristic bots.
+
+    python benchmarks/ratcat_4p_ablation.py [--agent CKPT] [--games 800] [--seed 70000]
+
+Every line is one player in seat ``g % 4`` of game ``g`` (elimination game at 100,
+the other three seats heuristic bots), scored as a win rate (ties shared):
+
+- ``heuristic``: the heuristic bot itself (the fair share is 25%).
+- ``oracle knock (own, others)``: the heuristic's card play, but it knocks when
+  its hand is at least ``--margin`` points below every other hand still in the
+  game. ``true`` reads the real cards (an oracle no player has: power cards count
+  4.5), ``estimate`` the heuristic's estimate from the seat's own observation
+  (a card it does not know counts as the mean of the unseen number cards). The
+  gap between the lines says how much of the knock is worth knowing.
+- ``agent plays <decisions>`` (with ``--agent``): the agent makes the listed
+  kinds of decision (start = take the discard or draw, number = place or
+  discard a drawn or taken number, knock, swap, peek, draw2) and the heuristic
+  makes the rest: where the agent's edge over the heuristic comes from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ratenvs.common.bots import Bot
+from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.bots import _LAYOUTS, HeuristicBot
+from ratenvs.rat_a_tat_cat.env import raw_env
+from ratenvs.rat_a_tat_cat.observe import slot_codes
+
+PHASES = {
+    "start": (rules.PHASE_START,),
+    "number": (rules.PHASE_NUMBER, rules.PHASE_PLACE),
+    "knock": (rules.PHASE_KNOCK,),
+    "swap": (rules.PHASE_SWAP,),
+    "peek": (rules.PHASE_PEEK,),
+    "draw2": (rules.PHASE_DRAW2,),
+}
+POWER_VALUE = 4.5
+"""Points an oracle counts for a power card in a hand (it is replaced by a random card)."""
+
+Chooser = Callable[[rules.State, int, np.ndarray, np.ndarray, int], int]
+"""(state, seat, observation, mask, heuristic's action) -> the action played."""
+
+
+def play(chooser: Chooser, games: int, seed: int) -> float:
+    """Win rate of ``chooser`` in seat ``g % 4`` against three heuristic bots."""
+    heuristic = HeuristicBot()
+    score = 0.0
+    for g in range(games):
+        seat = g % 4
+        env = raw_env(num_players=4, target_score=100)
+        env.reset(seed=seed + g)
+        rng = np.random.default_rng(seed + g)
+        while not env.state.is_over:
+            state = env.state
+            p = state.current
+            obs = env._observation_vector(p)
+            mask = env._action_mask(p)
+            action = int(heuristic.act(obs, mask, rng))
+            if p == seat:
+                action = chooser(state, seat, obs, mask, action)
+            env.step(action)
+        winners = env.state.winners
+        if winners[seat]:
+            score += 1.0 / sum(winners)
+    return score / games
+
+
+def true_hand(state: rules.State, player: int) -> float:
+    """The real points of a hand (the oracle's view)."""
+    kinds = [rules.KIND[c] for c in state.hands[player]]
+    return float(sum(k if k < rules.NUM_NUMBER_KINDS else POWER_VALUE for k in kinds))
+
+
+def estimated_hand(obs: np.ndarray, offset: int) -> float:
+    """The heuristic bot's estimate of the hand ``offset`` seats on, from the observation."""
+    lay = _LAYOUTS.get(len(obs))
+    codes = slot_codes(obs, lay.num_players)
+    unknown = HeuristicBot().unknown_value(obs, lay)
+    return float(sum(float(c) if c < rules.NUM_NUMBER_KINDS else unknown for c in codes[offset]))
+
+
+def oracle_knock(own: str, others: str, margin: float) -> Chooser:
+    """Knock when the own hand is ``margin`` below every other live hand (see module doc)."""
+
+    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+        if not mask[rules.ACTION_KNOCK]:
+            return a
+        n = state.num_players
+        mine = true_hand(state, seat) if own == "true" else estimated_hand(obs, 0)
+        rivals = [
+            true_hand(state, q) if others == "true" else estimated_hand(obs, (q - seat) % n)
+            for q in range(n)
+            if q != seat and state.active[q]
+        ]
+        knock = mine <= min(rivals) - margin
+        return rules.ACTION_KNOCK if knock else rules.ACTION_NO_KNOCK
+
+    return choose
+
+
+def agent_plays(agent: Bot, decisions: Sequence[str]) -> Chooser:
+    """The agent makes the ``decisions`` kinds of decision; the heuristic the others."""
+    phases = {ph for d in decisions for ph in PHASES[d]}
+    rng = np.random.default_rng(0)
+
+    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+        return int(agent.act(obs, mask, rng)) if state.phase in phases else a
+
+    return choose
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agent", help="checkpoint of a 4-player agent (elimination game)")
+    parser.add_argument("--games", type=int, default=800)
+    parser.add_argument("--seed", type=int, default=70000)
+    parser.add_argument("--margin", type=float, default=3.0)
+    args = parser.parse_args(argv)
+    lines: list[tuple[str, Chooser]] = [("heuristic", lambda s, seat, o, m, a: a)]
+    for own, others in (("true", "true"), ("true", "estimate"), ("estimate", "true")):
+        lines.append(
+            (f"oracle knock (own {own}, others {others})", oracle_knock(own, others, args.margin))
+        )
+    lines.append(
+        ("oracle knock (both estimated)", oracle_knock("estimate", "estimate", args.margin))
+    )
+    if args.agent:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
+        from training.checkpoint import load_checkpoint
+
+        agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
+        for decisions in (
+            list(PHASES),
+            ["knock"],
+            ["start"],
+            ["start", "knock"],
+            ["start", "number", "swap", "peek", "draw2"],
+        ):
+            lines.append((f"agent plays {'+'.join(decisions)}", agent_plays(agent, decisions)))
+    print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
+    for name, chooser in lines:
+        t0 = time.perf_counter()
+        rate = play(chooser, args.games, args.seed)
+        print(f"{name:55s} {100 * rate:5.1f}%   ({time.perf_counter() - t0:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
