@@ -116,7 +116,16 @@ class EvalConfig:
     """What "best so far" means; auto: exact_expected_score for Catz, Ratz and Batz with
     one player, else win_rate with several players, else mean_reward."""
     seed: int = 12345
-    """Seed of the evaluation games (the same games at every evaluation)."""
+    """Seed of the periodic evaluation games (the same games at every evaluation)."""
+
+    @property
+    def final_seed(self) -> int:
+        """Seed of the final evaluations written to the cards of ``final.pt`` and
+        ``best.pt``: ``seed + 1``, games disjoint from the periodic ones. ``best.pt`` is
+        the best of many periodic evaluations on the same games, so its figure there
+        is biased upwards; the card reports fresh games (and the selection figure under
+        ``selected_by``)."""
+        return self.seed + 1
 
 
 @dataclass

@@ -437,7 +437,7 @@ def train(
         PolicyBot(final_state, spec),
         eval_opponents(cfg),
         cfg.eval.final_games,
-        cfg.eval.seed,
+        cfg.eval.final_seed,
     )
     card = {
         **card_base,
@@ -462,7 +462,7 @@ def train(
                 best.bot(),
                 eval_opponents(cfg),
                 cfg.eval.final_games,
-                cfg.eval.seed,
+                cfg.eval.final_seed,
             ),
             "selected_by": best_card["evaluation"],
         }

@@ -78,7 +78,12 @@ def test_smoke_training_run(game, tmp_path):
     with (tmp_path / "progress.csv").open() as fh:
         assert len(list(csv.DictReader(fh))) >= 1
     assert (tmp_path / "best.pt").is_file()
-    assert load_checkpoint(tmp_path / "best.pt").card["evaluation"]["games"] == 2
+    best_eval = load_checkpoint(tmp_path / "best.pt").card["evaluation"]
+    assert best_eval["games"] == 2
+    # the cards report fresh games, not the periodic games that picked best.pt
+    eval_seed = card["config"]["eval"]["seed"]
+    assert card["evaluation"]["seed"] == best_eval["seed"] == eval_seed + 1
+    assert best_eval["selected_by"]["periodic"]["seed"] == eval_seed
     assert (tmp_path / "curve.png").stat().st_size > 1000
 
 
