@@ -42,3 +42,19 @@ def test_the_script_runs_every_line(capsys):
     rates = [float(line.split("%")[0].split()[-1]) for line in lines[1:]]
     assert all(0.0 <= r <= 100.0 for r in rates)
     assert np.isfinite(rates).all()
+
+
+def test_the_rival_hands_study_records_true_hands_and_public_history():
+    spec = importlib.util.spec_from_file_location(
+        "ratcat_rival_hands", ROOT / "benchmarks" / "ratcat_rival_hands.py"
+    )
+    rival = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rival)
+    obs, hist, y = rival.collect(games=2, seed=5)
+    n = len(y)
+    assert n > 20
+    assert obs.shape == (n, 64 * 4 + 54)
+    assert hist.shape == (n, 4 * (2 * 4 + 3))
+    assert ((y >= 0) & (y <= 36)).all()
+    assert (hist >= 0).all() and (hist <= 1).all()
+    assert hist.any()  # some card was taken out of a slot or dropped in two games
