@@ -46,7 +46,7 @@ def _ratcat_features(state: Any, seat: int) -> np.ndarray:
     for k in range(n):
         hand = state.hands[(seat + k) % n]
         for s in range(slots):
-            card = hand[s] if s < len(hand) else ratcat_rules.NO_CARD
+            card = hand[s]
             code = (
                 ratcat_rules.NUM_KINDS if card == ratcat_rules.NO_CARD else ratcat_rules.KIND[card]
             )
@@ -65,11 +65,6 @@ PRIVILEGED: dict[str, tuple[Callable[[Any, int], np.ndarray], Callable[[int], in
     "rat_a_tat_cat": (_ratcat_features, _ratcat_size),
 }
 """Games with privileged features: (features of (state, learner seat), size by players)."""
-
-
-def supported(game: str) -> bool:
-    """The game has privileged features for an asymmetric critic."""
-    return game in PRIVILEGED
 
 
 class PrivilegedObservation(gym.ObservationWrapper):
@@ -98,7 +93,8 @@ class PrivilegedObservation(gym.ObservationWrapper):
 
     def observation(self, observation: np.ndarray) -> np.ndarray:
         single = self.env.unwrapped
-        extra = self._features(single.aec.state, single._seat)
+        seat = single.aec.agent_name_mapping[single.learner]
+        extra = self._features(single.aec.state, seat)
         return np.concatenate([np.asarray(observation, dtype=np.float32), extra])
 
 
