@@ -1,4 +1,5 @@
-"""benchmarks/ratcat_4p_ablation.py: the oracle and hybrid players play legal games."""
+"""The 4-player Rat-a-Tat Cat studies in benchmarks/: the oracle and hybrid players, the
+rival-hands data and the counterfactual knock labels."""
 
 from __future__ import annotations
 
@@ -8,11 +9,17 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = importlib.util.spec_from_file_location(
-    "ratcat_4p_ablation", ROOT / "benchmarks" / "ratcat_4p_ablation.py"
-)
-ablation = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(ablation)
+
+
+def _load(name):
+    """A script of benchmarks/ as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ablation = _load("ratcat_4p_ablation")
 
 
 def test_the_oracle_reads_real_hands_and_knocks_only_when_ahead():
@@ -45,11 +52,7 @@ def test_the_script_runs_every_line(capsys):
 
 
 def test_the_rival_hands_study_records_true_hands_and_public_history():
-    spec = importlib.util.spec_from_file_location(
-        "ratcat_rival_hands", ROOT / "benchmarks" / "ratcat_rival_hands.py"
-    )
-    rival = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rival)
+    rival = _load("ratcat_rival_hands")
     obs, hist, y = rival.collect(games=2, seed=5)
     n = len(y)
     assert n > 20
@@ -58,3 +61,30 @@ def test_the_rival_hands_study_records_true_hands_and_public_history():
     assert ((y >= 0) & (y <= 36)).all()
     assert (hist >= 0).all() and (hist <= 1).all()
     assert hist.any()  # some card was taken out of a slot or dropped in two games
+
+
+def test_knock_labels_are_common_random_number_differences():
+    import torch
+
+    from ratenvs.rat_a_tat_cat import rules
+
+    labels = _load("ratcat_knock_labels")
+    obs, gains = labels.collect(games=1, seed=7)
+    assert obs.shape == (len(gains), 64 * 4 + 54) and len(gains) > 20
+    assert np.isfinite(gains).all() and (np.abs(gains) <= 3.6).all()  # |points| <= 36
+    # the same table and seed play out the same way
+    from ratenvs.rat_a_tat_cat.env import raw_env
+
+    env = raw_env(num_players=4, target_score=100)
+    env.reset(seed=3)
+    env.state.phase = rules.PHASE_KNOCK
+    p = env.state.current
+    once = labels.play_out(env.state, rules.ACTION_KNOCK, env.observer, p, 11)
+    assert once == labels.play_out(env.state, rules.ACTION_KNOCK, env.observer, p, 11)
+    mask = env._action_mask(p)
+    for bias, expected in ((1.0, rules.ACTION_KNOCK), (-1.0, rules.ACTION_NO_KNOCK)):
+        model = torch.nn.Linear(obs.shape[1], 1)
+        torch.nn.init.zeros_(model.weight)
+        torch.nn.init.constant_(model.bias, bias)
+        choose = labels.learned_knock(model, None)
+        assert choose(env.state, p, env._observation_vector(p), mask, -1) == expected
