@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
 
 import ratcat_4p_ablation as ablation
+from ratcat_rival_hands import fit_mlp
 
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
@@ -78,32 +79,9 @@ def collect(games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def fit(x: np.ndarray, y: np.ndarray, epochs: int, seed: int) -> tuple[object, float]:
     """A 256-256 ReLU MLP regressing ``y`` on ``x`` (90% of rows); its validation MSE."""
-    import torch
-
-    torch.manual_seed(seed)
     order = np.random.default_rng(seed).permutation(len(y))
     split = int(0.9 * len(y))
-    train, val = torch.as_tensor(order[:split]), torch.as_tensor(order[split:])
-    model = torch.nn.Sequential(
-        torch.nn.Linear(x.shape[1], 256),
-        torch.nn.ReLU(),
-        torch.nn.Linear(256, 256),
-        torch.nn.ReLU(),
-        torch.nn.Linear(256, 1),
-    )
-    opt = torch.optim.Adam(model.parameters(), 1e-3)
-    xt, yt = torch.as_tensor(x), torch.as_tensor(y)[:, None]
-    for _ in range(epochs):
-        shuffled = train[torch.randperm(len(train))]
-        for i in range(0, len(shuffled), 1024):
-            batch = shuffled[i : i + 1024]
-            loss = ((model(xt[batch]) - yt[batch]) ** 2).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-    with torch.no_grad():
-        mse = float(((model(xt[val]) - yt[val]) ** 2).mean())
-    return model, mse
+    return fit_mlp(x, y[:, None], order[:split], order[split:], epochs, batch_size=1024, seed=seed)
 
 
 def learned_knock(model: object, card_play: ablation.Chooser | None) -> ablation.Chooser:
