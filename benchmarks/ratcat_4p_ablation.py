@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,17 +50,45 @@ Chooser = Callable[[rules.State, int, np.ndarray, np.ndarray, int], int]
 """(state, seat, observation, mask, heuristic's action) -> the action played."""
 
 
-def play(chooser: Chooser, games: int, seed: int) -> float:
-    """Win rate of ``chooser`` in seat ``g % 4`` against three heuristic bots."""
+class Line(NamedTuple):
+    """One line of the study: the seat's win rate and its rounds."""
+
+    win_rate: float
+    edge: float
+    """Mean per round of (mean points of the other live hands - the seat's points)."""
+    edge_ci: float
+    """Half-width of the edge's 95% interval."""
+    points: float
+    """The seat's mean points per round."""
+    rounds: float
+    """Rounds per game."""
+
+
+def play(chooser: Chooser, games: int, seed: int, handicap: float = 0.0) -> Line:
+    """``chooser`` in seat ``g % 4`` of game ``g`` against three heuristic bots.
+
+    ``handicap`` points come off the seat's score in every round it plays (taken off
+    its total as the round is dealt, so eliminations see them): what a steady edge
+    of that many points per round is worth.
+    """
     heuristic = HeuristicBot()
     score = 0.0
+    edges: list[float] = []
+    points: list[int] = []
+    rounds = 0
     for g in range(games):
         seat = g % 4
         env = raw_env(num_players=4, target_score=100)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
+        dealt = -1
         while not env.state.is_over:
             state = env.state
+            if state.round_index != dealt:
+                dealt = state.round_index
+                live = state.active[:]
+                if handicap:
+                    state.totals[seat] -= handicap  # type: ignore[call-overload]
             p = state.current
             obs = env._observation_vector(p)
             mask = env._action_mask(p)
@@ -67,10 +96,23 @@ def play(chooser: Chooser, games: int, seed: int) -> float:
             if p == seat:
                 action = chooser(state, seat, obs, mask, action)
             env.step(action)
+            if (env.state.round_index != dealt or env.state.is_over) and live[seat]:
+                last = env.state.last_round_points
+                others = [last[q] for q in range(4) if q != seat and live[q]]
+                edges.append(float(np.mean(others)) - last[seat])
+                points.append(last[seat])
+        rounds += env.state.round_index + 1
         winners = env.state.winners
         if winners[seat]:
             score += 1.0 / sum(winners)
-    return score / games
+    edge = np.asarray(edges)
+    return Line(
+        score / games,
+        float(edge.mean()),
+        float(1.96 * edge.std() / np.sqrt(len(edge))),
+        float(np.mean(points)),
+        rounds / games,
+    )
 
 
 def true_hand(state: rules.State, player: int) -> float:
@@ -123,15 +165,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=800)
     parser.add_argument("--seed", type=int, default=70000)
     parser.add_argument("--margin", type=float, default=3.0)
-    args = parser.parse_args(argv)
-    lines: list[tuple[str, Chooser]] = [("heuristic", lambda s, seat, o, m, a: a)]
-    for own, others in (("true", "true"), ("true", "estimate"), ("estimate", "true")):
-        lines.append(
-            (f"oracle knock (own {own}, others {others})", oracle_knock(own, others, args.margin))
-        )
-    lines.append(
-        ("oracle knock (both estimated)", oracle_knock("estimate", "estimate", args.margin))
+    parser.add_argument(
+        "--handicaps",
+        type=float,
+        nargs="*",
+        default=[1.0, 2.0],
+        help="lines of the heuristic bot with this many points off every round",
     )
+    args = parser.parse_args(argv)
+    heuristic: Chooser = lambda s, seat, o, m, a: a  # noqa: E731
+    lines: list[tuple[str, Chooser, float]] = [("heuristic", heuristic, 0.0)]
+    for b in args.handicaps:
+        lines.append((f"heuristic, {b:g} points off every round", heuristic, b))
+    for own, others in (("true", "true"), ("true", "estimate"), ("estimate", "true")):
+        name = f"oracle knock (own {own}, others {others})"
+        lines.append((name, oracle_knock(own, others, args.margin), 0.0))
+    name = "oracle knock (both estimated)"
+    lines.append((name, oracle_knock("estimate", "estimate", args.margin), 0.0))
     if args.agent:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
         from training.checkpoint import load_checkpoint
@@ -144,12 +194,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             ["start", "knock"],
             ["start", "number", "swap", "peek", "draw2"],
         ):
-            lines.append((f"agent plays {'+'.join(decisions)}", agent_plays(agent, decisions)))
+            name = f"agent plays {'+'.join(decisions)}"
+            lines.append((name, agent_plays(agent, decisions), 0.0))
     print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
-    for name, chooser in lines:
+    print(f"{'player in one seat':55s}  wins  edge/round        points  rounds")
+    for name, chooser, handicap in lines:
         t0 = time.perf_counter()
-        rate = play(chooser, args.games, args.seed)
-        print(f"{name:55s} {100 * rate:5.1f}%   ({time.perf_counter() - t0:.0f} s)", flush=True)
+        r = play(chooser, args.games, args.seed, handicap)
+        print(
+            f"{name:55s} {100 * r.win_rate:5.1f}%  {r.edge:+.2f} +- {r.edge_ci:.2f}  "
+            f"{r.points:6.2f}  {r.rounds:5.1f}   ({time.perf_counter() - t0:.0f} s)",
+            flush=True,
+        )
     return 0
 
 

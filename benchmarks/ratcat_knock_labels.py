@@ -121,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         card_play = ablation.agent_plays(agent, ["start", "number", "swap", "peek", "draw2"])
         lines.append(("agent card play, learned knock", learned_knock(model, card_play)))
     for name, chooser in lines:
-        rate = ablation.play(chooser, args.eval_games, args.eval_seed)
+        rate = ablation.play(chooser, args.eval_games, args.eval_seed).win_rate
         print(f"{name:40s} {100 * rate:5.1f}% of {args.eval_games} games")
     return 0
 

@@ -43,12 +43,25 @@ def test_the_oracle_reads_real_hands_and_knocks_only_when_ahead():
 
 def test_the_script_runs_every_line(capsys):
     agent = ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_4p.pt"
-    assert ablation.main(["--games", "4", "--agent", str(agent)]) == 0
+    assert ablation.main(["--games", "4", "--agent", str(agent), "--handicaps", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 1 + 5 + 5
-    rates = [float(line.split("%")[0].split()[-1]) for line in lines[1:]]
+    assert len(lines) == 2 + 2 + 4 + 5
+    rates = [float(line[55:].split("%")[0]) for line in lines[2:]]
     assert all(0.0 <= r <= 100.0 for r in rates)
     assert np.isfinite(rates).all()
+
+
+def test_a_handicap_comes_off_every_round_and_shows_in_the_win_rate():
+    heuristic = lambda state, seat, obs, mask, a: a  # noqa: E731
+    even = ablation.play(heuristic, games=8, seed=3)
+    ahead = ablation.play(heuristic, games=8, seed=3, handicap=5.0)
+    assert even.rounds >= 3 and abs(even.points - 11.5) < 6.0
+    # the same deals and play until the first elimination; then the seat lasts longer
+    assert ahead.win_rate > even.win_rate
+    assert ahead.rounds >= even.rounds
+    # the edge is the round's zero-sum difference of real points: near zero for a bot
+    # against its own kind, and the handicap is not in it
+    assert abs(even.edge) < 3.0 and abs(ahead.edge) < 3.0
 
 
 def test_the_rival_hands_study_records_true_hands_and_public_history():
@@ -88,3 +101,48 @@ def test_knock_labels_are_common_random_number_differences():
         torch.nn.init.constant_(model.bias, bias)
         choose = labels.learned_knock(model, None)
         assert choose(env.state, p, env._observation_vector(p), mask, -1) == expected
+
+
+def test_the_kept_card_belief_deals_lower_cards_where_their_owner_knows_them():
+    from ratenvs.rat_a_tat_cat import rules
+    from ratenvs.rat_a_tat_cat.env import raw_env
+
+    pimc = _load("ratcat_pimc_knock")
+    ratio = np.ones(rules.NUM_KINDS)
+    ratio[:3] = 50.0  # owner-known hidden cards are very likely 0, 1 or 2
+    sample = pimc.kept_card_sampler(ratio, sweeps=8)
+    env = raw_env(num_players=4, target_score=100)
+    env.reset(seed=2)
+    state = env.state
+    rng = np.random.default_rng(0)
+    places = [pos for pos in pimc.hidden_positions(state, 0) if pimc.owner_knows(state, pos)]
+    assert places  # every rival knows its outer cards at the deal
+    kinds = [rules.KIND[pimc._get(sample(state, 0, rng), pos)] for _ in range(20) for pos in places]
+    numbers = [k for k in kinds if k < rules.NUM_NUMBER_KINDS]
+    assert np.mean([k <= 2 for k in numbers]) > 0.6  # a uniform deal gives 12 / 45
+    deal = sample(state, 0, rng)
+    # what seat 0 knows is untouched, and the deal is a permutation of the same cards
+    assert (deal.know[0] == state.know[0]).all()
+    every = sorted([c for h in deal.hands for c in h] + deal.draw_pile + deal.discard_pile)
+    assert every == sorted(
+        [c for h in state.hands for c in h] + state.draw_pile + state.discard_pile
+    )
+
+
+def test_the_search_knock_runs_and_never_knocks_above_its_gate():
+    from ratenvs.rat_a_tat_cat import rules
+    from ratenvs.rat_a_tat_cat.env import raw_env
+
+    pimc = _load("ratcat_pimc_knock")
+    env = raw_env(num_players=4, target_score=100)
+    env.reset(seed=4)
+    state = env.state
+    state.phase = rules.PHASE_KNOCK
+    p = state.current
+    obs, mask = env._observation_vector(p), env._action_mask(p)
+    never = pimc.pimc_knock(pimc.resample_state, samples=2, gate=-1.0, card_play=None)
+    assert never(state, p, obs, mask, rules.ACTION_KNOCK) == rules.ACTION_NO_KNOCK
+    search = pimc.pimc_knock(pimc.resample_state, samples=2, gate=99.0, card_play=None)
+    assert search(state, p, obs, mask, -1) in (rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK)
+    line = ablation.play(search, games=1, seed=70000)
+    assert 0.0 <= line.win_rate <= 1.0

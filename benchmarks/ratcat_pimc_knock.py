@@ -1,0 +1,191 @@
+"""Determinized search on the knock for 4-player Rat-a-Tat Cat: does planning with sampled
+hidden hands beat the heuristic's threshold?
+
+    python benchmarks/ratcat_pimc_knock.py [--games 400] [--samples 32] [--gate 14]
+        [--prior-games 150] [--agent CKPT]
+
+One seat plays against three heuristic bots (elimination game at 100, the seeds of
+``ratcat_4p_ablation.py``). At each of its knock decisions where the heuristic's
+estimate of its own hand is at most ``--gate`` points (above it, it never knocks),
+it deals ``--samples`` tables consistent with everything it knows, plays each
+round out after knocking and after not knocking with the same random numbers
+(heuristic bots in every seat, as in ``ratcat_knock_labels.py``), and knocks when
+the mean zero-sum round reward of knocking is higher (perfect-information Monte
+Carlo, as in Skat and bridge programs).
+
+Two beliefs deal the tables:
+
+- ``uniform``: :func:`~ratenvs.rat_a_tat_cat.resample.resample_state`, every
+  consistent table equally likely;
+- ``kept-card``: the same, then a few Metropolis sweeps that weight the cards in
+  slots whose owner knows them by how much more (or less) often such a card is
+  of each kind than a uniform deal says (measured on ``--prior-games`` heuristic
+  games): players keep the low cards they know, so uniform deals overrate the
+  other hands.
+
+Each belief is played with the heuristic's card play and, with ``--agent``, with
+the agent's card play (its own knocks replaced by the search).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
+
+import ratcat_4p_ablation as ablation
+from ratcat_knock_labels import play_out
+
+from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+from ratenvs.rat_a_tat_cat.env import raw_env
+from ratenvs.rat_a_tat_cat.resample import _get, _set, hidden_positions, resample_state
+
+Sampler = Callable[[rules.State, int, np.random.Generator], rules.State]
+"""(state, seat, rng) -> a table consistent with what ``seat`` knows."""
+
+
+def owner_knows(state: rules.State, pos: tuple) -> bool:
+    """Whether the place ``pos`` is a slot whose owner knows its card."""
+    return pos[0] == "slot" and bool(state.know[pos[1]][pos[1], pos[2]] < rules.NUM_KINDS)
+
+
+def kept_card_ratio(games: int, seed: int) -> np.ndarray:
+    """Per kind: its share among hidden cards their owner knows, in real tables over its
+    share in uniform deals (at the knock decisions of four heuristic bots)."""
+    bot = HeuristicBot()
+    real = np.ones(rules.NUM_KINDS)  # add-one smoothing
+    dealt = np.ones(rules.NUM_KINDS)
+    deal_rng = np.random.default_rng(seed)
+    for g in range(games):
+        env = raw_env(num_players=4, target_score=100)
+        env.reset(seed=seed + g)
+        rng = np.random.default_rng(seed + g)
+        while not env.state.is_over:
+            state = env.state
+            p = state.current
+            action = int(bot.act(env._observation_vector(p), env._action_mask(p), rng))
+            if state.phase == rules.PHASE_KNOCK:
+                deal = resample_state(state, p, deal_rng)
+                for pos in hidden_positions(state, p):
+                    if owner_knows(state, pos):
+                        real[rules.KIND[_get(state, pos)]] += 1
+                        dealt[rules.KIND[_get(deal, pos)]] += 1
+            env.step(action)
+    return (real / real.sum()) / (dealt / dealt.sum())
+
+
+def kept_card_sampler(ratio: np.ndarray, sweeps: int = 5) -> Sampler:
+    """Uniform deals reweighted by ``ratio`` at the slots whose owner knows the card.
+
+    Metropolis exchanges of two number cards between hidden places of the same
+    shuffle epoch keep every constraint of :func:`resample_state`; the stationary
+    weight of a table is the product of ``ratio`` over its owner-known hidden slots.
+    """
+
+    def sample(state: rules.State, seat: int, rng: np.random.Generator) -> rules.State:
+        deal = resample_state(state, seat, rng)
+        places = hidden_positions(state, seat)
+        weighted = {pos for pos in places if owner_knows(deal, pos)}
+        groups: dict[int, list[tuple]] = {}
+        for pos in places:
+            groups.setdefault(state.card_epoch[_get(state, pos)], []).append(pos)
+        group_of = {pos: group for group in groups.values() for pos in group}
+
+        def weight(pos: tuple, card: int) -> float:
+            return float(ratio[rules.KIND[card]]) if pos in weighted else 1.0
+
+        for _ in range(sweeps):
+            for t in weighted:
+                group = group_of[t]
+                u = group[int(rng.integers(len(group)))]
+                ct, cu = _get(deal, t), _get(deal, u)
+                if u == t or max(rules.KIND[ct], rules.KIND[cu]) >= rules.NUM_NUMBER_KINDS:
+                    continue
+                accept = weight(t, cu) * weight(u, ct) / (weight(t, ct) * weight(u, cu))
+                if accept >= 1.0 or rng.random() < accept:
+                    _set(deal, t, cu)
+                    _set(deal, u, ct)
+        for pos in places:  # what other players know follows the cards (as resample_state)
+            if pos[0] == "slot":
+                _, p, s = pos
+                kind = rules.KIND[deal.hands[p][s]]
+                for table in (deal.know, deal.recent):
+                    col = table[:, p, s]
+                    col[col < rules.NUM_KINDS] = kind
+        return deal
+
+    return sample
+
+
+def pimc_knock(
+    sampler: Sampler, samples: int, gate: float, card_play: ablation.Chooser | None, seed: int = 0
+) -> ablation.Chooser:
+    """Knock when the sampled tables say knocking gains; card play by ``card_play``
+    (None: the heuristic's)."""
+    rng = np.random.default_rng(seed)
+    observer = raw_env(num_players=4, target_score=100).observer
+
+    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+        if not mask[rules.ACTION_KNOCK]:
+            return a if card_play is None else card_play(state, seat, obs, mask, a)
+        if ablation.estimated_hand(obs, 0) > gate:
+            return rules.ACTION_NO_KNOCK
+        gain = 0.0
+        for _ in range(samples):
+            deal = sampler(state, seat, rng)
+            common = int(rng.integers(1 << 30))
+            gain += play_out(deal, rules.ACTION_KNOCK, observer, seat, common)
+            gain -= play_out(deal, rules.ACTION_NO_KNOCK, observer, seat, common)
+        return rules.ACTION_KNOCK if gain > 0 else rules.ACTION_NO_KNOCK
+
+    return choose
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=70000)
+    parser.add_argument("--samples", type=int, default=32)
+    parser.add_argument("--gate", type=float, default=14.0)
+    parser.add_argument("--prior-games", type=int, default=150)
+    parser.add_argument("--agent", help="checkpoint whose card play goes with the search")
+    args = parser.parse_args(argv)
+    ratio = kept_card_ratio(args.prior_games, seed=200000)
+    kinds = " ".join(f"{k}:{r:.2f}" for k, r in enumerate(ratio[: rules.NUM_NUMBER_KINDS]))
+    print(f"kept-card ratio by kind ({args.prior_games} games): {kinds}")
+    beliefs: list[tuple[str, Sampler]] = [
+        ("uniform", resample_state),
+        ("kept-card", kept_card_sampler(ratio)),
+    ]
+    plays: list[tuple[str, ablation.Chooser | None]] = [("heuristic", None)]
+    if args.agent:
+        from training.checkpoint import load_checkpoint
+
+        agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
+        card_play = ablation.agent_plays(agent, ["start", "number", "swap", "peek", "draw2"])
+        plays.append(("agent", card_play))
+    print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
+    for play_name, card_play in plays:
+        for belief, sampler in beliefs:
+            t0 = time.perf_counter()
+            chooser = pimc_knock(sampler, args.samples, args.gate, card_play)
+            r = ablation.play(chooser, args.games, args.seed)
+            print(
+                f"{play_name} card play, search knock ({belief} belief): "
+                f"{100 * r.win_rate:5.1f}%  edge/round {r.edge:+.2f} +- {r.edge_ci:.2f}"
+                f"   ({time.perf_counter() - t0:.0f} s)",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
