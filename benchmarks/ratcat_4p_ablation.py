@@ -63,6 +63,16 @@ class Line(NamedTuple):
     rounds: float
     """Rounds per game."""
 
+    def row(self) -> str:
+        """The line's figures, under :data:`HEADER`."""
+        return (
+            f"{100 * self.win_rate:5.1f}%  {self.edge:+.2f} +- {self.edge_ci:.2f}  "
+            f"{self.points:6.2f}  {self.rounds:5.1f}"
+        )
+
+
+HEADER = f"{'player in one seat':55s}  wins  edge/round        points  rounds"
+
 
 def play(chooser: Chooser, games: int, seed: int, handicap: float = 0.0) -> Line:
     """``chooser`` in seat ``g % 4`` of game ``g`` against three heuristic bots.
@@ -197,15 +207,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             name = f"agent plays {'+'.join(decisions)}"
             lines.append((name, agent_plays(agent, decisions), 0.0))
     print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
-    print(f"{'player in one seat':55s}  wins  edge/round        points  rounds")
+    print(HEADER)
     for name, chooser, handicap in lines:
         t0 = time.perf_counter()
         r = play(chooser, args.games, args.seed, handicap)
-        print(
-            f"{name:55s} {100 * r.win_rate:5.1f}%  {r.edge:+.2f} +- {r.edge_ci:.2f}  "
-            f"{r.points:6.2f}  {r.rounds:5.1f}   ({time.perf_counter() - t0:.0f} s)",
-            flush=True,
-        )
+        print(f"{name:55s} {r.row()}   ({time.perf_counter() - t0:.0f} s)", flush=True)
     return 0
 
 

@@ -173,17 +173,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         card_play = ablation.agent_plays(agent, ["start", "number", "swap", "peek", "draw2"])
         plays.append(("agent", card_play))
     print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
+    print(ablation.HEADER)
     for play_name, card_play in plays:
         for belief, sampler in beliefs:
             t0 = time.perf_counter()
             chooser = pimc_knock(sampler, args.samples, args.gate, card_play)
             r = ablation.play(chooser, args.games, args.seed)
-            print(
-                f"{play_name} card play, search knock ({belief} belief): "
-                f"{100 * r.win_rate:5.1f}%  edge/round {r.edge:+.2f} +- {r.edge_ci:.2f}"
-                f"   ({time.perf_counter() - t0:.0f} s)",
-                flush=True,
-            )
+            name = f"{play_name} card play, search knock ({belief} belief)"
+            print(f"{name:55s} {r.row()}   ({time.perf_counter() - t0:.0f} s)", flush=True)
     return 0
 
 
