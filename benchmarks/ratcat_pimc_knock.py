@@ -157,16 +157,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--gate", type=float, default=14.0)
     parser.add_argument("--prior-games", type=int, default=150)
     parser.add_argument("--agent", help="checkpoint whose card play goes with the search")
+    parser.add_argument(
+        "--beliefs", nargs="+", choices=["uniform", "kept-card"], default=["uniform", "kept-card"]
+    )
+    parser.add_argument(
+        "--card-play",
+        nargs="+",
+        choices=["heuristic", "agent"],
+        default=["heuristic", "agent"],
+        help="whose card play goes with the search knock (agent: needs --agent)",
+    )
     args = parser.parse_args(argv)
+    if "agent" in args.card_play and not args.agent:
+        args.card_play.remove("agent")
     ratio = kept_card_ratio(args.prior_games, seed=200000)
     kinds = " ".join(f"{k}:{r:.2f}" for k, r in enumerate(ratio[: rules.NUM_NUMBER_KINDS]))
     print(f"kept-card ratio by kind ({args.prior_games} games): {kinds}")
-    beliefs: list[tuple[str, Sampler]] = [
-        ("uniform", resample_state),
-        ("kept-card", kept_card_sampler(ratio)),
-    ]
-    plays: list[tuple[str, ablation.Chooser | None]] = [("heuristic", None)]
-    if args.agent:
+    samplers: dict[str, Sampler] = {
+        "uniform": resample_state,
+        "kept-card": kept_card_sampler(ratio),
+    }
+    beliefs = [(name, samplers[name]) for name in args.beliefs]
+    plays: list[tuple[str, ablation.Chooser | None]] = []
+    if "heuristic" in args.card_play:
+        plays.append(("heuristic", None))
+    if "agent" in args.card_play:
         from training.checkpoint import load_checkpoint
 
         agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
