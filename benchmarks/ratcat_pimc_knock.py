@@ -21,7 +21,10 @@ Two beliefs deal the tables:
   slots whose owner knows them by how much more (or less) often such a card is
   of each kind than a uniform deal says (measured on ``--prior-games`` heuristic
   games): players keep the low cards they know, so uniform deals overrate the
-  other hands.
+  other hands;
+- ``oracle-others`` (``--beliefs oracle-others``, for comparison only): the other
+  players' cards as they really are, only the seat's own unseen cards and the
+  draw pile dealt at random - what the search is worth when the belief is right.
 
 Each belief is played with the heuristic's card play and, with ``--agent``, with
 the agent's card play (its own knocks replaced by the search).
@@ -125,6 +128,40 @@ def kept_card_sampler(ratio: np.ndarray, sweeps: int = 5) -> Sampler:
     return sample
 
 
+def oracle_others(state: rules.State, seat: int, rng: np.random.Generator) -> rules.State:
+    """An oracle belief for comparison: a uniform deal, then every other player's hidden
+    cards put back where they really are (only the seat's own unseen cards and the draw
+    pile stay dealt at random)."""
+    deal = resample_state(state, seat, rng)
+    places = hidden_positions(state, seat)
+    for pos in places:
+        if pos[0] != "slot" or pos[1] == seat:
+            continue
+        card = _get(state, pos)
+        if _get(deal, pos) == card:
+            continue
+        there = next(u for u in places if _get(deal, u) == card)
+        moved = _get(deal, pos)
+        if there[0] == "slot" and rules.KIND[moved] >= rules.NUM_NUMBER_KINDS:
+            # keep the power card out of that slot: a number card of the pile takes its place
+            pile = [u for u in places if u[0] == "pile"]
+            w = next((u for u in pile if rules.KIND[_get(deal, u)] < rules.NUM_NUMBER_KINDS), None)
+            if w is None:
+                continue
+            _set(deal, there, _get(deal, w))
+            there = w
+        _set(deal, there, moved)
+        _set(deal, pos, card)
+    for pos in places:  # what other players know follows the cards (as resample_state)
+        if pos[0] == "slot":
+            _, p, s = pos
+            kind = rules.KIND[deal.hands[p][s]]
+            for table in (deal.know, deal.recent):
+                col = table[:, p, s]
+                col[col < rules.NUM_KINDS] = kind
+    return deal
+
+
 def pimc_knock(
     sampler: Sampler, samples: int, gate: float, card_play: ablation.Chooser | None, seed: int = 0
 ) -> ablation.Chooser:
@@ -158,7 +195,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prior-games", type=int, default=150)
     parser.add_argument("--agent", help="checkpoint whose card play goes with the search")
     parser.add_argument(
-        "--beliefs", nargs="+", choices=["uniform", "kept-card"], default=["uniform", "kept-card"]
+        "--beliefs",
+        nargs="+",
+        choices=["uniform", "kept-card", "oracle-others"],
+        default=["uniform", "kept-card"],
+        help="oracle-others: the other hands as they really are (an oracle, for comparison)",
     )
     parser.add_argument(
         "--card-play",
@@ -176,6 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     samplers: dict[str, Sampler] = {
         "uniform": resample_state,
         "kept-card": kept_card_sampler(ratio),
+        "oracle-others": oracle_others,
     }
     beliefs = [(name, samplers[name]) for name in args.beliefs]
     plays: list[tuple[str, ablation.Chooser | None]] = []

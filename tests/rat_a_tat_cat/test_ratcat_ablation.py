@@ -146,3 +146,26 @@ def test_the_search_knock_runs_and_never_knocks_above_its_gate():
     assert search(state, p, obs, mask, -1) in (rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK)
     line = ablation.play(search, games=1, seed=70000)
     assert 0.0 <= line.win_rate <= 1.0
+
+
+def test_the_oracle_belief_keeps_the_other_hands_and_deals_the_rest():
+    from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+    from ratenvs.rat_a_tat_cat.env import raw_env
+
+    pimc = _load("ratcat_pimc_knock")
+    env = raw_env(num_players=4, target_score=100)
+    env.reset(seed=6)
+    rng = np.random.default_rng(1)
+    bot = HeuristicBot()
+    changed = 0
+    for _ in range(40):
+        state = env.state
+        p = state.current
+        deal = pimc.oracle_others(state, p, rng)
+        assert all(deal.hands[q] == state.hands[q] for q in range(4) if q != p)
+        cards = [c for h in deal.hands for c in h] + deal.draw_pile + deal.discard_pile
+        truth = [c for h in state.hands for c in h] + state.draw_pile + state.discard_pile
+        assert sorted(cards) == sorted(truth)
+        changed += deal.draw_pile != state.draw_pile
+        env.step(int(bot.act(env._observation_vector(p), env._action_mask(p), rng)))
+    assert changed > 30  # the draw pile is dealt again
