@@ -49,7 +49,13 @@ from ratcat_knock_labels import play_out
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
-from ratenvs.rat_a_tat_cat.resample import _get, _set, hidden_positions, resample_state
+from ratenvs.rat_a_tat_cat.resample import (
+    _get,
+    _set,
+    follow_cards,
+    hidden_positions,
+    resample_state,
+)
 
 Sampler = Callable[[rules.State, int, np.random.Generator], rules.State]
 """(state, seat, rng) -> a table consistent with what ``seat`` knows."""
@@ -116,13 +122,7 @@ def kept_card_sampler(ratio: np.ndarray, sweeps: int = 5) -> Sampler:
                 if accept >= 1.0 or rng.random() < accept:
                     _set(deal, t, cu)
                     _set(deal, u, ct)
-        for pos in places:  # what other players know follows the cards (as resample_state)
-            if pos[0] == "slot":
-                _, p, s = pos
-                kind = rules.KIND[deal.hands[p][s]]
-                for table in (deal.know, deal.recent):
-                    col = table[:, p, s]
-                    col[col < rules.NUM_KINDS] = kind
+        follow_cards(deal, places)
         return deal
 
     return sample
@@ -152,13 +152,7 @@ def oracle_others(state: rules.State, seat: int, rng: np.random.Generator) -> ru
             there = w
         _set(deal, there, moved)
         _set(deal, pos, card)
-    for pos in places:  # what other players know follows the cards (as resample_state)
-        if pos[0] == "slot":
-            _, p, s = pos
-            kind = rules.KIND[deal.hands[p][s]]
-            for table in (deal.know, deal.recent):
-                col = table[:, p, s]
-                col[col < rules.NUM_KINDS] = kind
+    follow_cards(deal, places)
     return deal
 
 

@@ -110,13 +110,18 @@ def resample_state(state: State, seat: int, rng: np.random.Generator) -> State:
             _set(new, pos, card)
     if new.held != state.held:
         new.phase = phase_for_drawn(new.held)
-    # other players' knowledge keeps its shape and takes the new values
+    follow_cards(new, positions)
+    return new
+
+
+def follow_cards(state: State, positions: list[tuple]) -> None:
+    """After cards were dealt again into ``positions``: what other players knew of those
+    slots keeps its shape (which slots they know) and takes the new cards' kinds."""
     for pos in positions:
         if pos[0] != "slot":
             continue
         _, p, s = pos
-        kind = KIND[new.hands[p][s]]
-        for table in (new.know, new.recent):
+        kind = KIND[state.hands[p][s]]
+        for table in (state.know, state.recent):
             col = table[:, p, s]
             col[col < NUM_KINDS] = kind
-    return new
