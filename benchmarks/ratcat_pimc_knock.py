@@ -102,7 +102,8 @@ def kept_card_sampler(ratio: np.ndarray, sweeps: int = 5) -> Sampler:
     def sample(state: rules.State, seat: int, rng: np.random.Generator) -> rules.State:
         deal = resample_state(state, seat, rng)
         places = hidden_positions(state, seat)
-        weighted = {pos for pos in places if owner_knows(deal, pos)}
+        order = [pos for pos in places if owner_knows(deal, pos)]  # a set's order would vary
+        weighted = set(order)
         groups: dict[int, list[tuple]] = {}
         for pos in places:
             groups.setdefault(state.card_epoch[_get(state, pos)], []).append(pos)
@@ -112,7 +113,7 @@ def kept_card_sampler(ratio: np.ndarray, sweeps: int = 5) -> Sampler:
             return float(ratio[rules.KIND[card]]) if pos in weighted else 1.0
 
         for _ in range(sweeps):
-            for t in weighted:
+            for t in order:
                 group = group_of[t]
                 u = group[int(rng.integers(len(group)))]
                 ct, cu = _get(deal, t), _get(deal, u)
