@@ -35,6 +35,9 @@ from ratenvs.rat_a_tat_cat.bots import _LAYOUTS, HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import slot_codes
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
+from training.stats import mean_interval
+
 PHASES = {
     "start": (rules.PHASE_START,),
     "number": (rules.PHASE_NUMBER, rules.PHASE_PLACE),
@@ -115,14 +118,8 @@ def play(chooser: Chooser, games: int, seed: int, handicap: float = 0.0) -> Line
         winners = env.state.winners
         if winners[seat]:
             score += 1.0 / sum(winners)
-    edge = np.asarray(edges)
-    return Line(
-        score / games,
-        float(edge.mean()),
-        float(1.96 * edge.std() / np.sqrt(len(edge))),
-        float(np.mean(points)),
-        rounds / games,
-    )
+    edge, (low, high) = mean_interval(edges)
+    return Line(score / games, edge, (high - low) / 2, float(np.mean(points)), rounds / games)
 
 
 def true_hand(state: rules.State, player: int) -> float:
@@ -193,7 +190,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = "oracle knock (both estimated)"
     lines.append((name, oracle_knock("estimate", "estimate", args.margin), 0.0))
     if args.agent:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
         from training.checkpoint import load_checkpoint
 
         agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
