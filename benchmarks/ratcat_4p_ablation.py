@@ -16,6 +16,12 @@ the other three seats heuristic bots), scored as a win rate (ties shared):
   kinds of decision (start = take the discard or draw, number = place or
   discard a drawn or taken number, knock, swap, peek, draw2) and the heuristic
   makes the rest: where the agent's edge over the heuristic comes from.
+- ``agent, oracle knock / oracle swap ...`` (with ``--agent``): the agent's play,
+  but the knock of the oracle that sees the other hands (its own hand estimated),
+  a Swap that sees the other players' cards (``oracle swap``), both, or a Swap
+  that guesses them fairly (``kept-card swap``: a card its owner has seen and kept counts
+  :data:`KEPT_VALUE`, see :func:`belief_swap`): how much the hidden hands are
+  worth to the agent, and how little of it a fair guess recovers.
 """
 
 from __future__ import annotations
@@ -48,6 +54,10 @@ PHASES = {
 }
 POWER_VALUE = 4.5
 """Points an oracle counts for a power card in a hand (it is replaced by a random card)."""
+KEPT_VALUE = 3.3
+"""Mean points of a hidden card its owner has seen and kept, in games of heuristic bots
+(the other hidden cards average about 4.6; measured for ``ratcat_pimc_knock``'s kept-card
+belief)."""
 
 Chooser = Callable[[rules.State, int, np.ndarray, np.ndarray, int], int]
 """(state, seat, observation, mask, heuristic's action) -> the action played."""
@@ -155,6 +165,57 @@ def oracle_knock(own: str, others: str, margin: float) -> Chooser:
     return choose
 
 
+def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
+    """At a Swap, give the own card with the highest estimated value for the other live
+    player's card with the lowest, when that gains at least ``minimum`` points.
+
+    ``belief`` "oracle" reads the other players' real cards; "kept-card" sees what the
+    seat knows, counts a card it does not know :data:`KEPT_VALUE` when the card's owner
+    has seen it and the mean of the unseen number cards otherwise.
+    """
+
+    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+        if state.phase != rules.PHASE_SWAP:
+            return a
+        lay = _LAYOUTS.get(len(obs))
+        codes = slot_codes(obs, lay.num_players)
+        unknown = HeuristicBot().unknown_value(obs, lay)
+        own = HeuristicBot().slot_values(codes, unknown)
+        n = state.num_players
+        best, action = minimum, rules.ACTION_DECLINE
+        for offset in range(1, n):
+            q = (seat + offset) % n
+            if not state.active[q]:
+                continue
+            for s in range(rules.SLOTS):
+                if belief == "oracle":
+                    kind = rules.KIND[state.hands[q][s]]
+                    theirs = float(kind) if kind < rules.NUM_NUMBER_KINDS else POWER_VALUE
+                elif codes[offset, s] < rules.NUM_NUMBER_KINDS:
+                    theirs = float(codes[offset, s])
+                elif state.know[q, q, s] < rules.NUM_NUMBER_KINDS:
+                    theirs = KEPT_VALUE
+                else:
+                    theirs = unknown
+                mine = int(np.argmax(own))
+                if own[mine] - theirs > best:
+                    best, action = own[mine] - theirs, rules.swap_action(mine, offset, s)
+        return action
+
+    return choose
+
+
+def chain(*choosers: Chooser) -> Chooser:
+    """Each chooser in turn gets the action the previous one chose."""
+
+    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+        for c in choosers:
+            a = c(state, seat, obs, mask, a)
+        return a
+
+    return choose
+
+
 def agent_plays(agent: Bot, decisions: Sequence[str]) -> Chooser:
     """The agent makes the ``decisions`` kinds of decision; the heuristic the others."""
     phases = {ph for d in decisions for ph in PHASES[d]}
@@ -202,6 +263,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         ):
             name = f"agent plays {'+'.join(decisions)}"
             lines.append((name, agent_plays(agent, decisions), 0.0))
+        everything = agent_plays(agent, list(PHASES))
+        seen = oracle_knock("estimate", "true", args.margin)
+        for name, chooser in (
+            ("agent, oracle knock (others seen)", chain(everything, seen)),
+            ("agent, oracle swap (others seen)", chain(everything, belief_swap("oracle"))),
+            ("agent, oracle knock, oracle swap", chain(everything, seen, belief_swap("oracle"))),
+            ("agent, kept-card swap", chain(everything, belief_swap("kept-card"))),
+        ):
+            lines.append((name, chooser, 0.0))
     print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
     print(HEADER)
     for name, chooser, handicap in lines:

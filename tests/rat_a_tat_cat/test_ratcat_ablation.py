@@ -45,10 +45,59 @@ def test_the_script_runs_every_line(capsys):
     agent = ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_4p.pt"
     assert ablation.main(["--games", "4", "--agent", str(agent), "--handicaps", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 + 2 + 4 + 5
+    assert len(lines) == 2 + 2 + 4 + 5 + 4
     rates = [float(line[55:].split("%")[0]) for line in lines[2:]]
     assert all(0.0 <= r <= 100.0 for r in rates)
     assert np.isfinite(rates).all()
+
+
+def _swap_decision(seed=1):
+    """A 4-player table where seat 0 holds a drawn Swap, and its observation."""
+    from ratenvs.rat_a_tat_cat import rules
+    from ratenvs.rat_a_tat_cat.env import raw_env
+
+    env = raw_env(num_players=4, target_score=100)
+    env.reset(seed=seed)
+    state = env.state
+    state.current, state.phase = 0, rules.PHASE_SWAP
+    state.held = next(c for c in state.draw_pile if rules.KIND[c] == rules.SWAP)
+    state.draw_pile.remove(state.held)
+    return env, state
+
+
+def test_the_oracle_swap_takes_the_lowest_real_card_for_the_highest_own():
+    from ratenvs.rat_a_tat_cat import rules
+
+    env, state = _swap_decision()
+    nines = [c for c in range(rules.DECK_SIZE) if rules.KIND[c] == 9]
+    zero = next(c for c in range(rules.DECK_SIZE) if rules.KIND[c] == 0)
+    others = [c for c in range(rules.DECK_SIZE) if rules.KIND[c] == 5]
+    state.hands[0] = [nines[0], others[0], others[1], others[2]]
+    state.know[0, 0] = [9, 5, 5, 5]
+    state.hands[2] = [nines[1], nines[2], zero, nines[3]]  # the 0 in slot 2, unseen by seat 0
+    state.hands[1] = [nines[4], nines[5], nines[6], nines[7]]
+    state.hands[3] = [nines[8], others[3], 1, 2]
+    obs, mask = env._observation_vector(0), env._action_mask(0)
+    oracle = ablation.belief_swap("oracle")
+    assert oracle(state, 0, obs, mask, rules.ACTION_DECLINE) == rules.swap_action(0, 2, 2)
+    # a fair guess cannot find the 0: every hidden card is worth the same to it
+    kept = ablation.belief_swap("kept-card")
+    state.know[:, 1:] = rules.CODE_UNKNOWN
+    state.know[3, 3, 1] = 5  # its owner saw this card and kept it: counts KEPT_VALUE
+    choice = kept(state, 0, obs, mask, rules.ACTION_DECLINE)
+    assert choice == rules.swap_action(0, 3, 1)
+    # not worth a point: decline
+    state.know[0, 0] = [3, 2, 2, 2]
+    obs = env._observation_vector(0)
+    assert kept(state, 0, obs, mask, rules.swap_action(0, 1, 0)) == rules.ACTION_DECLINE
+
+
+def test_chain_hands_each_chooser_the_previous_choice():
+    seen = []
+    first = lambda state, seat, obs, mask, a: a + 1  # noqa: E731
+    second = lambda state, seat, obs, mask, a: seen.append(a) or a * 10  # noqa: E731
+    assert ablation.chain(first, second)(None, 0, None, None, 4) == 50
+    assert seen == [5]
 
 
 def test_a_handicap_comes_off_every_round_and_shows_in_the_win_rate():
