@@ -19,6 +19,8 @@ each player knows"), updated incrementally as the game goes:
 - ``recent[o, p, s]``: the kinds player ``o`` saw since its last decision (its
   initial peek, a peeked card) - the "memoryless" view; cleared when ``o``
   acts.
+- ``owner_seen`` and ``ceiling``: public evidence about a card from how its owner
+  has played since it saw it (see :func:`lower_ceilings`).
 - ``card_epoch``: in which shuffle each card last entered the draw pile (0 =
   the deal, ``k`` = the ``k``-th reshuffle of the discard pile this round).
   Public, and what :mod:`resample` needs to keep a determinization consistent.
@@ -60,6 +62,12 @@ CODE_UNKNOWN = NUM_KINDS + 1
 NUM_CODES = NUM_KINDS + 2
 
 DEFAULT_MAX_TURNS = 200
+
+NO_CEILING = 10
+"""``State.ceiling`` of a card its owner has not shown anything about."""
+UNSEEN_CEILING = 5
+"""What a player shows by replacing a card it has not seen: its own cards are worth less
+than an unknown card, about the mean of the deck's number cards, 5 (225 points in 45)."""
 
 # ------------------------------------------------------------------ moves
 ACTION_DRAW = 0
@@ -174,6 +182,12 @@ class State:
     recent: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     number_only: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     """Public: this slot's card was placed from a private draw, so it is a number card."""
+    owner_seen: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Public: the slot's owner has seen this card (an outer card at the deal, a card it
+    placed; a peek is not counted: which card a Peek looks at is not public here)."""
+    ceiling: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    """Public: the lowest value its owner has let go of while keeping this card, seen (see
+    :func:`lower_ceilings`); ``NO_CEILING`` when nothing."""
     card_epoch: list[int] = field(default_factory=list)
     epoch: int = 0
     """How many times the discard pile was reshuffled into the draw pile this round."""
@@ -245,6 +259,8 @@ class State:
             know=self.know.copy(),
             recent=self.recent.copy(),
             number_only=self.number_only.copy(),
+            owner_seen=self.owner_seen.copy(),
+            ceiling=self.ceiling.copy(),
             card_epoch=self.card_epoch[:],
             epoch=self.epoch,
             pile_must_hold=self.pile_must_hold[:],
@@ -315,12 +331,37 @@ def deal(state: State, starter: int, rng: np.random.Generator) -> None:
     state.know = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
     state.recent = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
     state.number_only = np.zeros((n, SLOTS), dtype=bool)
+    reset_owner_evidence(state)
     for p in range(n):
         if state.active[p]:
             for s in PEEKED_AT_SETUP:
                 kind = KIND[state.hands[p][s]]
                 state.know[p, p, s] = kind
                 state.recent[p, p, s] = kind
+
+
+def reset_owner_evidence(state: State) -> None:
+    """After a deal: every player has seen its outer cards, and shown nothing about them."""
+    n = state.num_players
+    state.owner_seen = np.zeros((n, SLOTS), dtype=bool)
+    for p in range(n):
+        if state.active[p]:
+            state.owner_seen[p, list(PEEKED_AT_SETUP)] = True
+    state.ceiling = np.full((n, SLOTS), NO_CEILING, dtype=np.int8)
+
+
+def lower_ceilings(state: State, seat: int, value: int) -> None:
+    """``seat`` let go of a card worth ``value`` while keeping the cards it has seen: each of
+    them gets a ceiling of at most ``value``.
+
+    Letting go is public: drawing instead of taking the top discard ``t`` (``value``
+    ``t + 1``: the discard was not worth taking), discarding a drawn number ``x``
+    (``x``), replacing a seen card ``d`` (``d``) or a card it has not seen
+    (:data:`UNSEEN_CEILING`). A player who keeps its cards over such a card shows they
+    are worth about that or less; the card it places gets one below what it replaced.
+    """
+    seen = state.owner_seen[seat]
+    np.minimum(state.ceiling[seat], np.where(seen, value, NO_CEILING), out=state.ceiling[seat])
 
 
 # ------------------------------------------------------------------ legal moves
@@ -373,6 +414,8 @@ def apply_action(state: State, action: int, rng: np.random.Generator) -> list[in
     state.recent[seat].fill(CODE_UNKNOWN)  # memoryless: forgets at each decision
     phase = state.phase
     if phase == PHASE_START:
+        if action == ACTION_DRAW and state.can_take_discard():
+            lower_ceilings(state, seat, KIND[state.discard_pile[-1]] + 1)
         if action == ACTION_TAKE_DISCARD:
             card = state.discard_pile.pop()
             state.discard_counts[KIND[card]] -= 1
@@ -391,6 +434,8 @@ def apply_action(state: State, action: int, rng: np.random.Generator) -> list[in
         _replace(state, seat, action - ACTION_REPLACE)
         return _end_card_play(state, rng)
     if action in (ACTION_DISCARD, ACTION_DECLINE):
+        if action == ACTION_DISCARD:
+            lower_ceilings(state, seat, KIND[state.held])
         _discard_held(state)
         if state.draw2_left > 0:
             state.draw2_left = 0
@@ -453,6 +498,13 @@ def _replace(state: State, seat: int, slot: int) -> None:
     old = state.hands[seat][slot]
     card = state.held
     kind = KIND[card]
+    shown = KIND[old] if state.owner_seen[seat, slot] and KIND[old] < NUM_NUMBER_KINDS else None
+    lower_ceilings(state, seat, UNSEEN_CEILING if shown is None else shown)
+    state.owner_seen[seat, slot] = True
+    if state.held_public:
+        state.ceiling[seat, slot] = NO_CEILING  # everyone saw it
+    else:
+        state.ceiling[seat, slot] = max(0, (UNSEEN_CEILING if shown is None else shown) - 1)
     state.hands[seat][slot] = card
     know = state.know
     if state.held_public:
@@ -478,6 +530,9 @@ def _swap(state: State, p: int, a: int, q: int, b: int) -> None:
         arr[:, q, b] = tmp
     no = state.number_only
     no[p, a], no[q, b] = no[q, b], no[p, a]
+    # neither owner has seen the card it receives, nor shown anything about it
+    state.owner_seen[p, a] = state.owner_seen[q, b] = False
+    state.ceiling[p, a] = state.ceiling[q, b] = NO_CEILING
 
 
 def _end_card_play(state: State, rng: np.random.Generator) -> list[int] | None:

@@ -68,6 +68,7 @@ def build_state(
     state.know = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
     state.recent = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
     state.number_only = np.zeros((n, SLOTS), dtype=bool)
+    rules.reset_owner_evidence(state)
     for p in range(n):
         for s in rules.PEEKED_AT_SETUP:
             state.know[p, p, s] = KIND[state.hands[p][s]]
@@ -95,6 +96,10 @@ def check_invariants(state: State) -> None:
                 continue
             if state.number_only[p, s]:
                 assert KIND[card] < NUM_NUMBER_KINDS
+            if state.owner_seen[p, s]:  # public evidence only about cards the owner saw
+                assert state.know[p, p, s] != CODE_UNKNOWN
+            elif state.phase != rules.PHASE_OVER:
+                assert state.ceiling[p, s] == rules.NO_CEILING
             for o in range(n):
                 for table in (state.know, state.recent):
                     code = int(table[o, p, s])

@@ -436,3 +436,63 @@ def test_unseen_counts_are_the_deck_minus_what_the_player_located():
     assert u.tolist() == expected.tolist()
     play(state, [ACTION_DRAW])
     assert unseen_counts(state, 0)[8] == 3 and unseen_counts(state, 1)[8] == 4
+
+
+# ------------------------------------------------------------ owner evidence (public)
+NO = rules.NO_CEILING
+
+
+def test_after_the_deal_owners_have_seen_their_outer_cards_and_shown_nothing():
+    state = build_state([HAND, HAND, HAND])
+    assert state.owner_seen.tolist() == [[True, False, False, True]] * 3
+    assert (state.ceiling == NO).all()
+
+
+def test_drawing_over_a_takeable_discard_caps_the_seen_cards_one_above_it():
+    state = build_state([HAND, HAND], draw_top=[8], discard=[3])
+    play(state, [ACTION_DRAW])  # a 3 was there to take: its seen cards are worth <= 4
+    assert state.ceiling[0].tolist() == [4, NO, NO, 4] and (state.ceiling[1] == NO).all()
+    play(state, [ACTION_DISCARD])  # and it threw the drawn 8 away: <= 8 adds nothing
+    assert state.ceiling[0].tolist() == [4, NO, NO, 4]
+
+
+def test_discarding_a_drawn_number_caps_the_seen_cards_at_its_value():
+    state = build_state([HAND, HAND], draw_top=[2], discard=[P])  # a dead discard: no take
+    play(state, [ACTION_DRAW, ACTION_DISCARD])
+    assert state.ceiling[0].tolist() == [2, NO, NO, 2]
+
+
+def test_replacing_a_seen_card_caps_the_others_and_the_new_card_goes_below_it():
+    state = build_state([[1, 2, 3, 7], HAND], draw_top=[0], discard=[P])
+    play(state, [ACTION_DRAW, ACTION_REPLACE + 3])  # the seen 7 goes: the 1 is <= 7
+    assert state.owner_seen[0].tolist() == [True, False, False, True]
+    assert state.ceiling[0].tolist() == [7, NO, NO, 6]  # the drawn card: below the 7
+
+
+def test_replacing_an_unseen_card_shows_the_seen_ones_are_below_an_unknown_card():
+    state = build_state([HAND, HAND], draw_top=[0], discard=[P])
+    play(state, [ACTION_DRAW, ACTION_REPLACE + 1])
+    u = rules.UNSEEN_CEILING
+    assert state.owner_seen[0].tolist() == [True, True, False, True]
+    assert state.ceiling[0].tolist() == [u, u - 1, NO, u]
+
+
+def test_a_taken_discard_is_public_so_it_gets_no_ceiling():
+    state = build_state([[1, 2, 3, 7], HAND], discard=[0])
+    play(state, [ACTION_TAKE_DISCARD, ACTION_REPLACE + 3])
+    assert state.ceiling[0].tolist() == [7, NO, NO, NO]
+
+
+def test_swapped_cards_are_unseen_by_their_new_owners_and_carry_nothing():
+    state = build_state([[0, 1, 2, 3], [9, 8, 7, 6], [5, 5, 4, 5]], draw_top=[S, 1])
+    state.ceiling[2, 3] = 4
+    play(state, [ACTION_DRAW, swap_action(0, 2, 3)])
+    assert not state.owner_seen[0, 0] and not state.owner_seen[2, 3]
+    assert state.ceiling[0, 0] == NO and state.ceiling[2, 3] == NO
+
+
+def test_a_new_round_forgets_the_evidence():
+    state = build_state([HAND, HAND], draw_top=[8, 7], discard=[3], rounds=2)
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD])
+    assert state.round_index == 1
+    assert (state.ceiling == NO).all() and state.owner_seen[:, 1].sum() == 0
