@@ -16,7 +16,8 @@ use the card, then knock or not.
 | Agents count       | 2 - 6 (`num_players`, default 2)                        |
 | Action shape       | (1,)                                                    |
 | Action values      | 0 - 14 + 16 (n - 1)                                     |
-| Observation shape  | (64 n + 54,) float32, plus an int8 `action_mask`        |
+| Observation shape  | (64 n + 54,) float32 (72 n + 54 with `owner_ceilings`), |
+|                    | plus an int8 `action_mask`                              |
 | Registered ids     | `ratenvs/rat_a_tat_cat-v0` (PettingZoo),                |
 |                    | `ratenvs/RatATatCat-v0` (Gymnasium, one learner against |
 |                    | heuristic bots, 2 players)                              |
@@ -39,6 +40,10 @@ use the card, then knock or not.
 |                       |               | all players, as if everyone had had the final turn |
 |                       |               | (ruling: guarantees termination)                   |
 | `observation`         | "knowledge"   | "knowledge" (perfect recall) or "memoryless"       |
+| `owner_ceilings`      | False         | append, for every slot, whether its owner has seen |
+|                       |               | the card and the card's ceiling: the lowest value  |
+|                       |               | the owner has let go of since (public play; see    |
+|                       |               | `rules.lower_ceilings`); 8 n more entries          |
 | `reward`              | "zero_sum"    | "zero_sum", "points" or "win" (see Rewards)        |
 | `render_mode`         | None          | None, "ansi" (returns text), "rgb_array" (returns  |
 |                       |               | an (H, W, 3) uint8 picture) or "human" (shows the  |
@@ -128,7 +133,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from ratenvs.common.aec import GameAECEnv
-from ratenvs.common.options import check_choice, check_int, check_optional_int
+from ratenvs.common.options import check_bool, check_choice, check_int, check_optional_int
 from ratenvs.common.rewards import win_rewards
 from ratenvs.common.wrappers import classic_env
 from ratenvs.rat_a_tat_cat import frames, rules
@@ -167,6 +172,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         max_turns_per_round: int = rules.DEFAULT_MAX_TURNS,
         elimination_tiebreak: str = "lowest_total",
         observation: str = "knowledge",
+        owner_ceilings: bool = False,
         reward: str = "zero_sum",
         render_mode: str | None = None,
         render_view: str = OMNISCIENT,
@@ -184,6 +190,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         )
         self.observation_mode = check_choice("observation", observation, OBSERVATION_MODES)
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
+        self.owner_ceilings = check_bool("owner_ceilings", owner_ceilings)
         self.options = {
             "num_players": n,
             "rounds": rounds,
@@ -191,10 +198,13 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
             "max_turns_per_round": self.max_turns_per_round,
             "elimination_tiebreak": self.elimination_tiebreak,
             "observation": self.observation_mode,
+            "owner_ceilings": self.owner_ceilings,
             "reward": self.reward_mode,
         }
-        self.observer = Observer(n, self.observation_mode, rounds, self.max_turns_per_round)
-        low, high = observation_bounds(n, rounds, self.target_score)
+        self.observer = Observer(
+            n, self.observation_mode, rounds, self.max_turns_per_round, self.owner_ceilings
+        )
+        low, high = observation_bounds(n, rounds, self.target_score, self.owner_ceilings)
         self._setup_spaces(n, low, high, self.observer.num_actions, render_mode, render_view)
         self.state = self._fresh_state()
 

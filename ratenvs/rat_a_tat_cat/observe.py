@@ -44,6 +44,13 @@ index                     meaning                                               
 
 Size ``64 n + 54``: 182 for 2 players, 438 for 6.
 
+With ``owner_ceilings`` (env option), ``8 n`` entries follow: for every slot in the
+order above, ``2 * (4k + s)`` past ``64n+54``, whether the slot's owner has seen its
+card (``State.owner_seen``: its outer cards at the deal, cards it placed) and the
+card's ceiling / 10 (``State.ceiling``: the lowest value the owner has let go of
+while keeping it, 1.0 when none). Both are public: how every player has played.
+Size ``72 n + 54``.
+
 Action mask: see :mod:`ratenvs.rat_a_tat_cat.rules` for the encoding and
 :mod:`ratenvs.rat_a_tat_cat.env` for the action table; only the player whose
 decision it is has legal actions.
@@ -69,6 +76,7 @@ from ratenvs.rat_a_tat_cat.rules import (
     KIND,
     KIND_COUNTS,
     NO_CARD,
+    NO_CEILING,
     NUM_CODES,
     NUM_DECISION_PHASES,
     NUM_KINDS,
@@ -96,7 +104,7 @@ MAX_HAND_POINTS = 36
 class Layout:
     """Start indices of the observation blocks for ``n`` players (see the module table)."""
 
-    def __init__(self, num_players: int) -> None:
+    def __init__(self, num_players: int, ceilings: bool = False) -> None:
         n = num_players
         self.num_players = n
         self.slots = 0
@@ -114,23 +122,26 @@ class Layout:
         self.active = self.totals + n
         self.rounds_done = self.active + n
         self.unseen = self.rounds_done + 1
-        self.size = self.unseen + NUM_KINDS
+        self.ceilings = self.unseen + NUM_KINDS
+        """Start of the ``owner_ceilings`` block (when ``has_ceilings``)."""
+        self.has_ceilings = ceilings
+        self.size = self.ceilings + (2 * SLOTS * n if ceilings else 0)
 
     def slot_index(self, offset: int, slot: int) -> int:
         """Start of the one-hot block of slot ``slot`` of the player ``offset`` seats on."""
         return NUM_CODES * (SLOTS * offset + slot)
 
 
-def observation_size(num_players: int) -> int:
+def observation_size(num_players: int, ceilings: bool = False) -> int:
     """Length of the observation vector."""
-    return Layout(num_players).size
+    return Layout(num_players, ceilings).size
 
 
 def observation_bounds(
-    num_players: int, rounds: int | None, target_score: int | None
+    num_players: int, rounds: int | None, target_score: int | None, ceilings: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Low and high bounds of every entry."""
-    lay = Layout(num_players)
+    lay = Layout(num_players, ceilings)
     low = np.zeros(lay.size, dtype=np.float32)
     high = np.ones(lay.size, dtype=np.float32)
     bounds = []
@@ -164,6 +175,7 @@ class Observer:
         mode: str = "knowledge",
         rounds: int | None = 1,
         max_turns_per_round: int = 200,
+        ceilings: bool = False,
     ) -> None:
         n = num_players
         self.num_players = n
@@ -171,7 +183,8 @@ class Observer:
         self.knowledge = mode == "knowledge"
         self.rounds = rounds
         self.max_turns = max_turns_per_round
-        self.layout = Layout(n)
+        self.layout = Layout(n, ceilings)
+        self.ceilings = ceilings
         self.num_actions = num_actions(n)
         # for each observer seat: flat indices (p * SLOTS + s) in observer order
         self._slot_src = [
@@ -255,6 +268,11 @@ class Observer:
             out[lay.rounds_done] = done / self.rounds
         if self.knowledge:
             out[lay.unseen : lay.unseen + NUM_KINDS] = unseen_counts(state, seat) * _INV_DECK_COUNTS
+        if self.ceilings:
+            src = self._slot_src[seat]
+            block = out[lay.ceilings : lay.size]
+            block[0::2] = state.owner_seen.reshape(-1)[src]
+            block[1::2] = state.ceiling.reshape(-1)[src] * (1.0 / NO_CEILING)
         return out
 
 

@@ -35,6 +35,44 @@ def test_api_seed_and_check_env_for_the_elimination_game(num_players):
     check_env(genv.unwrapped, skip_render_check=True)
 
 
+def test_api_seed_and_check_env_with_owner_ceilings():
+    """The configuration of the 4-player agent that reads how the others have played."""
+    kw = {"num_players": 4, "target_score": 100, "owner_ceilings": True}
+    api_test(rat_a_tat_cat_v0.env(**kw), num_cycles=600)
+    seed_test(lambda: rat_a_tat_cat_v0.env(**kw), 300)
+    genv = gymnasium.make("ratenvs/RatATatCat-v0", **kw)
+    check_env(genv.unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 6])
+def test_owner_ceilings_block_lists_every_slot_observer_first(num_players):
+    n = num_players
+    env = rat_a_tat_cat_v0.raw_env(num_players=n, owner_ceilings=True)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(60):  # play on a little so that some ceilings are set
+        seat = env.state.current
+        legal = np.flatnonzero(env._action_mask(seat))
+        if env.state.is_over:
+            break
+        env.step(int(rng.choice(legal[legal != rules.ACTION_KNOCK] if legal.size > 1 else legal)))
+    lay = Layout(n, ceilings=True)
+    assert lay.size == observation_size(n, ceilings=True) == 72 * n + 54
+    plain = rat_a_tat_cat_v0.raw_env(num_players=n)
+    space = plain.observation_space(plain.possible_agents[0])["observation"]
+    assert observation_size(n) == space.shape[0]
+    assert (env.state.ceiling < rules.NO_CEILING).any()
+    for seat in range(n):
+        obs = env._observation_vector(seat)
+        block = obs[lay.ceilings :].reshape(n, rules.SLOTS, 2)
+        for k in range(n):
+            p = (seat + k) % n
+            assert block[k, :, 0].tolist() == env.state.owner_seen[p].astype(float).tolist()
+            assert np.allclose(block[k, :, 1], env.state.ceiling[p] / rules.NO_CEILING)
+        space = env.observation_space(env.possible_agents[seat])["observation"]
+        assert space.contains(obs)
+
+
 def test_registered_ids_and_gymnasium_check_env():
     env = pettingzoo.make("aec", "ratenvs/rat_a_tat_cat-v0")
     env.reset(seed=0)

@@ -45,9 +45,9 @@ def _check_constraints(state: rules.State) -> None:
         assert state.card_epoch[c] == state.epoch
 
 
-def _random_states(n: int, mode: str, game: int):
+def _random_states(n: int, mode: str, game: int, **options):
     """Yield the env at random points of a random game (few knocks, mostly draws)."""
-    env = raw_env(num_players=n, observation=mode, rounds=2, max_turns_per_round=40)
+    env = raw_env(num_players=n, observation=mode, rounds=2, max_turns_per_round=40, **options)
     env.reset(seed=1000 * n + game)
     rng = np.random.default_rng(game)
     yielded = 0
@@ -66,11 +66,11 @@ def _random_states(n: int, mode: str, game: int):
             yield env
 
 
-def _leak_check(n: int, mode: str, games: int) -> tuple[int, int, int]:
+def _leak_check(n: int, mode: str, games: int, **options) -> tuple[int, int, int]:
     """(samples, samples whose hidden cards changed, samples whose observation changed)."""
     samples = changed = leaks = 0
     for game in range(games):
-        for env in _random_states(n, mode, game):
+        for env in _random_states(n, mode, game, **options):
             for seat, agent in enumerate(env.possible_agents):
                 before = env.observe(agent)
                 new = env.resample_from_infostate(agent, seed=samples)
@@ -94,6 +94,14 @@ def test_resampled_states_look_the_same_and_differ_in_hidden_cards(n, mode):
     assert leaks == 0, f"{leaks}/{samples} observations changed when hidden cards did"
     assert samples >= 100
     assert changed / samples > 0.9, f"resampling changed only {changed}/{samples} samples"
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_owner_ceilings_leak_nothing(n):
+    """How the others have played is public: resampling hidden cards keeps the block."""
+    samples, changed, leaks = _leak_check(n, "knowledge", GAMES_PER_SIZE, owner_ceilings=True)
+    assert leaks == 0, f"{leaks}/{samples} observations changed when hidden cards did"
+    assert samples >= 100 and changed / samples > 0.9
 
 
 def test_the_leak_test_catches_a_leaky_observation(monkeypatch):
