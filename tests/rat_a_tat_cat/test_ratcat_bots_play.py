@@ -8,7 +8,16 @@ from ratcat_helpers import D2, P, S, build_state
 
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import play, rules
-from ratenvs.rat_a_tat_cat.bots import BOTS, HeuristicBot, get_bot, play_game, win_rate
+from ratenvs.rat_a_tat_cat.bots import (
+    BOTS,
+    KEPT_VALUES,
+    CeilingBot,
+    HeuristicBot,
+    get_bot,
+    kept_card_values,
+    play_game,
+    win_rate,
+)
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import Observer
 from ratenvs.rat_a_tat_cat.record import (
@@ -20,8 +29,8 @@ from ratenvs.rat_a_tat_cat.record import (
 )
 
 
-def _decide(state, bot=None):
-    obs = Observer(state.num_players)
+def _decide(state, bot=None, ceilings=False):
+    obs = Observer(state.num_players, ceilings=ceilings)
     seat = state.current
     return (bot or HeuristicBot()).act(
         obs.observe(state, seat), obs.action_mask(state, seat), np.random.default_rng(0)
@@ -29,7 +38,7 @@ def _decide(state, bot=None):
 
 
 def test_bots_follow_the_protocol():
-    assert set(BOTS) == {"random", "heuristic"}
+    assert set(BOTS) == {"random", "heuristic", "ceiling"}
     for name in BOTS:
         bot = get_bot(name)
         assert isinstance(bot, Bot) and bot.name == name
@@ -68,6 +77,55 @@ def test_heuristic_swaps_its_high_card_for_a_known_low_one_and_knocks_low():
     assert state.phase == rules.PHASE_KNOCK
     assert _decide(state) == rules.ACTION_KNOCK  # known 0 + 1 + 2 + 1 = 4
     assert _decide(state, HeuristicBot(knock_threshold=3)) == rules.ACTION_NO_KNOCK
+
+
+def test_ceiling_bot_swaps_for_the_kept_card_with_the_lowest_ceiling():
+    state = build_state([[9, 1, 2, 1], [5, 5, 5, 5], [4, 4, 4, 4]], draw_top=[S], discard=[P])
+    state.know[0, 0, 1:3] = [1, 2]
+    state.ceiling[1] = [7, rules.NO_CEILING, rules.NO_CEILING, 3]  # slot 3: kept under 3
+    state.ceiling[2] = [4, rules.NO_CEILING, rules.NO_CEILING, 4]
+    rules.apply_action(state, rules.ACTION_DRAW, np.random.default_rng(0))
+    bot = CeilingBot()
+    assert _decide(state, bot, ceilings=True) == rules.swap_action(0, 1, 3)
+    # without the evidence every hidden card looks alike: the heuristic picks none of these
+    assert _decide(state) != rules.swap_action(0, 1, 3)
+    with pytest.raises(ValueError, match="owner_ceilings=True"):
+        _decide(state, bot)
+
+
+def test_ceiling_bot_knocks_when_its_hand_is_below_every_guessed_hand():
+    state = build_state([[0, 1, 2, 0], [5, 5, 5, 5], [4, 4, 4, 4]], discard=[P])
+    state.know[0, 0, 1:3] = [1, 2]
+    state.phase, state.held = rules.PHASE_KNOCK, rules.NO_CARD
+    obs = Observer(3, ceilings=True).observe(state, 0)
+    est = CeilingBot().hand_estimates(obs)
+    assert est[0].tolist() == [0, 1, 2, 0]
+    assert est[1, 0] == KEPT_VALUES[rules.NO_CEILING]  # an outer card its owner kept
+    assert _decide(state, CeilingBot(), ceilings=True) == rules.ACTION_KNOCK
+    assert _decide(state, CeilingBot(knock_margin=20), ceilings=True) == rules.ACTION_NO_KNOCK
+
+
+def test_ceiling_bot_leaves_its_other_decisions_to_the_base_on_the_plain_observation():
+    seen = []
+
+    class Base:
+        name = "base"
+
+        def act(self, observation, action_mask, rng):
+            seen.append(len(observation))
+            return int(np.flatnonzero(action_mask)[0])
+
+    winners = play_game([CeilingBot(base=Base()), HeuristicBot()], seed=3, owner_ceilings=True)
+    assert any(winners) and seen and set(seen) == {64 * 2 + 54}
+
+
+def test_kept_card_values_are_what_the_ceiling_bot_uses():
+    # the constants came from 1,000 games; a few games land near them
+    quick = kept_card_values(games=12, seed=0)
+    assert len(quick) == len(KEPT_VALUES) == rules.NO_CEILING + 1
+    for c in (5, 9, rules.NO_CEILING):  # well-filled ceilings
+        assert abs(quick[c] - KEPT_VALUES[c]) < 1.2
+    assert list(KEPT_VALUES) == sorted(KEPT_VALUES)  # a lower ceiling, a lower card
 
 
 def test_heuristic_beats_random_with_alternating_seats():
