@@ -116,6 +116,38 @@ def policy_kwargs(spec: PolicySpec) -> dict[str, Any]:
     return kwargs
 
 
+APPENDED_OPTIONS = ("owner_ceilings", "answer_beliefs")
+"""Env options whose observation entries come after all the others (Rat-a-Tat Cat's
+``owner_ceilings``, Ratto Zakko's ``answer_beliefs``): a policy trained without them reads
+a prefix of the longer observation, so it can be widened to it (:func:`widen_inputs`)."""
+
+
+def appended_options(card_options: Mapping[str, Any], options: Mapping[str, Any]) -> list[str]:
+    """The :data:`APPENDED_OPTIONS` that ``options`` turns on and a policy trained with env
+    options ``card_options`` lacks, when the other options are equal (the old observation
+    is then a prefix of the new one); else an empty list."""
+    added = [k for k in APPENDED_OPTIONS if options.get(k) and not card_options.get(k)]
+
+    def rest(opts: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in opts.items() if k not in APPENDED_OPTIONS}
+
+    return added if added and rest(card_options) == rest(options) else []
+
+
+def widen_inputs(state: Mapping[str, Any], extra: int) -> dict[str, Any]:
+    """A policy state dict made fit for ``extra`` more observation entries at the end: the
+    first layers of the policy and value networks get zero weights for them, so the
+    widened policy computes the same function until training uses the new entries."""
+    import torch
+
+    out = dict(state)
+    for key in ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight"):
+        weight = state[key]
+        zeros = torch.zeros(weight.shape[0], extra, dtype=weight.dtype)
+        out[key] = torch.cat([weight, zeros], dim=1)
+    return out
+
+
 # ------------------------------------------------------------------ the Bot
 class PolicyBot:
     """A trained policy behind the Bot protocol: the greedy masked argmax of its logits.

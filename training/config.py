@@ -65,6 +65,11 @@ class PretrainConfig:
     """Passes over the demonstrations."""
     batch_size: int = 512
     learning_rate: float = 1.0e-3
+    teacher_base: str | None = None
+    """Checkpoint whose policy makes the decisions the teacher leaves to a base (a teacher
+    bot with a ``base``, e.g. Rat-a-Tat Cat's ``ceiling``); None: the bot's own default."""
+    on_resume: bool = False
+    """Also warm-start a run started with ``--resume`` (from the resumed weights)."""
 
 
 @dataclass
@@ -354,6 +359,20 @@ def _check_values(cfg: TrainConfig) -> None:
                 f"pretrain.teacher: unknown bot {teacher!r} for {cfg.game}; "
                 f"choose one of {', '.join(sorted(bots))}"
             )
+    base = cfg.pretrain.teacher_base
+    if base is not None:
+        import inspect
+
+        takes = (
+            teacher is not None
+            and "base" in inspect.signature(GAMES[cfg.game].bots()[teacher]).parameters
+        )
+        if not takes:
+            raise ConfigError(
+                f"pretrain.teacher_base: the teacher {teacher!r} takes no base policy"
+            )
+        if not Path(base).with_suffix(".pt").is_file():
+            raise ConfigError(f"pretrain.teacher_base: no checkpoint at {base}")
     if not 0.0 < cfg.pretrain.learning_rate <= 1.0:
         raise ConfigError(
             f"pretrain.learning_rate: must be in (0.0, 1.0], got {cfg.pretrain.learning_rate}"

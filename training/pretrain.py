@@ -60,8 +60,14 @@ def collect(cfg: TrainConfig, teacher: str, games: int, seed: int) -> Demonstrat
     act_list: list[int] = []
     ret_list: list[float] = []
     totals = []
+    base = None
+    if cfg.pretrain.teacher_base is not None:
+        from training.checkpoint import load_checkpoint
+
+        base = load_checkpoint(cfg.pretrain.teacher_base, game=cfg.game)
     for g in range(games):
-        bot = bots[teacher]()  # bots keep per-card state: a fresh one per game
+        # bots keep per-card state: a fresh one per game
+        bot = bots[teacher]() if base is None else bots[teacher](base=base.bot())
         obs, info = env.reset(seed=seed + g)
         rewards: list[float] = []
         done = False
@@ -159,6 +165,7 @@ def warm_start(policy: Any, cfg: TrainConfig) -> dict[str, Any]:
     )
     return {
         "teacher": p.teacher,
+        **({"teacher_base": p.teacher_base} if p.teacher_base else {}),
         "games": p.games,
         "decisions": len(data.actions),
         "teacher_mean_reward": round(data.mean_episode_reward, 4),

@@ -42,11 +42,13 @@ import yaml
 from training.checkpoint import (
     CheckpointError,
     PolicySpec,
+    appended_options,
     load_card,
     load_checkpoint,
     policy_class,
     policy_kwargs,
     save_checkpoint,
+    widen_inputs,
     write_card,
 )
 from training.config import ConfigError, TrainConfig, load_config
@@ -318,7 +320,21 @@ def train(
     previous_wall = 0.0
     resumed = None
     if resume is not None:
-        resumed = load_checkpoint(resume, game=cfg.game, observation_size=obs_size)
+        resumed = load_checkpoint(resume, game=cfg.game)
+        grown = obs_size - resumed.spec.observation_size
+        added = appended_options(resumed.card.get("env_options", {}), env_options(cfg))
+        if grown > 0 and resumed.spec.critic_extra == 0 and added:
+            print(
+                f"--resume {resume}: the observation grew by {grown} entries at its end "
+                f"({', '.join(added)}); they get zero weights and the optimizer state starts "
+                "afresh",
+                file=sys.stderr,
+            )
+            resumed.policy_state = widen_inputs(resumed.policy_state, grown)
+            resumed.optimizer_state = None
+            resumed.spec = dataclasses.replace(resumed.spec, observation_size=obs_size)
+        elif grown:
+            load_checkpoint(resume, game=cfg.game, observation_size=obs_size)  # says why
         if (
             resumed.spec.critic_extra == 0
             and extra
@@ -381,7 +397,7 @@ def train(
             model.policy.optimizer.load_state_dict(resumed.optimizer_state)
         model.num_timesteps = previous_steps
     pretrained = None
-    if resumed is None and cfg.pretrain.teacher is not None:
+    if cfg.pretrain.teacher is not None and (resumed is None or cfg.pretrain.on_resume):
         from training.pretrain import warm_start
 
         print(f"warm start: imitating the {cfg.pretrain.teacher!r} bot", file=sys.stderr)
