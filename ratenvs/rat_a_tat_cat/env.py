@@ -67,7 +67,11 @@ card (its kind, "a number", or unknown); the discard top; the card it holds;
 its decision phase; whose turn it is; who knocked and the turns left; turns
 played; pile sizes; totals; who is still in; rounds done; and
 ``unseen_counts`` (knowledge mode). The "memoryless" mode keeps only the
-table as it is now and what the observer saw since its last decision.
+table as it is now and what the observer saw since its last decision. With
+``owner_ceilings=True``, for every slot also whether its owner has seen the
+card and the card's ceiling: the lowest value the owner has let go of while
+keeping it (public play: a card declined from the discard pile, a drawn card
+discarded, a card replaced; the bot ``ceiling`` reads it).
 
 ## Actions
 
@@ -121,7 +125,8 @@ and the offending seat gets -1.
 
 ## Version history
 
-- v0: first release.
+- v0: first release; the option ``owner_ceilings`` came later (default off, so
+  observations without it are unchanged).
 """
 
 from __future__ import annotations
