@@ -22,6 +22,10 @@ the other three seats heuristic bots), scored as a win rate (ties shared):
   that guesses them fairly (``kept-card swap``: a card its owner has seen and kept counts
   :data:`KEPT_VALUE`, see :func:`belief_swap`): how much the hidden hands are
   worth to the agent, and how little of it a fair guess recovers.
+- ``ceiling bot (heuristic / agent moves)``: the ``ceiling`` bot, which guesses
+  the other hands from how their owners have played (env option
+  ``owner_ceilings``) and swaps and knocks on that guess, on top of the
+  heuristic's other moves or (with ``--agent``) the agent's.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import numpy as np
 
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import _LAYOUTS, HeuristicBot
+from ratenvs.rat_a_tat_cat.bots import _LAYOUTS, CeilingBot, HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import slot_codes
 
@@ -87,12 +91,15 @@ class Line(NamedTuple):
 HEADER = f"{'player in one seat':55s}  wins  edge/round        points  rounds"
 
 
-def play(chooser: Chooser, games: int, seed: int, handicap: float = 0.0) -> Line:
+def play(
+    chooser: Chooser, games: int, seed: int, handicap: float = 0.0, ceilings: bool = False
+) -> Line:
     """``chooser`` in seat ``g % 4`` of game ``g`` against three heuristic bots.
 
     ``handicap`` points come off the seat's score in every round it plays (taken off
     its total as the round is dealt, so eliminations see them): what a steady edge
-    of that many points per round is worth.
+    of that many points per round is worth. ``ceilings``: the env's ``owner_ceilings``
+    option (the heuristic bots read the observation without it; the same games).
     """
     heuristic = HeuristicBot()
     score = 0.0
@@ -101,7 +108,7 @@ def play(chooser: Chooser, games: int, seed: int, handicap: float = 0.0) -> Line
     rounds = 0
     for g in range(games):
         seat = g % 4
-        env = raw_env(num_players=4, target_score=100)
+        env = raw_env(num_players=4, target_score=100, owner_ceilings=ceilings)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
         dealt = -1
@@ -205,6 +212,16 @@ def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
     return choose
 
 
+def bot_plays(bot: Bot) -> Chooser:
+    """A whole bot in the seat."""
+    rng = np.random.default_rng(0)
+
+    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+        return int(bot.act(obs, mask, rng))
+
+    return choose
+
+
 def chain(*choosers: Chooser) -> Chooser:
     """Each chooser in turn gets the action the previous one chose."""
 
@@ -243,6 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     heuristic: Chooser = lambda s, seat, o, m, a: a  # noqa: E731
     lines: list[tuple[str, Chooser, float]] = [("heuristic", heuristic, 0.0)]
+    guessing = {"ceiling bot (heuristic moves)", "ceiling bot (agent moves)"}
+    lines.append(("ceiling bot (heuristic moves)", bot_plays(CeilingBot()), 0.0))
     for b in args.handicaps:
         lines.append((f"heuristic, {b:g} points off every round", heuristic, b))
     for own, others in (("true", "true"), ("true", "estimate"), ("estimate", "true")):
@@ -270,13 +289,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("agent, oracle swap (others seen)", chain(everything, belief_swap("oracle"))),
             ("agent, oracle knock, oracle swap", chain(everything, seen, belief_swap("oracle"))),
             ("agent, kept-card swap", chain(everything, belief_swap("kept-card"))),
+            ("ceiling bot (agent moves)", bot_plays(CeilingBot(base=agent))),
         ):
             lines.append((name, chooser, 0.0))
     print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
     print(HEADER)
     for name, chooser, handicap in lines:
         t0 = time.perf_counter()
-        r = play(chooser, args.games, args.seed, handicap)
+        r = play(chooser, args.games, args.seed, handicap, ceilings=name in guessing)
         print(f"{name:55s} {r.row()}   ({time.perf_counter() - t0:.0f} s)", flush=True)
     return 0
 

@@ -45,7 +45,7 @@ def test_the_script_runs_every_line(capsys):
     agent = ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_4p.pt"
     assert ablation.main(["--games", "4", "--agent", str(agent), "--handicaps", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 + 2 + 4 + 5 + 4
+    assert len(lines) == 2 + 1 + 2 + 4 + 5 + 5
     rates = [float(line[55:].split("%")[0]) for line in lines[2:]]
     assert all(0.0 <= r <= 100.0 for r in rates)
     assert np.isfinite(rates).all()
