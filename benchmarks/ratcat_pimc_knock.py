@@ -47,7 +47,7 @@ import ratcat_4p_ablation as ablation
 from ratcat_knock_labels import play_out
 
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+from ratenvs.rat_a_tat_cat.bots import knock_decisions
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.resample import (
     _get,
@@ -69,25 +69,15 @@ def owner_knows(state: rules.State, pos: tuple) -> bool:
 def kept_card_ratio(games: int, seed: int) -> np.ndarray:
     """Per kind: its share among hidden cards their owner knows, in real tables over its
     share in uniform deals (at the knock decisions of four heuristic bots)."""
-    bot = HeuristicBot()
     real = np.ones(rules.NUM_KINDS)  # add-one smoothing
     dealt = np.ones(rules.NUM_KINDS)
     deal_rng = np.random.default_rng(seed)
-    for g in range(games):
-        env = raw_env(num_players=4, target_score=100)
-        env.reset(seed=seed + g)
-        rng = np.random.default_rng(seed + g)
-        while not env.state.is_over:
-            state = env.state
-            p = state.current
-            action = int(bot.act(env._observation_vector(p), env._action_mask(p), rng))
-            if state.phase == rules.PHASE_KNOCK:
-                deal = resample_state(state, p, deal_rng)
-                for pos in hidden_positions(state, p):
-                    if owner_knows(state, pos):
-                        real[rules.KIND[_get(state, pos)]] += 1
-                        dealt[rules.KIND[_get(deal, pos)]] += 1
-            env.step(action)
+    for state, p in knock_decisions(games, seed):
+        deal = resample_state(state, p, deal_rng)
+        for pos in hidden_positions(state, p):
+            if owner_knows(state, pos):
+                real[rules.KIND[_get(state, pos)]] += 1
+                dealt[rules.KIND[_get(deal, pos)]] += 1
     return (real / real.sum()) / (dealt / dealt.sum())
 
 

@@ -27,7 +27,7 @@ games, and 64.6% of 1000 one-round games with "memoryless" observations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from ratenvs.rat_a_tat_cat.rules import (
     NUM_NUMBER_KINDS,
     PHASE_KNOCK,
     SLOTS,
+    State,
     swap_action,
 )
 
@@ -251,35 +252,42 @@ class CeilingBot(HeuristicBot):
         return action
 
 
-def kept_card_values(games: int = 300, seed: int = 0) -> tuple[float, ...]:
-    """Mean points of the hidden cards whose owner has seen them, by ceiling (0..10), seen
-    from the other seats at every knock decision of four heuristic bots (elimination at
-    100; a power card counts 4.5; a ceiling no such card had: half the ceiling): how
-    :data:`KEPT_VALUES` was measured."""
+def knock_decisions(games: int, seed: int = 0) -> Iterator[tuple[State, int]]:
+    """Every knock decision of four heuristic bots in the elimination game at 100 (game
+    ``g`` seeded ``seed + g``): the state, to read only, and the deciding seat."""
     from ratenvs.rat_a_tat_cat.env import raw_env
 
-    sums = np.zeros(NO_CEILING + 1)
-    counts = np.zeros(NO_CEILING + 1)
     bot = HeuristicBot()
     for g in range(games):
         env = raw_env(num_players=4, target_score=100)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
         while not env.state.is_over:
-            state = env.state
-            p = state.current
-            if state.phase == PHASE_KNOCK:
-                for q in range(4):
-                    for s in range(SLOTS):
-                        card = state.hands[q][s]
-                        if q == p or card < 0 or not state.owner_seen[q, s]:
-                            continue
-                        if state.know[p, q, s] < NUM_NUMBER_KINDS:
-                            continue  # the deciding seat knows it
-                        kind = KIND[card]
-                        sums[state.ceiling[q, s]] += kind if kind < NUM_NUMBER_KINDS else 4.5
-                        counts[state.ceiling[q, s]] += 1
-            env.step(int(bot.act(env._observation_vector(p), env._action_mask(p), rng)))
+            p = env.state.current
+            action = int(bot.act(env._observation_vector(p), env._action_mask(p), rng))
+            if env.state.phase == PHASE_KNOCK:
+                yield env.state, p
+            env.step(action)
+
+
+def kept_card_values(games: int = 300, seed: int = 0) -> tuple[float, ...]:
+    """Mean points of the hidden cards whose owner has seen them, by ceiling (0..10), seen
+    from the other seats at every knock decision of four heuristic bots (elimination at
+    100; a power card counts 4.5; a ceiling no such card had: half the ceiling): how
+    :data:`KEPT_VALUES` was measured."""
+    sums = np.zeros(NO_CEILING + 1)
+    counts = np.zeros(NO_CEILING + 1)
+    for state, p in knock_decisions(games, seed):
+        for q in range(state.num_players):
+            for s in range(SLOTS):
+                card = state.hands[q][s]
+                if q == p or card < 0 or not state.owner_seen[q, s]:
+                    continue
+                if state.know[p, q, s] < NUM_NUMBER_KINDS:
+                    continue  # the deciding seat knows it
+                kind = KIND[card]
+                sums[state.ceiling[q, s]] += kind if kind < NUM_NUMBER_KINDS else 4.5
+                counts[state.ceiling[q, s]] += 1
     fill = np.arange(NO_CEILING + 1) / 2.0  # no such card seen: half the ceiling
     means = np.where(counts > 0, sums / np.maximum(counts, 1), fill)
     return tuple(float(x) for x in np.round(means, 1))

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from small_configs import small_ratcat_config
 
 from ratenvs.rat_a_tat_cat import rules
 from training.checkpoint import PolicySpec, build_policy, load_checkpoint, save_checkpoint
@@ -21,25 +22,7 @@ CODES = rules.NUM_KINDS + 1
 
 
 def ratcat_config(privileged: bool = True, **extra):
-    data = {
-        "game": "rat_a_tat_cat",
-        "env_options": {"num_players": 3},
-        "opponents": ["heuristic"],
-        "learner_seat": "random",
-        "n_envs": 2,
-        "timesteps": 64,
-        "algorithm": {
-            "n_steps": 32,
-            "batch_size": 32,
-            "n_epochs": 1,
-            "net_arch": [32, 32],
-            "privileged_critic": privileged,
-        },
-        "eval": {"every": 0, "games": 2, "final_games": 2},
-        "logging": {"progress_bar": False},
-    }
-    data.update(extra)
-    return config_from_dict(data)
+    return small_ratcat_config({"privileged_critic": privileged}, **extra)
 
 
 def decode(features: np.ndarray, num_players: int) -> tuple[list[list[int]], int]:

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from small_configs import small_ratcat_config
 
 from training.checkpoint import (
     CheckpointError,
@@ -17,24 +18,12 @@ from training.checkpoint import (
     load_checkpoint,
     widen_inputs,
 )
-from training.config import ConfigError, config_from_dict
+from training.config import ConfigError
 from training.train import train
 
 
 def ratcat_config(**extra):
-    data = {
-        "game": "rat_a_tat_cat",
-        "env_options": {"num_players": 3},
-        "opponents": ["heuristic"],
-        "learner_seat": "random",
-        "n_envs": 2,
-        "timesteps": 64,
-        "algorithm": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [32, 32]},
-        "eval": {"every": 0, "games": 2, "final_games": 2},
-        "logging": {"progress_bar": False},
-    }
-    data.update(extra)
-    return config_from_dict(data)
+    return small_ratcat_config(**extra)
 
 
 def test_appended_options_are_the_ones_turned_on_when_the_rest_is_equal():
