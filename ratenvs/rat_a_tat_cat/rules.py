@@ -361,7 +361,10 @@ def lower_ceilings(state: State, seat: int, value: int) -> None:
     are worth about that or less; the card it places gets one below what it replaced.
     """
     seen = state.owner_seen[seat]
-    np.minimum(state.ceiling[seat], np.where(seen, value, NO_CEILING), out=state.ceiling[seat])
+    ceiling = state.ceiling[seat]
+    for s in range(SLOTS):  # a plain loop: four slots, on the hot path of env.step
+        if seen[s] and ceiling[s] > value:
+            ceiling[s] = value
 
 
 # ------------------------------------------------------------------ legal moves
