@@ -186,8 +186,8 @@ class State:
     """Public: the slot's owner has seen this card (an outer card at the deal, a card it
     placed; a peek is not counted: which card a Peek looks at is not public here)."""
     ceiling: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
-    """Public: the lowest value its owner has let go of while keeping this card, seen (see
-    :func:`lower_ceilings`); ``NO_CEILING`` when nothing."""
+    """Public: the lowest value its owner has let go of while keeping this card after seeing
+    it (see :func:`lower_ceilings`); ``NO_CEILING`` when nothing."""
     card_epoch: list[int] = field(default_factory=list)
     epoch: int = 0
     """How many times the discard pile was reshuffled into the draw pile this round."""
@@ -501,13 +501,12 @@ def _replace(state: State, seat: int, slot: int) -> None:
     old = state.hands[seat][slot]
     card = state.held
     kind = KIND[card]
-    shown = KIND[old] if state.owner_seen[seat, slot] and KIND[old] < NUM_NUMBER_KINDS else None
-    lower_ceilings(state, seat, UNSEEN_CEILING if shown is None else shown)
+    seen_number = state.owner_seen[seat, slot] and KIND[old] < NUM_NUMBER_KINDS
+    let_go = KIND[old] if seen_number else UNSEEN_CEILING
+    lower_ceilings(state, seat, let_go)
     state.owner_seen[seat, slot] = True
-    if state.held_public:
-        state.ceiling[seat, slot] = NO_CEILING  # everyone saw it
-    else:
-        state.ceiling[seat, slot] = max(0, (UNSEEN_CEILING if shown is None else shown) - 1)
+    # a taken discard is public; a drawn card is below what it replaced
+    state.ceiling[seat, slot] = NO_CEILING if state.held_public else max(0, let_go - 1)
     state.hands[seat][slot] = card
     know = state.know
     if state.held_public:
