@@ -41,7 +41,7 @@ import numpy as np
 
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import _LAYOUTS, CeilingBot, HeuristicBot
+from ratenvs.rat_a_tat_cat.bots import _LAYOUTS, CeilingBot, HeuristicBot, swap_by_estimate
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import slot_codes
 
@@ -174,7 +174,8 @@ def oracle_knock(own: str, others: str, margin: float) -> Chooser:
 
 def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
     """At a Swap, give the own card with the highest estimated value for the other live
-    player's card with the lowest, when that gains at least ``minimum`` points.
+    player's card with the lowest, when that gains more than ``minimum`` points
+    (:func:`~ratenvs.rat_a_tat_cat.bots.swap_by_estimate`).
 
     ``belief`` "oracle" reads the other players' real cards; "kept-card" sees what the
     seat knows, counts a card it does not know :data:`KEPT_VALUE` when the card's owner
@@ -189,25 +190,19 @@ def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
         unknown = HeuristicBot().unknown_value(obs, lay)
         own = HeuristicBot().slot_values(codes, unknown)
         n = state.num_players
-        best, action = minimum, rules.ACTION_DECLINE
+        est = np.full((n, rules.SLOTS), unknown)
+        est[0] = own
         for offset in range(1, n):
             q = (seat + offset) % n
-            if not state.active[q]:
-                continue
             for s in range(rules.SLOTS):
                 if belief == "oracle":
-                    kind = rules.KIND[state.hands[q][s]]
-                    theirs = float(kind) if kind < rules.NUM_NUMBER_KINDS else POWER_VALUE
+                    kind = rules.KIND[state.hands[q][s]] if state.active[q] else 0
+                    est[offset, s] = float(kind) if kind < rules.NUM_NUMBER_KINDS else POWER_VALUE
                 elif codes[offset, s] < rules.NUM_NUMBER_KINDS:
-                    theirs = float(codes[offset, s])
+                    est[offset, s] = float(codes[offset, s])
                 elif state.know[q, q, s] < rules.NUM_NUMBER_KINDS:
-                    theirs = KEPT_VALUE
-                else:
-                    theirs = unknown
-                mine = int(np.argmax(own))
-                if own[mine] - theirs > best:
-                    best, action = own[mine] - theirs, rules.swap_action(mine, offset, s)
-        return action
+                    est[offset, s] = KEPT_VALUE
+        return swap_by_estimate(est, mask, minimum)
 
     return choose
 

@@ -231,7 +231,7 @@ class CeilingBot(HeuristicBot):
             est = self.hand_estimates(observation)
             live = observation[lay.active : lay.active + lay.num_players] > 0.5
             if swap:
-                return self._swap_by_estimate(est, action_mask)
+                return swap_by_estimate(est, action_mask)
             rivals = [est[k].sum() for k in range(1, lay.num_players) if live[k]]
             ahead = est[0].sum() <= min(rivals) - self.knock_margin
             return ACTION_KNOCK if ahead else ACTION_NO_KNOCK
@@ -240,16 +240,19 @@ class CeilingBot(HeuristicBot):
             return int(self.base.act(plain, action_mask, rng))
         return super().act(plain, action_mask, rng)
 
-    @staticmethod
-    def _swap_by_estimate(est: np.ndarray, mask: np.ndarray) -> int:
-        own = int(np.argmax(est[0]))
-        best, action = 1.0, ACTION_DECLINE  # worth at least a point
-        for offset in range(1, est.shape[0]):
-            for s in range(SLOTS):
-                a = swap_action(own, offset, s)
-                if mask[a] and est[0, own] - est[offset, s] > best:
-                    best, action = est[0, own] - est[offset, s], a
-        return action
+
+def swap_by_estimate(est: np.ndarray, mask: np.ndarray, minimum: float = 1.0) -> int:
+    """The Swap of an estimate of every slot (``(players, 4)``, observer first): the own
+    card with the highest value for the legal other card with the lowest, when that gains
+    more than ``minimum`` points; else decline."""
+    own = int(np.argmax(est[0]))
+    best, action = minimum, ACTION_DECLINE
+    for offset in range(1, est.shape[0]):
+        for s in range(SLOTS):
+            a = swap_action(own, offset, s)
+            if mask[a] and est[0, own] - est[offset, s] > best:
+                best, action = est[0, own] - est[offset, s], a
+    return action
 
 
 def knock_decisions(games: int, seed: int = 0) -> Iterator[tuple[State, int]]:
