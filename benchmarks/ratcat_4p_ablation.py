@@ -26,6 +26,13 @@ the other three seats heuristic bots), scored as a win rate (ties shared):
   the other hands from how their owners have played (env option
   ``owner_ceilings``) and swaps and knocks on that guess, on top of the
   heuristic's other moves or (with ``--agent``) the agent's.
+- ``agent, knock logit +b`` (``--knock-biases``): the agent with ``b`` added to its
+  knock logit (more knocks for b > 0): whether its knock is calibrated.
+- ``ensemble`` (``--ensemble CKPT ...``): the agent and these checkpoints of the same
+  observation, playing the legal action of highest mean probability.
+
+An agent trained with ``owner_ceilings`` (its observation size says so) plays every
+line on that observation; the heuristic bots read the same games without the block.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -47,6 +54,9 @@ from ratenvs.rat_a_tat_cat.observe import slot_codes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
 from training.stats import mean_interval
+
+if TYPE_CHECKING:
+    from training.checkpoint import PolicyBot
 
 PHASES = {
     "start": (rules.PHASE_START,),
@@ -239,6 +249,31 @@ def agent_plays(agent: Bot, decisions: Sequence[str]) -> Chooser:
     return choose
 
 
+def knock_bias(agent: PolicyBot, bias: float) -> Chooser:
+    """The agent's own play with ``bias`` added to its knock logit."""
+
+    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+        logits = agent.logits(obs)
+        logits[rules.ACTION_KNOCK] += bias
+        return int(np.argmax(np.where(mask > 0, logits, -np.inf)))
+
+    return choose
+
+
+def ensemble(agents: Sequence[PolicyBot]) -> Chooser:
+    """The legal action with the highest mean probability over ``agents``' policies."""
+
+    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+        total = np.zeros(len(mask))
+        for agent in agents:
+            logits = np.where(mask > 0, agent.logits(obs), -np.inf)
+            probs = np.exp(logits - logits.max())
+            total += probs / probs.sum()
+        return int(np.argmax(total))
+
+    return choose
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent", help="checkpoint of a 4-player agent (elimination game)")
@@ -252,6 +287,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[1.0, 2.0],
         help="lines of the heuristic bot with this many points off every round",
     )
+    parser.add_argument(
+        "--knock-biases",
+        type=float,
+        nargs="*",
+        default=[],
+        help="lines of the agent with this added to its knock logit (with --agent)",
+    )
+    parser.add_argument(
+        "--ensemble",
+        nargs="*",
+        default=[],
+        help="a line of the agent and these checkpoints averaged (with --agent)",
+    )
     args = parser.parse_args(argv)
     heuristic: Chooser = lambda s, seat, o, m, a: a  # noqa: E731
     lines: list[tuple[str, Chooser, float]] = [("heuristic", heuristic, 0.0)]
@@ -264,10 +312,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         lines.append((name, oracle_knock(own, others, args.margin), 0.0))
     name = "oracle knock (both estimated)"
     lines.append((name, oracle_knock("estimate", "estimate", args.margin), 0.0))
+    agent_ceilings = False
     if args.agent:
         from training.checkpoint import load_checkpoint
 
         agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
+        agent_ceilings = _LAYOUTS.get(agent.spec.observation_size).has_ceilings
         for decisions in (
             list(PHASES),
             ["knock"],
@@ -284,14 +334,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("agent, oracle swap (others seen)", chain(everything, belief_swap("oracle"))),
             ("agent, oracle knock, oracle swap", chain(everything, seen, belief_swap("oracle"))),
             ("agent, kept-card swap", chain(everything, belief_swap("kept-card"))),
-            ("ceiling bot (agent moves)", bot_plays(CeilingBot(base=agent))),
         ):
             lines.append((name, chooser, 0.0))
+        if not agent_ceilings:  # the ceiling bot's base reads the plain observation
+            lines.append(("ceiling bot (agent moves)", bot_plays(CeilingBot(base=agent)), 0.0))
+        for b in args.knock_biases:
+            lines.append((f"agent, knock logit {b:+g}", knock_bias(agent, b), 0.0))
+        if args.ensemble:
+            others = [load_checkpoint(c, game="rat_a_tat_cat").bot() for c in args.ensemble]
+            name = f"ensemble of the agent and {len(others)} more"
+            lines.append((name, ensemble([agent, *others]), 0.0))
     print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
     print(HEADER)
     for name, chooser, handicap in lines:
         t0 = time.perf_counter()
-        r = play(chooser, args.games, args.seed, handicap, ceilings=name in guessing)
+        ceilings = name in guessing or (agent_ceilings and name.startswith(("agent", "ens")))
+        r = play(chooser, args.games, args.seed, handicap, ceilings=ceilings)
         print(f"{name:55s} {r.row()}   ({time.perf_counter() - t0:.0f} s)", flush=True)
     return 0
 

@@ -14,6 +14,11 @@ seed) regress the three hands on 80% of the decisions: one on the observation, o
 on the observation plus the history. Printed: the variance of a hand's points and
 the validation mean squared error of each. A model that cannot beat the observation
 alone says the history holds nothing more about the hands (against these bots).
+
+Two more lines read how the others have played (env option ``owner_ceilings``): the
+``ceiling`` bot's guess (:data:`~ratenvs.rat_a_tat_cat.bots.KEPT_VALUES`, one number
+per ceiling, no fitting) and the same MLP on the observation with the option's block.
+When the MLP barely beats the table, the table holds what the observation says.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+from ratenvs.rat_a_tat_cat.bots import _LAYOUTS, CeilingBot, HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 
 PLAYERS = 4
@@ -37,12 +42,17 @@ def _points(hand: list[int]) -> float:
     return float(sum(k if k < rules.NUM_NUMBER_KINDS else POWER_VALUE for k in kinds))
 
 
-def collect(games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Observations, history features and the other hands' points at knock decisions."""
+def collect(
+    games: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """At knock decisions: the observations (without and with the ``owner_ceilings``
+    block), history features, the ``ceiling`` bot's guess of the other hands' points and
+    their true points."""
     bots = [HeuristicBot() for _ in range(PLAYERS)]
-    obs_rows, hist_rows, targets = [], [], []
+    guesser = CeilingBot()
+    obs_rows, ceiling_rows, hist_rows, guesses, targets = [], [], [], [], []
     for g in range(games):
-        env = raw_env(num_players=PLAYERS, target_score=100)
+        env = raw_env(num_players=PLAYERS, target_score=100, owner_ceilings=True)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
         round_index = -1
@@ -66,8 +76,10 @@ def collect(games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                         hist += [removed[q, s] / 12 if seen else 0.0, float(seen)]  # kind 0..12
                     hist += [dropped[q] / 9 if dropped[q] >= 0 else 0.0, float(dropped[q] >= 0)]
                     hist.append(min(drops[q] / 10, 1.0))
-                obs_rows.append(obs)
+                obs_rows.append(obs[: _LAYOUTS.get(len(obs)).ceilings])
+                ceiling_rows.append(obs)
                 hist_rows.append(hist)
+                guesses.append(guesser.hand_estimates(obs)[1:].sum(axis=1))
                 targets.append([_points(state.hands[(p + k) % PLAYERS]) for k in (1, 2, 3)])
             phase = state.phase
             if phase in (rules.PHASE_NUMBER, rules.PHASE_PLACE) and (
@@ -85,7 +97,9 @@ def collect(games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             env.step(action)
     return (
         np.asarray(obs_rows, np.float32),
+        np.asarray(ceiling_rows, np.float32),
         np.asarray(hist_rows, np.float32),
+        np.asarray(guesses, np.float32),
         np.asarray(targets, np.float32),
     )
 
@@ -138,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=30)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    obs, hist, y = collect(args.games, args.seed)
+    obs, with_ceilings, hist, guess, y = collect(args.games, args.seed)
     n = len(y)
     order = np.random.default_rng(args.seed).permutation(n)
     train, val = order[: int(0.8 * n)], order[int(0.8 * n) :]
@@ -147,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"MSE from the observation:            {fit_mse(obs, y, train, val, args.epochs):6.2f}")
     both = np.concatenate([obs, hist], axis=1)
     print(f"MSE from observation + history:      {fit_mse(both, y, train, val, args.epochs):6.2f}")
+    table = float(((guess[val] - y[val]) ** 2).mean())
+    print(f"MSE of the ceiling bot's guess:      {table:6.2f}")
+    fitted = fit_mse(with_ceilings, y, train, val, args.epochs)
+    print(f"MSE from observation + ceilings:     {fitted:6.2f}")
     return 0
 
 

@@ -51,6 +51,49 @@ def test_the_script_runs_every_line(capsys):
     assert np.isfinite(rates).all()
 
 
+def test_the_script_plays_an_owner_ceilings_agent_on_its_observation(capsys):
+    ckpts = ROOT / "checkpoints" / "rat_a_tat_cat"
+    agent, other = ckpts / "rat_a_tat_cat_4p_ceilings.pt", ckpts / "rat_a_tat_cat_4p.pt"
+    argv = ["--games", "2", "--agent", str(agent), "--handicaps", "--knock-biases", "-1", "1"]
+    assert ablation.main([*argv, "--ensemble", str(agent)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # no "ceiling bot (agent moves)": its base reads the plain observation
+    assert len(lines) == 2 + 2 + 4 + 5 + 4 + 2 + 1
+    assert lines[-3].startswith("agent, knock logit -1") and lines[-1].startswith("ensemble")
+    import pytest
+
+    with pytest.raises(ValueError, match="observation size"):  # another observation
+        ablation.main([*argv[:4], "--handicaps", "--ensemble", str(other)])
+
+
+def test_a_knock_bias_moves_only_the_knock_and_an_ensemble_of_one_is_the_agent():
+    from ratenvs.rat_a_tat_cat import rules
+    from ratenvs.rat_a_tat_cat.env import raw_env
+    from training.checkpoint import load_checkpoint
+
+    agent = load_checkpoint(
+        ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_4p.pt", game="rat_a_tat_cat"
+    ).bot()
+    rng = np.random.default_rng(0)
+    env = raw_env(num_players=4, target_score=100)
+    env.reset(seed=2)
+    knocks = 0
+    while not env.state.is_over and knocks < 30:
+        p, state = env.state.current, env.state
+        obs, mask = env._observation_vector(p), env._action_mask(p)
+        own = agent.act(obs, mask, rng)
+        assert ablation.ensemble([agent])(state, p, obs, mask, -1) == own
+        assert ablation.knock_bias(agent, 0.0)(state, p, obs, mask, -1) == own
+        if state.phase == rules.PHASE_KNOCK:
+            knocks += 1
+            for bias, expected in ((50.0, rules.ACTION_KNOCK), (-50.0, rules.ACTION_NO_KNOCK)):
+                assert ablation.knock_bias(agent, bias)(state, p, obs, mask, -1) == expected
+        else:  # not a knock decision: the bias changes nothing
+            assert ablation.knock_bias(agent, 50.0)(state, p, obs, mask, -1) == own
+        env.step(own)
+    assert knocks > 5
+
+
 def _swap_decision(seed=1):
     """A 4-player table where seat 0 holds a drawn Swap, and its observation."""
     from ratenvs.rat_a_tat_cat import rules
@@ -115,14 +158,19 @@ def test_a_handicap_comes_off_every_round_and_shows_in_the_win_rate():
 
 def test_the_rival_hands_study_records_true_hands_and_public_history():
     rival = _load("ratcat_rival_hands")
-    obs, hist, y = rival.collect(games=2, seed=5)
+    obs, with_ceilings, hist, guess, y = rival.collect(games=2, seed=5)
     n = len(y)
     assert n > 20
     assert obs.shape == (n, 64 * 4 + 54)
+    assert with_ceilings.shape == (n, 64 * 4 + 54 + 8 * 4)
+    assert (with_ceilings[:, : obs.shape[1]] == obs).all()  # the same observation, extended
     assert hist.shape == (n, 4 * (2 * 4 + 3))
     assert ((y >= 0) & (y <= 36)).all()
     assert (hist >= 0).all() and (hist <= 1).all()
     assert hist.any()  # some card was taken out of a slot or dropped in two games
+    # the ceiling bot's guess: a hand of four cards of 0-9 points, closer than a blind one
+    assert guess.shape == y.shape and ((guess >= 0) & (guess <= 36)).all()
+    assert ((guess - y) ** 2).mean() < ((y.mean() - y) ** 2).mean()
 
 
 def test_knock_labels_are_common_random_number_differences():
