@@ -44,7 +44,7 @@ use the card, then knock or not.
 |                       |               | the card and the card's ceiling: the lowest value  |
 |                       |               | the owner has let go of since (public play; see    |
 |                       |               | `rules.lower_ceilings`); 8 n more entries          |
-| `reward`              | "zero_sum"    | "zero_sum", "points" or "win" (see Rewards)        |
+| `reward`              | "zero_sum"    | "zero_sum", "points", "win", "zero_sum_win"        |
 | `render_mode`         | None          | None, "ansi" (returns text), "rgb_array" (returns  |
 |                       |               | an (H, W, 3) uint8 picture) or "human" (shows the  |
 |                       |               | picture in a pygame window)                        |
@@ -105,6 +105,9 @@ Given at the end of every round to the players of that round, in units of
 - "points": - own round points / 10.
 - "win": at the end of the game only, ``common.rewards.win_rewards``: a sole
   winner +1, the losers share -1; ties share the win.
+- "zero_sum_win": both: the "zero_sum" rewards of every round, plus the "win"
+  rewards at the end of the game (the round's edge teaches the card play, the
+  game's result what an edge is worth when, e.g. near the elimination target).
 
 ## Illegal actions
 
@@ -146,7 +149,7 @@ from ratenvs.rat_a_tat_cat.observe import OBSERVATION_MODES, Observer, observati
 from ratenvs.rat_a_tat_cat.render import render_table
 from ratenvs.rat_a_tat_cat.resample import resample_state
 
-REWARD_MODES = ("zero_sum", "points", "win")
+REWARD_MODES = ("zero_sum", "points", "win", "zero_sum_win")
 ELIMINATION_TIEBREAKS = ("lowest_total", "shared")
 POINTS_SCALE = 10.0
 """Round rewards are in units of this many points."""
@@ -242,16 +245,17 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         n = self.num_players
         seats = [p for p in range(n) if playing[p]]
         rewards = [0.0] * n
-        if self.reward_mode == "zero_sum":
+        mode = self.reward_mode
+        if mode in ("zero_sum", "zero_sum_win"):
             total = sum(points[p] for p in seats)
             for p in seats:
                 others = (total - points[p]) / (len(seats) - 1)
                 rewards[p] = (others - points[p]) / POINTS_SCALE
-        elif self.reward_mode == "points":
+        elif mode == "points":
             for p in seats:
                 rewards[p] = -points[p] / POINTS_SCALE
-        elif state.is_over:
-            rewards = win_rewards(state.winners).tolist()
+        if mode in ("win", "zero_sum_win") and state.is_over:
+            rewards = [r + w for r, w in zip(rewards, win_rewards(state.winners))]
         for p in seats:
             self.infos[self.possible_agents[p]] = {"round_points": points[p]}
         return rewards

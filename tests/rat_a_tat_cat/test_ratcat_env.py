@@ -170,6 +170,28 @@ def test_rewards_zero_sum_points_and_win():
             assert (totals[a] > 0) == (t == best and sum(win.state.winners) < 3)
 
 
+def test_zero_sum_win_is_the_zero_sum_rounds_plus_the_win_at_the_end():
+    from ratenvs.common.rewards import win_rewards
+
+    for seed in range(4):
+        per_mode = {}
+        for mode in ("zero_sum", "zero_sum_win"):
+            env = rat_a_tat_cat_v0.raw_env(num_players=4, target_score=60, reward=mode)
+            env.reset(seed=seed)
+            per_mode[mode] = (_play_out(env, np.random.default_rng(seed)), env.state)
+        (_, plain), _ = per_mode["zero_sum"]
+        (totals, mixed), state = per_mode["zero_sum_win"]
+        assert len(mixed) == len(plain) >= 2  # the same game: one reward step per round
+        for a, b in zip(plain[:-1], mixed[:-1]):  # every round but the last: zero_sum
+            assert a == b
+        win = win_rewards(state.winners)
+        for p, agent in enumerate(env.possible_agents):
+            assert mixed[-1][agent] == pytest.approx(plain[-1][agent] + win[p])
+        assert abs(sum(totals.values())) < 1e-9  # still zero-sum over the game
+    with pytest.raises(ValueError, match="zero_sum_win"):
+        rat_a_tat_cat_v0.raw_env(reward="zero_sum_wins")
+
+
 def test_zero_sum_reward_value():
     env = rat_a_tat_cat_v0.raw_env(num_players=3)
     env.reset(seed=2)
