@@ -35,9 +35,11 @@ def test_api_seed_and_check_env_for_the_elimination_game(num_players):
     check_env(genv.unwrapped, skip_render_check=True)
 
 
-def test_api_seed_and_check_env_with_owner_ceilings():
-    """The configuration of the 4-player agent that reads how the others have played."""
-    kw = {"num_players": 4, "target_score": 100, "owner_ceilings": True}
+@pytest.mark.parametrize("reward", ["zero_sum", "zero_sum_win"])
+def test_api_seed_and_check_env_with_owner_ceilings(reward):
+    """The configuration of the 4-player agent that reads how the others have played (and
+    of its trial with the game's result added to the rounds' rewards)."""
+    kw = {"num_players": 4, "target_score": 100, "owner_ceilings": True, "reward": reward}
     api_test(rat_a_tat_cat_v0.env(**kw), num_cycles=600)
     seed_test(lambda: rat_a_tat_cat_v0.env(**kw), 300)
     genv = gymnasium.make("ratenvs/RatATatCat-v0", **kw)
