@@ -129,7 +129,8 @@ and the offending seat gets -1.
 ## Version history
 
 - v0: first release; the option ``owner_ceilings`` came later (default off, so
-  observations without it are unchanged).
+  observations without it are unchanged), and so did the reward mode
+  "zero_sum_win" (the default reward is unchanged).
 """
 
 from __future__ import annotations
