@@ -302,22 +302,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     heuristic: Chooser = lambda s, seat, o, m, a: a  # noqa: E731
-    lines: list[tuple[str, Chooser, float]] = [("heuristic", heuristic, 0.0)]
-    guessing = {"ceiling bot (heuristic moves)", "ceiling bot (agent moves)"}
-    lines.append(("ceiling bot (heuristic moves)", bot_plays(CeilingBot()), 0.0))
+    # (name, chooser, handicap, played on the owner_ceilings observation)
+    lines: list[tuple[str, Chooser, float, bool]] = [
+        ("heuristic", heuristic, 0.0, False),
+        ("ceiling bot (heuristic moves)", bot_plays(CeilingBot()), 0.0, True),
+    ]
     for b in args.handicaps:
-        lines.append((f"heuristic, {b:g} points off every round", heuristic, b))
+        lines.append((f"heuristic, {b:g} points off every round", heuristic, b, False))
     for own, others in (("true", "true"), ("true", "estimate"), ("estimate", "true")):
         name = f"oracle knock (own {own}, others {others})"
-        lines.append((name, oracle_knock(own, others, args.margin), 0.0))
+        lines.append((name, oracle_knock(own, others, args.margin), 0.0, False))
     name = "oracle knock (both estimated)"
-    lines.append((name, oracle_knock("estimate", "estimate", args.margin), 0.0))
-    agent_ceilings = False
+    lines.append((name, oracle_knock("estimate", "estimate", args.margin), 0.0, False))
     if args.agent:
         from training.checkpoint import load_checkpoint
 
         agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
-        agent_ceilings = _LAYOUTS.get(agent.spec.observation_size).has_ceilings
+        wide = _LAYOUTS.get(agent.spec.observation_size).has_ceilings  # the agent's own
+        agent_lines: list[tuple[str, Chooser]] = []
         for decisions in (
             list(PHASES),
             ["knock"],
@@ -326,29 +328,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             ["start", "number", "swap", "peek", "draw2"],
         ):
             name = f"agent plays {'+'.join(decisions)}"
-            lines.append((name, agent_plays(agent, decisions), 0.0))
+            agent_lines.append((name, agent_plays(agent, decisions)))
         everything = agent_plays(agent, list(PHASES))
         seen = oracle_knock("estimate", "true", args.margin)
-        for name, chooser in (
+        agent_lines += [
             ("agent, oracle knock (others seen)", chain(everything, seen)),
             ("agent, oracle swap (others seen)", chain(everything, belief_swap("oracle"))),
             ("agent, oracle knock, oracle swap", chain(everything, seen, belief_swap("oracle"))),
             ("agent, kept-card swap", chain(everything, belief_swap("kept-card"))),
-        ):
-            lines.append((name, chooser, 0.0))
-        if not agent_ceilings:  # the ceiling bot's base reads the plain observation
-            lines.append(("ceiling bot (agent moves)", bot_plays(CeilingBot(base=agent)), 0.0))
-        for b in args.knock_biases:
-            lines.append((f"agent, knock logit {b:+g}", knock_bias(agent, b), 0.0))
+        ]
+        agent_lines += [
+            (f"agent, knock logit {b:+g}", knock_bias(agent, b)) for b in args.knock_biases
+        ]
         if args.ensemble:
             others = [load_checkpoint(c, game="rat_a_tat_cat").bot() for c in args.ensemble]
             name = f"ensemble of the agent and {len(others)} more"
-            lines.append((name, ensemble([agent, *others]), 0.0))
+            agent_lines.append((name, ensemble([agent, *others])))
+        lines += [(name, chooser, 0.0, wide) for name, chooser in agent_lines]
+        if not wide:  # the ceiling bot's base reads the plain observation
+            lines.append(
+                ("ceiling bot (agent moves)", bot_plays(CeilingBot(base=agent)), 0.0, True)
+            )
     print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
     print(HEADER)
-    for name, chooser, handicap in lines:
+    for name, chooser, handicap, ceilings in lines:
         t0 = time.perf_counter()
-        ceilings = name in guessing or (agent_ceilings and name.startswith(("agent", "ens")))
         r = play(chooser, args.games, args.seed, handicap, ceilings=ceilings)
         print(f"{name:55s} {r.row()}   ({time.perf_counter() - t0:.0f} s)", flush=True)
     return 0

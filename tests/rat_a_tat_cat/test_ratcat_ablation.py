@@ -7,6 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,8 +61,6 @@ def test_the_script_plays_an_owner_ceilings_agent_on_its_observation(capsys):
     # no "ceiling bot (agent moves)": its base reads the plain observation
     assert len(lines) == 2 + 2 + 4 + 5 + 4 + 2 + 1
     assert lines[-3].startswith("agent, knock logit -1") and lines[-1].startswith("ensemble")
-    import pytest
-
     with pytest.raises(ValueError, match="observation size"):  # another observation
         ablation.main([*argv[:4], "--handicaps", "--ensemble", str(other)])
 
