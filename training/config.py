@@ -100,6 +100,10 @@ class AlgorithmConfig:
     (training only; evaluation reports the game's own rewards)."""
     torch_threads: int = 1
     """torch intra-op threads of the learner process."""
+    win_chance_reward: float = 0.0
+    """Rat-a-Tat Cat elimination game only: add this times the change of the learner's
+    chance to win (estimated from the standings, ``training.win_chance``) to its reward at
+    every step (training only). 0: off. With ``reward_scale: 0`` it is the whole reward."""
     privileged_critic: bool = False
     """Asymmetric actor-critic: the value network also sees the true table (training only;
     the policy sees the player's observation). Games: see ``training.privileged``."""
@@ -321,6 +325,13 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError(
             "algorithm.wrong_answer_penalty: only Ratto Zakko has answers to penalise"
         )
+    if algo.win_chance_reward and (
+        cfg.game != "rat_a_tat_cat" or cfg.env_options.get("target_score") is None
+    ):
+        raise ConfigError(
+            "algorithm.win_chance_reward: only for the Rat-a-Tat Cat elimination game "
+            "(env_options.target_score)"
+        )
     if algo.privileged_critic:
         from training.privileged import PRIVILEGED
 
@@ -329,7 +340,14 @@ def _check_values(cfg: TrainConfig) -> None:
                 f"algorithm.privileged_critic: no privileged features for {cfg.game!r}; "
                 f"available for {sorted(PRIVILEGED)}"
             )
-    for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale", "wrong_answer_penalty"):
+    for key in (
+        "ent_coef",
+        "vf_coef",
+        "max_grad_norm",
+        "reward_scale",
+        "wrong_answer_penalty",
+        "win_chance_reward",
+    ):
         if getattr(algo, key) < 0:
             raise ConfigError(f"algorithm.{key}: must be >= 0, got {getattr(algo, key)}")
     if not algo.net_arch or any(n < 1 for n in algo.net_arch):

@@ -125,6 +125,10 @@ def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
     scale = cfg.algorithm.reward_scale
     if scale != 1.0:
         env = gym.wrappers.TransformReward(env, _Scale(scale))
+    if cfg.algorithm.win_chance_reward:
+        from training.win_chance import WinChanceReward
+
+        env = WinChanceReward(env, cfg.algorithm.win_chance_reward)
     if cfg.algorithm.privileged_critic:
         from training.privileged import PrivilegedObservation
 
