@@ -1,0 +1,239 @@
+"""Does the elimination game's standings hide the 4-player agent's missing wins?
+
+    python benchmarks/ratcat_standings.py --agent CKPT [--games 800] [--seed 90000]
+        [--heads-up CKPT --heads-up-games 2000 --heads-up-seed 70000]
+
+Two checks on a 4-player agent (elimination game at 100, three heuristic bots; the agent
+in seat ``g % 4`` of game ``g``):
+
+- **The knock in chances to win.** At each of the agent's knock decisions, the round is
+  played out twice from the true table, after knocking and after not knocking now (the
+  agent plays its seat on, the heuristic bots the others, the same random numbers), and
+  both ends are valued by the agent's chance to win from the standings
+  (:class:`training.win_chance.WinChance`; at the end of the game, its share of the win).
+  Printed by the agent's knock logit (knock minus no-knock): the mean gain of knocking
+  now, with its 95% interval. A knock blind to the standings would show gains of one sign
+  where the agent does the opposite.
+- **Heads-up** (``--heads-up``, a 2-player agent of the elimination game): the same games
+  played twice, once by the agent throughout and once with the 2-player agent taking the
+  seat's decisions as soon as one other player is left (its observation is the 4-player
+  one with the out players dropped). Printed: wins, the share of games the seat reaches
+  heads-up, and its wins there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
+
+from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+from ratenvs.rat_a_tat_cat.env import raw_env
+from ratenvs.rat_a_tat_cat.observe import Layout, Observer
+from training.stats import mean_interval
+from training.win_chance import WinChance
+
+if TYPE_CHECKING:
+    from training.checkpoint import PolicyBot
+
+PLAYERS = 4
+TARGET = 100
+
+
+def _has_ceilings(agent: PolicyBot) -> bool:
+    return agent.spec.observation_size == Layout(PLAYERS, True).size
+
+
+def chance_of(state: rules.State, seat: int, chances: WinChance) -> float:
+    """The seat's chance to win from the standings; its share of the win once it is over."""
+    if state.phase == rules.PHASE_OVER:
+        winners = state.winners
+        return winners[seat] / sum(winners) if winners[seat] else 0.0
+    return float(chances.chance(state.totals, state.active)[seat])
+
+
+def play_out(
+    state: rules.State, action: int, agent: PolicyBot, observer: Observer, seat: int, seed: int
+) -> rules.State:
+    """The table at the end of the round after ``action``: the agent plays ``seat`` on,
+    heuristic bots the others."""
+    bot = HeuristicBot()
+    st = state.copy()
+    rng = np.random.default_rng(seed)
+    points = rules.apply_action(st, action, rng)
+    while points is None:
+        p = st.current
+        obs, mask = observer.observe(st, p), observer.action_mask(st, p)
+        move = agent.act(obs, mask, rng) if p == seat else bot.act(obs, mask, rng)
+        points = rules.apply_action(st, int(move), rng)
+    return st
+
+
+def knock_gains(
+    agent: PolicyBot, games: int, seed: int, chances: WinChance
+) -> tuple[np.ndarray, np.ndarray]:
+    """(knock logit - no-knock logit, gain in chance to win of knocking now) at every knock
+    decision of the agent."""
+    bot = HeuristicBot()
+    ceilings = _has_ceilings(agent)
+    logits_out, gains = [], []
+    for g in range(games):
+        seat = g % PLAYERS
+        env = raw_env(num_players=PLAYERS, target_score=TARGET, owner_ceilings=ceilings)
+        env.reset(seed=seed + g)
+        rng = np.random.default_rng(seed + g)
+        while not env.state.is_over:
+            state = env.state
+            p = state.current
+            obs, mask = env._observation_vector(p), env._action_mask(p)
+            if p != seat:
+                env.step(int(bot.act(obs, mask, rng)))
+                continue
+            logits = agent.logits(obs)
+            if state.phase == rules.PHASE_KNOCK:
+                common = int(rng.integers(1 << 30))
+                ends = [
+                    play_out(state, a, agent, env.observer, seat, common)
+                    for a in (rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK)
+                ]
+                knock, wait = (chance_of(st, seat, chances) for st in ends)
+                logits_out.append(logits[rules.ACTION_KNOCK] - logits[rules.ACTION_NO_KNOCK])
+                gains.append(knock - wait)
+            env.step(int(np.argmax(np.where(mask > 0, logits, -np.inf))))
+    return np.asarray(logits_out), np.asarray(gains)
+
+
+def heads_up_observation(obs: np.ndarray, rival: int, ceilings: bool) -> np.ndarray:
+    """A 2-player observation (plain) from a 4-player one where only the observer and the
+    player ``rival`` seats on are still in."""
+    big, small = Layout(PLAYERS, ceilings), Layout(2)
+    out = np.zeros(small.size, dtype=np.float32)
+    hand = small.slot_index(1, 0)  # one player's four slots
+    out[:hand] = obs[:hand]
+    out[hand : 2 * hand] = obs[big.slot_index(rival, 0) : big.slot_index(rival, 0) + hand]
+    out[small.discard_top : small.to_act] = obs[big.discard_top : big.to_act]
+    for k_big, k_small in ((0, 0), (rival, 1)):
+        for block in ("to_act", "knocked_by", "totals", "active"):
+            out[getattr(small, block) + k_small] = obs[getattr(big, block) + k_big]
+    # final turns after a knock / (n - 1): one turn left is 1/3 of 4 players, 1 of 2
+    out[small.final_turns] = min(1.0, obs[big.final_turns] * (PLAYERS - 1))
+    out[small.turns_played : small.totals] = obs[big.turns_played : big.totals]
+    out[small.rounds_done] = obs[big.rounds_done]
+    out[small.unseen : small.unseen + rules.NUM_KINDS] = obs[
+        big.unseen : big.unseen + rules.NUM_KINDS
+    ]
+    return out
+
+
+def heads_up_action(
+    two: PolicyBot, obs: np.ndarray, mask: np.ndarray, rival: int, ceilings: bool
+) -> int:
+    """The 2-player agent's move for the observer of a 4-player game in heads-up."""
+    small_mask = np.zeros(rules.num_actions(2), dtype=np.int8)
+    small_mask[: rules.ACTION_SWAP] = mask[: rules.ACTION_SWAP]
+    for own in range(rules.SLOTS):
+        for s in range(rules.SLOTS):
+            small_mask[rules.swap_action(own, 1, s)] = mask[rules.swap_action(own, rival, s)]
+    logits = two.logits(heads_up_observation(obs, rival, ceilings))
+    action = int(np.argmax(np.where(small_mask > 0, logits, -np.inf)))
+    if action >= rules.ACTION_SWAP:
+        own, _, s = rules.decode_swap(action)
+        action = rules.swap_action(own, rival, s)
+    return action
+
+
+def heads_up_games(
+    agent: PolicyBot, two: PolicyBot | None, games: int, seed: int
+) -> tuple[float, float, float]:
+    """(wins, share of games the seat reaches heads-up, wins among those); ``two`` (when
+    given) plays the seat's heads-up decisions."""
+    bot = HeuristicBot()
+    ceilings = _has_ceilings(agent)
+    agent_rng = np.random.default_rng(0)
+    score = reached_games = reached_score = 0.0
+    for g in range(games):
+        seat = g % PLAYERS
+        env = raw_env(num_players=PLAYERS, target_score=TARGET, owner_ceilings=ceilings)
+        env.reset(seed=seed + g)
+        rng = np.random.default_rng(seed + g)
+        reached = False
+        while not env.state.is_over:
+            state = env.state
+            p = state.current
+            obs, mask = env._observation_vector(p), env._action_mask(p)
+            if p != seat:
+                env.step(int(bot.act(obs, mask, rng)))
+                continue
+            others = [q for q in range(PLAYERS) if q != seat and state.active[q]]
+            reached = reached or len(others) == 1
+            if len(others) == 1 and two is not None:
+                rival = (others[0] - seat) % PLAYERS
+                env.step(heads_up_action(two, obs, mask, rival, ceilings))
+            else:
+                env.step(int(agent.act(obs, mask, agent_rng)))
+        winners = env.state.winners
+        win = winners[seat] / sum(winners) if winners[seat] else 0.0
+        score += win
+        if reached:
+            reached_games += 1
+            reached_score += win
+    return score / games, reached_games / games, reached_score / max(reached_games, 1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agent", required=True, help="a 4-player agent (elimination game)")
+    parser.add_argument("--games", type=int, default=800)
+    parser.add_argument("--seed", type=int, default=90000)
+    parser.add_argument("--heads-up", help="a 2-player agent of the elimination game")
+    parser.add_argument("--heads-up-games", type=int, default=2000)
+    parser.add_argument("--heads-up-seed", type=int, default=70000)
+    args = parser.parse_args(argv)
+    from training.checkpoint import load_checkpoint
+    from training.win_chance import shared_win_chance
+
+    agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
+    if args.games:
+        t0 = time.perf_counter()
+        logits, gains = knock_gains(agent, args.games, args.seed, shared_win_chance(4, TARGET))
+        print(
+            f"{len(gains)} knock decisions of the agent in {args.games} games "
+            f"({time.perf_counter() - t0:.0f} s); gain in chance to win of knocking now:"
+        )
+        edges = [-np.inf, -4, -2, -1, 0, 1, 2, 4, np.inf]
+        for low, high in itertools.pairwise(edges):
+            sel = (logits >= low) & (logits < high)
+            if sel.any():
+                mean, (lo, hi) = mean_interval(gains[sel])
+                print(
+                    f"  knock logit in [{low:+g}, {high:+g}): {sel.sum():6d} decisions, "
+                    f"gain {100 * mean:+.2f} points of chance [{100 * lo:+.2f}, {100 * hi:+.2f}]"
+                )
+    if args.heads_up:
+        two = load_checkpoint(
+            args.heads_up, game="rat_a_tat_cat", observation_size=Layout(2).size
+        ).bot()
+        for name, player in (("the agent throughout", None), ("2-player agent heads-up", two)):
+            t0 = time.perf_counter()
+            wins, reached, there = heads_up_games(
+                agent, player, args.heads_up_games, args.heads_up_seed
+            )
+            print(
+                f"{name:26s} wins {100 * wins:5.1f}%, heads-up in {100 * reached:5.1f}% "
+                f"of games, wins {100 * there:5.1f}% of those "
+                f"({time.perf_counter() - t0:.0f} s)"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
