@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training pac
 import ratcat_4p_ablation as ablation
 from ratcat_rival_hands import fit_mlp
 
+from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
@@ -40,17 +41,32 @@ from ratenvs.rat_a_tat_cat.observe import Observer
 PLAYERS = 4
 
 
-def play_out(state: rules.State, action: int, observer: Observer, seat: int, seed: int) -> float:
-    """The decider's zero-sum round reward after ``action``, heuristic bots playing on."""
+def play_round(
+    state: rules.State,
+    action: int,
+    observer: Observer,
+    seed: int,
+    agent: Bot | None = None,
+    seat: int = -1,
+) -> tuple[rules.State, list[int]]:
+    """The table and the round's points at the end of the round after ``action``: ``agent``
+    (when given) plays ``seat`` on, heuristic bots every other seat."""
     bot = HeuristicBot()
     st = state.copy()
     rng = np.random.default_rng(seed)
     points = rules.apply_action(st, action, rng)
     while points is None:
         p = st.current
-        move = int(bot.act(observer.observe(st, p), observer.action_mask(st, p), rng))
-        points = rules.apply_action(st, move, rng)
-    others = [q for q in range(st.num_players) if q != seat and state.active[q]]
+        obs, mask = observer.observe(st, p), observer.action_mask(st, p)
+        player = agent if agent is not None and p == seat else bot
+        points = rules.apply_action(st, int(player.act(obs, mask, rng)), rng)
+    return st, points
+
+
+def play_out(state: rules.State, action: int, observer: Observer, seat: int, seed: int) -> float:
+    """The decider's zero-sum round reward after ``action``, heuristic bots playing on."""
+    _, points = play_round(state, action, observer, seed)
+    others = [q for q in range(state.num_players) if q != seat and state.active[q]]
     return (float(np.mean([points[q] for q in others])) - points[seat]) / 10.0
 
 

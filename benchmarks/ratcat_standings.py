@@ -27,18 +27,21 @@ import argparse
 import itertools
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
+
+from ratcat_knock_labels import play_round
 
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
-from ratenvs.rat_a_tat_cat.observe import Layout, Observer
+from ratenvs.rat_a_tat_cat.observe import Layout
 from training.stats import mean_interval
 from training.win_chance import WinChance
 
@@ -61,21 +64,30 @@ def chance_of(state: rules.State, seat: int, chances: WinChance) -> float:
     return float(chances.chance(state.totals, state.active)[seat])
 
 
-def play_out(
-    state: rules.State, action: int, agent: PolicyBot, observer: Observer, seat: int, seed: int
-) -> rules.State:
-    """The table at the end of the round after ``action``: the agent plays ``seat`` on,
-    heuristic bots the others."""
+Move = Callable[[int, raw_env, int, np.ndarray, np.ndarray, np.random.Generator], int]
+"""(game, env, seat, observation, mask, the game's generator) -> the seat's action."""
+
+
+def play_games(games: int, seed: int, ceilings: bool, move: Move) -> list[float]:
+    """``move`` plays seat ``g % 4`` of game ``g`` against three heuristic bots; each game's
+    share of the win for that seat."""
     bot = HeuristicBot()
-    st = state.copy()
-    rng = np.random.default_rng(seed)
-    points = rules.apply_action(st, action, rng)
-    while points is None:
-        p = st.current
-        obs, mask = observer.observe(st, p), observer.action_mask(st, p)
-        move = agent.act(obs, mask, rng) if p == seat else bot.act(obs, mask, rng)
-        points = rules.apply_action(st, int(move), rng)
-    return st
+    shares = []
+    for g in range(games):
+        seat = g % PLAYERS
+        env = raw_env(num_players=PLAYERS, target_score=TARGET, owner_ceilings=ceilings)
+        env.reset(seed=seed + g)
+        rng = np.random.default_rng(seed + g)
+        while not env.state.is_over:
+            p = env.state.current
+            obs, mask = env._observation_vector(p), env._action_mask(p)
+            if p == seat:
+                env.step(move(g, env, seat, obs, mask, rng))
+            else:
+                env.step(int(bot.act(obs, mask, rng)))
+        winners = env.state.winners
+        shares.append(winners[seat] / sum(winners) if winners[seat] else 0.0)
+    return shares
 
 
 def knock_gains(
@@ -83,32 +95,24 @@ def knock_gains(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(knock logit - no-knock logit, gain in chance to win of knocking now) at every knock
     decision of the agent."""
-    bot = HeuristicBot()
-    ceilings = _has_ceilings(agent)
     logits_out, gains = [], []
-    for g in range(games):
-        seat = g % PLAYERS
-        env = raw_env(num_players=PLAYERS, target_score=TARGET, owner_ceilings=ceilings)
-        env.reset(seed=seed + g)
-        rng = np.random.default_rng(seed + g)
-        while not env.state.is_over:
-            state = env.state
-            p = state.current
-            obs, mask = env._observation_vector(p), env._action_mask(p)
-            if p != seat:
-                env.step(int(bot.act(obs, mask, rng)))
-                continue
-            logits = agent.logits(obs)
-            if state.phase == rules.PHASE_KNOCK:
-                common = int(rng.integers(1 << 30))
-                ends = [
-                    play_out(state, a, agent, env.observer, seat, common)
-                    for a in (rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK)
-                ]
-                knock, wait = (chance_of(st, seat, chances) for st in ends)
-                logits_out.append(logits[rules.ACTION_KNOCK] - logits[rules.ACTION_NO_KNOCK])
-                gains.append(knock - wait)
-            env.step(int(np.argmax(np.where(mask > 0, logits, -np.inf))))
+
+    def move(
+        g: int, env: raw_env, seat: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        state = env.state
+        logits = agent.logits(obs)
+        if state.phase == rules.PHASE_KNOCK:
+            common = int(rng.integers(1 << 30))
+            knock, wait = (
+                chance_of(play_round(state, a, env.observer, common, agent, seat)[0], seat, chances)
+                for a in (rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK)
+            )
+            logits_out.append(logits[rules.ACTION_KNOCK] - logits[rules.ACTION_NO_KNOCK])
+            gains.append(knock - wait)
+        return int(np.argmax(np.where(mask > 0, logits, -np.inf)))
+
+    play_games(games, seed, _has_ceilings(agent), move)
     return np.asarray(logits_out), np.asarray(gains)
 
 
@@ -156,37 +160,23 @@ def heads_up_games(
 ) -> tuple[float, float, float]:
     """(wins, share of games the seat reaches heads-up, wins among those); ``two`` (when
     given) plays the seat's heads-up decisions."""
-    bot = HeuristicBot()
     ceilings = _has_ceilings(agent)
     agent_rng = np.random.default_rng(0)
-    score = reached_games = reached_score = 0.0
-    for g in range(games):
-        seat = g % PLAYERS
-        env = raw_env(num_players=PLAYERS, target_score=TARGET, owner_ceilings=ceilings)
-        env.reset(seed=seed + g)
-        rng = np.random.default_rng(seed + g)
-        reached = False
-        while not env.state.is_over:
-            state = env.state
-            p = state.current
-            obs, mask = env._observation_vector(p), env._action_mask(p)
-            if p != seat:
-                env.step(int(bot.act(obs, mask, rng)))
-                continue
-            others = [q for q in range(PLAYERS) if q != seat and state.active[q]]
-            reached = reached or len(others) == 1
-            if len(others) == 1 and two is not None:
-                rival = (others[0] - seat) % PLAYERS
-                env.step(heads_up_action(two, obs, mask, rival, ceilings))
-            else:
-                env.step(int(agent.act(obs, mask, agent_rng)))
-        winners = env.state.winners
-        win = winners[seat] / sum(winners) if winners[seat] else 0.0
-        score += win
-        if reached:
-            reached_games += 1
-            reached_score += win
-    return score / games, reached_games / games, reached_score / max(reached_games, 1)
+    reached: set[int] = set()
+
+    def move(
+        g: int, env: raw_env, seat: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        others = [q for q in range(PLAYERS) if q != seat and env.state.active[q]]
+        if len(others) == 1:
+            reached.add(g)
+            if two is not None:
+                return heads_up_action(two, obs, mask, (others[0] - seat) % PLAYERS, ceilings)
+        return int(agent.act(obs, mask, agent_rng))
+
+    shares = play_games(games, seed, ceilings, move)
+    there = [shares[g] for g in reached]
+    return float(np.mean(shares)), len(there) / games, float(np.mean(there)) if there else 0.0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

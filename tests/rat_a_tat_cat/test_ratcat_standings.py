@@ -109,7 +109,7 @@ def test_knock_gains_are_chances_and_the_script_runs(capsys):
     env.state.phase = rules.PHASE_KNOCK
     p = env.state.current
     ends = [
-        standings.play_out(env.state, rules.ACTION_KNOCK, agent, env.observer, p, 9)
+        standings.play_round(env.state, rules.ACTION_KNOCK, env.observer, 9, agent, p)[0]
         for _ in range(2)
     ]
     assert ends[0].totals == ends[1].totals and ends[0].round_index == 1
