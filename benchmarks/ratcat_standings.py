@@ -10,7 +10,8 @@ in seat ``g % 4`` of game ``g``):
   played out twice from the true table, after knocking and after not knocking now (the
   agent plays its seat on, the heuristic bots the others, the same random numbers), and
   both ends are valued by the agent's chance to win from the standings
-  (:class:`training.win_chance.WinChance`; at the end of the game, its share of the win).
+  (:meth:`training.win_chance.WinChance.of_seat`; at the end of the game, its share of
+  the win).
   Printed by the agent's knock logit (knock minus no-knock): the mean gain of knocking
   now, with its 95% interval. A knock blind to the standings would show gains of one sign
   where the agent does the opposite.
@@ -43,7 +44,7 @@ from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import Layout
 from training.stats import mean_interval
-from training.win_chance import WinChance
+from training.win_chance import WinChance, win_share
 
 if TYPE_CHECKING:
     from training.checkpoint import PolicyBot
@@ -54,14 +55,6 @@ TARGET = 100
 
 def _has_ceilings(agent: PolicyBot) -> bool:
     return agent.spec.observation_size == Layout(PLAYERS, True).size
-
-
-def chance_of(state: rules.State, seat: int, chances: WinChance) -> float:
-    """The seat's chance to win from the standings; its share of the win once it is over."""
-    if state.phase == rules.PHASE_OVER:
-        winners = state.winners
-        return winners[seat] / sum(winners) if winners[seat] else 0.0
-    return float(chances.chance(state.totals, state.active)[seat])
 
 
 Move = Callable[[int, raw_env, int, np.ndarray, np.ndarray, np.random.Generator], int]
@@ -85,8 +78,7 @@ def play_games(games: int, seed: int, ceilings: bool, move: Move) -> list[float]
                 env.step(move(g, env, seat, obs, mask, rng))
             else:
                 env.step(int(bot.act(obs, mask, rng)))
-        winners = env.state.winners
-        shares.append(winners[seat] / sum(winners) if winners[seat] else 0.0)
+        shares.append(win_share(env.state.winners, seat))
     return shares
 
 
@@ -105,7 +97,7 @@ def knock_gains(
         if state.phase == rules.PHASE_KNOCK:
             common = int(rng.integers(1 << 30))
             knock, wait = (
-                chance_of(play_round(state, a, env.observer, common, agent, seat)[0], seat, chances)
+                chances.of_seat(play_round(state, a, env.observer, common, agent, seat)[0], seat)
                 for a in (rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK)
             )
             logits_out.append(logits[rules.ACTION_KNOCK] - logits[rules.ACTION_NO_KNOCK])

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -31,6 +32,7 @@ import numpy as np
 
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
+from ratenvs.rat_a_tat_cat.rules import State
 
 MAX_ROUNDS = 60
 """Play-outs still undecided after this many rounds share the win among the lowest totals."""
@@ -63,6 +65,11 @@ def round_points_table(
             raise ValueError(f"no rounds with {k} players left in {games} games; play more")
         out[k] = np.array([perm for r in kept for perm in itertools.permutations(r)], np.int16)
     return out
+
+
+def win_share(winners: Sequence[bool], seat: int) -> float:
+    """The seat's share of the win of a finished game: 1, 1/w when w players share it, or 0."""
+    return 1.0 / sum(winners) if winners[seat] else 0.0
 
 
 class WinChance:
@@ -109,6 +116,13 @@ class WinChance:
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return out
+
+    def of_seat(self, state: State, seat: int) -> float:
+        """The seat's chance from the table's standings; its share of the win once the game
+        is over."""
+        if state.is_over:
+            return win_share(state.winners, seat)
+        return float(self.chance(state.totals, state.active)[seat])
 
     def _playout(self, totals: np.ndarray, active: np.ndarray) -> np.ndarray:
         n = len(totals)
@@ -159,8 +173,8 @@ _CHANCES: dict[tuple[int, int], WinChance] = {}
 
 
 def shared_win_chance(num_players: int, target_score: int) -> WinChance:
-    """One :class:`WinChance` per (players, target) in this process (its table takes a
-    few seconds of heuristic games to build; every env of a run shares it)."""
+    """One :class:`WinChance` per (players, target) in this process (its table takes about
+    50 s of heuristic games to build; every env of the process shares it)."""
     key = (num_players, target_score)
     if key not in _CHANCES:
         _CHANCES[key] = WinChance(round_points_table(num_players, target_score), target_score)
@@ -189,12 +203,7 @@ class WinChanceReward(gym.Wrapper):
 
     def _chance(self) -> float:
         single = self.env.unwrapped
-        state = single.aec.state
-        seat = single.aec.agent_name_mapping[single.learner]
-        if state.is_over:
-            winners = state.winners
-            return winners[seat] / sum(winners) if winners[seat] else 0.0
-        return float(self.chances.chance(state.totals, state.active)[seat])
+        return self.chances.of_seat(single.aec.state, single.aec.agent_name_mapping[single.learner])
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)

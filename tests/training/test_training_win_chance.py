@@ -15,7 +15,7 @@ from training import win_chance
 from training.config import ConfigError, config_from_dict
 from training.selfplay import make_env
 from training.train import train
-from training.win_chance import WinChance, WinChanceReward, round_points_table
+from training.win_chance import WinChance, WinChanceReward, round_points_table, win_share
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,8 @@ def test_the_reward_adds_up_to_the_win_minus_the_first_chance(shared3):
             done = term or trunc
             steps += 1
         winners = single.aec.state.winners
-        share = winners[seat] / sum(winners) if winners[seat] else 0.0
+        share = win_share(winners, seat)
+        assert share == (1.0 / sum(winners) if winners[seat] else 0.0)
         assert total == pytest.approx(2.0 * (share - first))
         assert steps > 10
 
