@@ -122,8 +122,8 @@ def play(
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
         dealt = -1
-        while not env.state.is_over:
-            state = env.state
+        while not env.truth.is_over:
+            state = env.truth
             if state.round_index != dealt:
                 dealt = state.round_index
                 live = state.active[:]
@@ -136,13 +136,13 @@ def play(
             if p == seat:
                 action = chooser(state, seat, obs, mask, action)
             env.step(action)
-            if (env.state.round_index != dealt or env.state.is_over) and live[seat]:
-                last = env.state.last_round_points
+            if (env.truth.round_index != dealt or env.truth.is_over) and live[seat]:
+                last = env.truth.last_round_points
                 others = [last[q] for q in range(4) if q != seat and live[q]]
                 edges.append(float(np.mean(others)) - last[seat])
                 points.append(last[seat])
-        rounds += env.state.round_index + 1
-        winners = env.state.winners
+        rounds += env.truth.round_index + 1
+        winners = env.truth.winners
         if winners[seat]:
             score += 1.0 / sum(winners)
     edge, (low, high) = mean_interval(edges)

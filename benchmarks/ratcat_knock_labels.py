@@ -78,8 +78,8 @@ def collect(games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         env = raw_env(num_players=PLAYERS, target_score=100)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
-        while not env.state.is_over:
-            state = env.state
+        while not env.truth.is_over:
+            state = env.truth
             p = state.current
             obs = env._observation_vector(p)
             action = int(bot.act(obs, env._action_mask(p), rng))

@@ -57,8 +57,8 @@ def collect(
         rng = np.random.default_rng(seed + g)
         round_index = -1
         removed = dropped = drops = np.zeros(0)
-        while not env.state.is_over:
-            state = env.state
+        while not env.truth.is_over:
+            state = env.truth
             p = state.current
             if state.round_index != round_index:
                 round_index = state.round_index

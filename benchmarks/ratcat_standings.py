@@ -71,14 +71,14 @@ def play_games(games: int, seed: int, ceilings: bool, move: Move) -> list[float]
         env = raw_env(num_players=PLAYERS, target_score=TARGET, owner_ceilings=ceilings)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
-        while not env.state.is_over:
-            p = env.state.current
+        while not env.truth.is_over:
+            p = env.truth.current
             obs, mask = env._observation_vector(p), env._action_mask(p)
             if p == seat:
                 env.step(move(g, env, seat, obs, mask, rng))
             else:
                 env.step(int(bot.act(obs, mask, rng)))
-        shares.append(win_share(env.state.winners, seat))
+        shares.append(win_share(env.truth.winners, seat))
     return shares
 
 
@@ -92,7 +92,7 @@ def knock_gains(
     def move(
         g: int, env: raw_env, seat: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        state = env.state
+        state = env.truth
         logits = agent.logits(obs)
         if state.phase == rules.PHASE_KNOCK:
             common = int(rng.integers(1 << 30))
@@ -159,7 +159,7 @@ def heads_up_games(
     def move(
         g: int, env: raw_env, seat: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        others = [q for q in range(PLAYERS) if q != seat and env.state.active[q]]
+        others = [q for q in range(PLAYERS) if q != seat and env.truth.active[q]]
         if len(others) == 1:
             reached.add(g)
             if two is not None:

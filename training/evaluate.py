@@ -61,7 +61,7 @@ class _RattoZakkoAnswers:
         self.counts = {"cards": 0.0, "answers": 0.0, "correct_answers": 0.0}
 
     def after_step(self, env: Any) -> None:
-        result = env.state.last_result
+        result = env.truth.last_result
         if result is None or result is self.seen:
             return
         self.seen = result

@@ -94,7 +94,7 @@ class PrivilegedObservation(gym.ObservationWrapper):
     def observation(self, observation: np.ndarray) -> np.ndarray:
         single = self.env.unwrapped
         seat = single.aec.agent_name_mapping[single.learner]
-        extra = self._features(single.aec.state, seat)
+        extra = self._features(single.aec.truth, seat)
         return np.concatenate([np.asarray(observation, dtype=np.float32), extra])
 
 

@@ -152,7 +152,7 @@ class WrongAnswerPenalty(gym.Wrapper):
         self.penalty = float(penalty)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        state = self.env.unwrapped.aec.state
+        state = self.env.unwrapped.aec.truth
         response = int(action) - ACTION_RESPONSE_FIRST
         wrong = (
             state.phase == ratto_rules.PHASE_REACT

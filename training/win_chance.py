@@ -50,14 +50,14 @@ def round_points_table(
     for g in range(games):
         env = raw_env(num_players=num_players, target_score=target_score)
         env.reset(seed=seed + g)
-        while not env.state.is_over:
-            state = env.state
+        while not env.truth.is_over:
+            state = env.truth
             live = [p for p in range(num_players) if state.active[p]]
             dealt = state.round_index
             p = state.current
             env.step(int(bot.act(env._observation_vector(p), env._action_mask(p), rng)))
-            if env.state.round_index != dealt or env.state.is_over:
-                points = env.state.last_round_points
+            if env.truth.round_index != dealt or env.truth.is_over:
+                points = env.truth.last_round_points
                 rows[len(live)].append(tuple(points[q] for q in live))
     out: dict[int, np.ndarray] = {}
     for k, kept in rows.items():
@@ -203,7 +203,7 @@ class WinChanceReward(gym.Wrapper):
 
     def _chance(self) -> float:
         single = self.env.unwrapped
-        return self.chances.of_seat(single.aec.state, single.aec.agent_name_mapping[single.learner])
+        return self.chances.of_seat(single.aec.truth, single.aec.agent_name_mapping[single.learner])
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)

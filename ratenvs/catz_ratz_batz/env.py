@@ -129,20 +129,20 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
         low, high = observation_bounds(n, self.turns, self.target_score)
         self._setup_spaces(n, low, high, NUM_ACTIONS, render_mode, render_view)
-        self.state = rules.State.new(n, self.turns, self.target_score)
+        self.truth = rules.State.new(n, self.turns, self.target_score)
 
     # ------------------------------------------------------------ the game
     def _new_game(self) -> None:
-        self.state = rules.State.new(self.num_players, self.turns, self.target_score)
+        self.truth = rules.State.new(self.num_players, self.turns, self.target_score)
 
     def _current_seat(self) -> int:
-        return self.state.current
+        return self.truth.current
 
     def _action_mask(self, seat: int) -> np.ndarray:
-        return action_mask(self.state, seat)
+        return action_mask(self.truth, seat)
 
     def _apply(self, seat: int, action: int) -> Sequence[float] | None:
-        state = self.state
+        state = self.truth
         if action == ACTION_ROLL:
             points = rules.roll(state, self.np_random)
         else:
@@ -158,15 +158,15 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         return rewards
 
     def _is_over(self) -> bool:
-        return self.state.phase == rules.PHASE_OVER
+        return self.truth.phase == rules.PHASE_OVER
 
     def _observation_vector(self, seat: int) -> np.ndarray:
-        return observe(self.state, seat)
+        return observe(self.truth, seat)
 
     # ----------------------------------------------------------- utilities
     def game_state(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (for replays and debugging)."""
-        s = self.state
+        s = self.truth
         return {
             "totals": list(s.totals),
             "turns_taken": list(s.turns_taken),
@@ -179,10 +179,10 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
     _draws_frames = True
 
     def _render_frame(self) -> np.ndarray:
-        return draw(self.state, self.possible_agents, self.render_seat)
+        return draw(self.truth, self.possible_agents, self.render_seat)
 
     def _render_text(self) -> str:
-        s = self.state
+        s = self.truth
         lines = []
         for i, a in enumerate(self.possible_agents):
             mark = "*" if (not s.is_over and i == s.current) else " "

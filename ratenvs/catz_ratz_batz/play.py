@@ -18,7 +18,7 @@ InputFn = Callable[[str], str]
 
 def _ask_action(env: raw_env, mask: np.ndarray, ask: InputFn, say: Callable[[str], None]) -> int:
     """Ask the person for a legal action until the answer is one; EOFError propagates."""
-    if env.state.phase != PHASE_KEEP:
+    if env.truth.phase != PHASE_KEEP:
         ask("Press Enter to roll all nine dice: ")
         return ACTION_ROLL
     legal = [k for a, k in enumerate(NUMBERS) if mask[a]]
@@ -66,11 +66,11 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say=print) -> int:
                 action = bots[seat - 1].act(env._observation_vector(seat), mask, rng)
                 if action != ACTION_ROLL:
                     say(f"{agent} ({names[seat - 1]}) keeps the {NUMBERS[action]}s")
-            turns_before = sum(env.state.turns_taken)
+            turns_before = sum(env.truth.turns_taken)
             env.step(action)
-            if sum(env.state.turns_taken) > turns_before:
-                score = env.state.last_turn_score
-                say(f"{agent}'s turn ends: {env.state.dice.faces()} scores {score}")
+            if sum(env.truth.turns_taken) > turns_before:
+                score = env.truth.last_turn_score
+                say(f"{agent}'s turn ends: {env.truth.dice.faces()} scores {score}")
     except (EOFError, KeyboardInterrupt):
         say("\nGame abandoned.")
         return 0

@@ -265,11 +265,11 @@ def knock_decisions(games: int, seed: int = 0) -> Iterator[tuple[State, int]]:
         env = raw_env(num_players=4, target_score=100)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
-        while not env.state.is_over:
-            p = env.state.current
+        while not env.truth.is_over:
+            p = env.truth.current
             action = int(bot.act(env._observation_vector(p), env._action_mask(p), rng))
-            if env.state.phase == PHASE_KNOCK:
-                yield env.state, p
+            if env.truth.phase == PHASE_KNOCK:
+                yield env.truth, p
             env.step(action)
 
 
@@ -311,12 +311,12 @@ def play_game(bots: Sequence[Bot], seed: int, **options: object) -> list[bool]:
     env = raw_env(num_players=len(bots), **options)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed + 1_000_003)
-    while not env.state.is_over:
-        seat = env.state.current
+    while not env.truth.is_over:
+        seat = env.truth.current
         obs = env._observation_vector(seat)
         mask = env._action_mask(seat)
         env.step(int(bots[seat].act(obs, mask, rng)))
-    return list(env.state.winners)
+    return list(env.truth.winners)
 
 
 def win_rate(bot: Bot, opponent: Bot, games: int, seed: int = 0, **options: object) -> float:

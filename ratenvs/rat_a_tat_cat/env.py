@@ -215,7 +215,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         )
         low, high = observation_bounds(n, rounds, self.target_score, self.owner_ceilings)
         self._setup_spaces(n, low, high, self.observer.num_actions, render_mode, render_view)
-        self.state = self._fresh_state()
+        self.truth = self._fresh_state()
 
     def _fresh_state(self) -> rules.State:
         return rules.new_game(
@@ -229,16 +229,16 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
 
     # ------------------------------------------------------------ the game
     def _new_game(self) -> None:
-        self.state = self._fresh_state()
+        self.truth = self._fresh_state()
 
     def _current_seat(self) -> int:
-        return self.state.current
+        return self.truth.current
 
     def _action_mask(self, seat: int) -> np.ndarray:
-        return self.observer.action_mask(self.state, seat)
+        return self.observer.action_mask(self.truth, seat)
 
     def _apply(self, seat: int, action: int) -> Sequence[float] | None:
-        state = self.state
+        state = self.truth
         playing = state.active[:]
         points = rules.apply_action(state, action, self.np_random)
         if points is None:
@@ -262,15 +262,15 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         return rewards
 
     def _is_over(self) -> bool:
-        return self.state.phase == rules.PHASE_OVER
+        return self.truth.phase == rules.PHASE_OVER
 
     def _observation_vector(self, seat: int) -> np.ndarray:
-        return self.observer.observe(self.state, seat)
+        return self.observer.observe(self.truth, seat)
 
     # ----------------------------------------------------------- utilities
     def game_state(self) -> dict[str, Any]:
         """The whole truth as JSON-ready data (for replays and debugging; piles top last)."""
-        s = self.state
+        s = self.truth
 
         def names(cards: list[int]) -> list[str | None]:
             return [None if c == rules.NO_CARD else rules.card_name(c) for c in cards]
@@ -303,7 +303,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         rng = np.random.default_rng(seed)
         new = raw_env(**self.options, render_mode=self.render_mode, render_view=self.render_view)
         new.np_random, new.np_random_seed = seeding.np_random(seed)
-        new.state = resample_state(self.state, seat, rng)
+        new.truth = resample_state(self.truth, seat, rng)
         new.agents = self.agents[:]
         new.rewards = dict(self.rewards)
         new._cumulative_rewards = dict(self._cumulative_rewards)
@@ -318,7 +318,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         if view != OMNISCIENT and view not in self.agent_name_mapping:
             raise ValueError(f"option 'view' must be {OMNISCIENT!r} or an agent name, got {view!r}")
         seat = None if view == OMNISCIENT else self.agent_name_mapping[view]
-        return render_table(self.state, seat, self.possible_agents, self.observation_mode)
+        return render_table(self.truth, seat, self.possible_agents, self.observation_mode)
 
     def _render_text(self) -> str:
         return self.render_text(self.render_view)
@@ -328,5 +328,5 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
     def _render_frame(self) -> np.ndarray:
         """The table as a picture from ``render_view`` (see :mod:`ratenvs.rat_a_tat_cat.frames`)."""
         return frames.draw(
-            self.state, self.possible_agents, self.render_seat, self.observation_mode, self.rounds
+            self.truth, self.possible_agents, self.render_seat, self.observation_mode, self.rounds
         )

@@ -184,8 +184,8 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
     say("You are player_0. Cards: 0-9, peek, swap, draw2. '?' unknown, '#' a number card.")
     say("Lowest total wins. Your outer cards (slots 0 and 3) were shown to you at the deal.")
     try:
-        while not env.state.is_over:
-            state = env.state
+        while not env.truth.is_over:
+            state = env.truth
             seat = state.current
             agent = agents[seat]
             mask = env._action_mask(seat)
@@ -198,9 +198,9 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
             before = state.copy()
             round_before = state.round_index
             env.step(action)
-            say(describe(agent, action, before, env.state, agents, private=seat == 0))
-            if env.state.round_index != round_before or env.state.is_over:
-                pts = env.state.last_round_points or []
+            say(describe(agent, action, before, env.truth, agents, private=seat == 0))
+            if env.truth.round_index != round_before or env.truth.is_over:
+                pts = env.truth.last_round_points or []
                 say("Round over: " + ", ".join(f"{agents[p]} {v}" for p, v in enumerate(pts)))
     except (EOFError, KeyboardInterrupt):
         say("\nGame abandoned.")

@@ -360,26 +360,26 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         self._setup_spaces(
             self.config.num_players, low, high, NUM_ACTIONS, render_mode, render_view
         )
-        self.state = new_state(self.config, np.random.default_rng(0))
-        self._queue: list[int] = self.state.to_act()
+        self.truth = new_state(self.config, np.random.default_rng(0))
+        self._queue: list[int] = self.truth.to_act()
         self._pos = 0
 
     # ------------------------------------------------------------ the game
     def _new_game(self) -> None:
-        self.state = new_state(self.config, self.np_random)
-        self._queue = self.state.to_act()
+        self.truth = new_state(self.config, self.np_random)
+        self._queue = self.truth.to_act()
         self._pos = 0
 
     def _current_seat(self) -> int:
         return self._queue[self._pos]
 
     def _action_mask(self, seat: int) -> np.ndarray:
-        if self.state.phase == rules.PHASE_OVER or seat != self._queue[self._pos]:
+        if self.truth.phase == rules.PHASE_OVER or seat != self._queue[self._pos]:
             return self._no_actions.copy()
-        return action_mask(self.state, seat)
+        return action_mask(self.truth, seat)
 
     def _apply(self, seat: int, action: int) -> Sequence[float] | None:
-        state = self.state
+        state = self.truth
         delta = None
         if state.phase == rules.PHASE_RELOCATE:
             rules.relocate(state, seat, action - ACTION_RELOCATE_FIRST, self.np_random)
@@ -399,18 +399,18 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         return _step_rewards(self.config, state, delta)
 
     def _is_over(self) -> bool:
-        return self.state.phase == rules.PHASE_OVER
+        return self.truth.phase == rules.PHASE_OVER
 
     def _observation_vector(self, seat: int) -> np.ndarray:
-        return self.config.observe(self.state, seat)
+        return self.config.observe(self.truth, seat)
 
     # ----------------------------------------------------------- utilities
     def game_state(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the truth, for replays and debugging)."""
-        return game_state_dict(self.state)
+        return game_state_dict(self.truth)
 
     def _render_text(self) -> str:
-        return render_text(self.state, self.possible_agents)
+        return render_text(self.truth, self.possible_agents)
 
     _draws_frames = True
 
@@ -418,7 +418,7 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         """The table as a picture from ``render_view`` (see :mod:`ratenvs.ratto_zakko.frames`)."""
         c = self.config
         return frames.draw(
-            self.state, self.possible_agents, self.render_seat, c.tick_ms, c.memoryless
+            self.truth, self.possible_agents, self.render_seat, c.tick_ms, c.memoryless
         )
 
 
@@ -492,7 +492,7 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.agents: list[str] = []
-        self.state = new_state(self.config, np.random.default_rng(0))
+        self.truth = new_state(self.config, np.random.default_rng(0))
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -504,8 +504,8 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         c = self.config
         return {
             a: {
-                "observation": c.observe(self.state, i),
-                "action_mask": action_mask(self.state, i),
+                "observation": c.observe(self.truth, i),
+                "action_mask": action_mask(self.truth, i),
             }
             for i, a in enumerate(self.possible_agents)
             if a in self.agents
@@ -518,14 +518,14 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
-        self.state = new_state(self.config, self.np_random)
+        self.truth = new_state(self.config, self.np_random)
         if self.render_mode == "human":
             self.render()
         return self._observations(), {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Play one tick (or the relocation) with ``actions`` (agent -> action)."""
-        state = self.state
+        state = self.truth
         names = self.possible_agents
         delta = None
         if state.phase == rules.PHASE_RELOCATE:
@@ -559,7 +559,7 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
 
     def game_state(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the truth, for replays and debugging)."""
-        return game_state_dict(self.state)
+        return game_state_dict(self.truth)
 
     def render(self) -> str | np.ndarray | None:
         """ "ansi": the text; "rgb_array": the picture from ``render_view``; "human": shows it
@@ -570,11 +570,11 @@ class parallel_env(ParallelEnv):  # PettingZoo naming convention
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
         if self.render_mode == "ansi":
-            return render_text(self.state, self.possible_agents)
+            return render_text(self.truth, self.possible_agents)
         view = self.render_view
         seat = None if view == "omniscient" else self.agent_name_mapping[view]
         c = self.config
-        frame = frames.draw(self.state, self.possible_agents, seat, c.tick_ms, c.memoryless)
+        frame = frames.draw(self.truth, self.possible_agents, seat, c.tick_ms, c.memoryless)
         if self.render_mode == "rgb_array":
             return frame
         if self._window is None:

@@ -119,7 +119,7 @@ def _ask_relocation(ask: InputFn, say: Callable[[str], None]) -> int:
 
 
 def _table_line(env: raw_env) -> str:
-    s = env.state
+    s = env.truth
     obs = env._observation_vector(0)
     fly = rules.FOODS[s.fly_under] if obs[ob.FLY_SHOWN] else "? (remember it)"
     counts = ", ".join(f"{a} {len(w)}" for a, w in zip(env.possible_agents, s.won))
@@ -194,7 +194,7 @@ def main(
             if env.terminations[agent]:
                 env.step(None)
                 continue
-            state = env.state
+            state = env.truth
             seat = env.agent_name_mapping[agent]
             if seat == 0 and state.phase == rules.PHASE_RELOCATE:
                 action = ob.ACTION_RELOCATE_FIRST + _ask_relocation(ask, say)
@@ -221,7 +221,7 @@ def main(
             env.step(action)
             if relocating and seat != 0:
                 say(f"  {agent} {describe_relocation(action - ob.ACTION_RELOCATE_FIRST)}")
-            result = env.state.last_result
+            result = env.truth.last_result
             if result is not previous:
                 _report(env, result, tick_ms, say)
     except (EOFError, KeyboardInterrupt):

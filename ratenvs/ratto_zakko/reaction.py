@@ -471,10 +471,10 @@ def measure(
                 env.step(None)
                 continue
             seat = env.agent_name_mapping[agent]
-            previous = env.state.last_result
-            shaker, fly = env.state.shaker_on, env.state.fly_under
+            previous = env.truth.last_result
+            shaker, fly = env.truth.shaker_on, env.truth.fly_under
             env.step(players[seat].act(obs["observation"], obs["action_mask"], rng))
-            last = env.state.last_result
+            last = env.truth.last_result
             if last is previous:
                 continue
             cards += 1

@@ -111,15 +111,15 @@ def test_observation_layout_and_masks():
     assert vec[observe.PHASE_ROLL_INDEX] == 1 and vec[8 + 2 * 3] == 1  # own turn
     assert np.allclose(vec[8 + 3 : 8 + 6], 1.0)  # all turns left
     env.step(observe.ACTION_ROLL)
-    while env.state.phase != rules.PHASE_KEEP:
+    while env.truth.phase != rules.PHASE_KEEP:
         env.reset(seed=int(env.np_random.integers(1000)))
         env.step(observe.ACTION_ROLL)
     vec = env.observe("player_0")["observation"]
-    assert observe.dice_from_observation(vec) == env.state.dice
+    assert observe.dice_from_observation(vec) == env.truth.dice
     assert vec[observe.PHASE_KEEP_INDEX] == 1
     mask = env.observe("player_0")["action_mask"]
     assert [k for a, k in enumerate(rules.NUMBERS) if mask[a]] == list(
-        rules.numbers_showing(env.state.dice)
+        rules.numbers_showing(env.truth.dice)
     )
     # player_1 sees the same public dice, and that it is player_0's turn (offset 2 from it)
     other = env.observe("player_1")["observation"]
@@ -145,7 +145,7 @@ def test_score_rewards_add_up_to_the_totals():
     env = catz_ratz_batz_v0.raw_env(num_players=3, turns=6)
     for seed in range(5):
         rewards = _run(env, seed)
-        assert [rewards[a] for a in env.possible_agents] == env.state.totals
+        assert [rewards[a] for a in env.possible_agents] == env.truth.totals
 
 
 def test_win_rewards_are_zero_sum_and_go_to_the_highest_total():
@@ -153,9 +153,9 @@ def test_win_rewards_are_zero_sum_and_go_to_the_highest_total():
     for seed in range(10):
         rewards = _run(env, seed)
         assert sum(rewards.values()) == pytest.approx(0.0)
-        best = max(env.state.totals)
-        for a, t in zip(env.possible_agents, env.state.totals):
-            assert (rewards[a] > 0) == (t == best and env.state.totals.count(best) < 3)
+        best = max(env.truth.totals)
+        for a, t in zip(env.possible_agents, env.truth.totals):
+            assert (rewards[a] > 0) == (t == best and env.truth.totals.count(best) < 3)
 
 
 def test_render_ansi_shows_totals_and_dice():

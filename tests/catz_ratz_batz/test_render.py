@@ -33,10 +33,10 @@ def test_frame_shape_dtype_and_change_with_the_visible_state():
 def test_kept_number_is_drawn():
     env = catz_ratz_batz_v0.raw_env(render_mode="rgb_array")
     env.reset(seed=0)
-    env.state.phase = PHASE_KEEP
-    env.state.dice = Dice(cats=2, threes=3, fives=4)
+    env.truth.phase = PHASE_KEEP
+    env.truth.dice = Dice(cats=2, threes=3, fives=4)
     plain = env.render()
-    env.state.kept = 5
+    env.truth.kept = 5
     assert not np.array_equal(plain, env.render())
 
 

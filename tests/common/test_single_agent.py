@@ -53,7 +53,7 @@ def test_episode_reward_is_the_learners_total_and_masks_match():
         obs, r, done, _trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
         assert env.observation_space.contains(obs)
         total += r
-    assert total == env.aec.state.totals[0]
+    assert total == env.aec.truth.totals[0]
 
 
 def test_seat_rotation_and_deterministic_reset():

@@ -29,7 +29,7 @@ def test_the_oracle_reads_real_hands_and_knocks_only_when_ahead():
 
     env = raw_env(num_players=4, target_score=100)
     env.reset(seed=1)
-    state = env.state
+    state = env.truth
     state.hands[0] = [0, 4, 8, 12]  # kinds 0, 1, 2, 3: 6 points
     assert ablation.true_hand(state, 0) == 6.0
     state.current, state.phase = 0, rules.PHASE_KNOCK
@@ -77,8 +77,8 @@ def test_a_knock_bias_moves_only_the_knock_and_an_ensemble_of_one_is_the_agent()
     env = raw_env(num_players=4, target_score=100)
     env.reset(seed=2)
     knocks = 0
-    while not env.state.is_over and knocks < 30:
-        p, state = env.state.current, env.state
+    while not env.truth.is_over and knocks < 30:
+        p, state = env.truth.current, env.truth
         obs, mask = env._observation_vector(p), env._action_mask(p)
         own = agent.act(obs, mask, rng)
         assert ablation.ensemble([agent])(state, p, obs, mask, -1) == own
@@ -100,7 +100,7 @@ def _swap_decision(seed=1):
 
     env = raw_env(num_players=4, target_score=100)
     env.reset(seed=seed)
-    state = env.state
+    state = env.truth
     state.current, state.phase = 0, rules.PHASE_SWAP
     state.held = next(c for c in state.draw_pile if rules.KIND[c] == rules.SWAP)
     state.draw_pile.remove(state.held)
@@ -186,17 +186,17 @@ def test_knock_labels_are_common_random_number_differences():
 
     env = raw_env(num_players=4, target_score=100)
     env.reset(seed=3)
-    env.state.phase = rules.PHASE_KNOCK
-    p = env.state.current
-    once = labels.play_out(env.state, rules.ACTION_KNOCK, env.observer, p, 11)
-    assert once == labels.play_out(env.state, rules.ACTION_KNOCK, env.observer, p, 11)
+    env.truth.phase = rules.PHASE_KNOCK
+    p = env.truth.current
+    once = labels.play_out(env.truth, rules.ACTION_KNOCK, env.observer, p, 11)
+    assert once == labels.play_out(env.truth, rules.ACTION_KNOCK, env.observer, p, 11)
     mask = env._action_mask(p)
     for bias, expected in ((1.0, rules.ACTION_KNOCK), (-1.0, rules.ACTION_NO_KNOCK)):
         model = torch.nn.Linear(obs.shape[1], 1)
         torch.nn.init.zeros_(model.weight)
         torch.nn.init.constant_(model.bias, bias)
         choose = labels.learned_knock(model, None)
-        assert choose(env.state, p, env._observation_vector(p), mask, -1) == expected
+        assert choose(env.truth, p, env._observation_vector(p), mask, -1) == expected
 
 
 def test_the_kept_card_belief_deals_lower_cards_where_their_owner_knows_them():
@@ -209,7 +209,7 @@ def test_the_kept_card_belief_deals_lower_cards_where_their_owner_knows_them():
     sample = pimc.kept_card_sampler(ratio, sweeps=8)
     env = raw_env(num_players=4, target_score=100)
     env.reset(seed=2)
-    state = env.state
+    state = env.truth
     rng = np.random.default_rng(0)
     places = [pos for pos in pimc.hidden_positions(state, 0) if pimc.owner_knows(state, pos)]
     assert places  # every rival knows its outer cards at the deal
@@ -232,7 +232,7 @@ def test_the_search_knock_runs_and_never_knocks_above_its_gate():
     pimc = _load("ratcat_pimc_knock")
     env = raw_env(num_players=4, target_score=100)
     env.reset(seed=4)
-    state = env.state
+    state = env.truth
     state.phase = rules.PHASE_KNOCK
     p = state.current
     obs, mask = env._observation_vector(p), env._action_mask(p)
@@ -255,7 +255,7 @@ def test_the_oracle_belief_keeps_the_other_hands_and_deals_the_rest():
     bot = HeuristicBot()
     changed = 0
     for _ in range(40):
-        state = env.state
+        state = env.truth
         p = state.current
         deal = pimc.oracle_others(state, p, rng)
         assert all(deal.hands[q] == state.hands[q] for q in range(4) if q != p)

@@ -148,7 +148,7 @@ def test_records_save_and_replay_identically(tmp_path):
     loaded = load_record(path)
     assert loaded == json.loads(json.dumps(record))
     env = replay(loaded)
-    assert env.game_state() == record["final_state"] and env.state.is_over
+    assert env.game_state() == record["final_state"] and env.truth.is_over
     again = make_record(loaded["seed"], loaded["options"], loaded["actions"])
     assert again == record
     tampered = dict(loaded, actions=loaded["actions"][:-1])
@@ -166,7 +166,7 @@ def test_records_of_raw_env_options_round_trip():
         seed=1,
         **{k: v for k, v in env.options.items() if k != "num_players"},
     )
-    assert replay(record).state.is_over
+    assert replay(record).truth.is_over
 
 
 def test_terminal_play_full_game_with_bad_input(monkeypatch):

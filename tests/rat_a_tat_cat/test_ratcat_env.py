@@ -53,9 +53,9 @@ def test_owner_ceilings_block_lists_every_slot_observer_first(num_players):
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     for _ in range(60):  # play on a little so that some ceilings are set
-        seat = env.state.current
+        seat = env.truth.current
         legal = np.flatnonzero(env._action_mask(seat))
-        if env.state.is_over:
+        if env.truth.is_over:
             break
         env.step(int(rng.choice(legal[legal != rules.ACTION_KNOCK] if legal.size > 1 else legal)))
     lay = Layout(n, ceilings=True)
@@ -63,14 +63,14 @@ def test_owner_ceilings_block_lists_every_slot_observer_first(num_players):
     plain = rat_a_tat_cat_v0.raw_env(num_players=n)
     space = plain.observation_space(plain.possible_agents[0])["observation"]
     assert observation_size(n) == space.shape[0]
-    assert (env.state.ceiling < rules.NO_CEILING).any()
+    assert (env.truth.ceiling < rules.NO_CEILING).any()
     for seat in range(n):
         obs = env._observation_vector(seat)
         block = obs[lay.ceilings :].reshape(n, rules.SLOTS, 2)
         for k in range(n):
             p = (seat + k) % n
-            assert block[k, :, 0].tolist() == env.state.owner_seen[p].astype(float).tolist()
-            assert np.allclose(block[k, :, 1], env.state.ceiling[p] / rules.NO_CEILING)
+            assert block[k, :, 0].tolist() == env.truth.owner_seen[p].astype(float).tolist()
+            assert np.allclose(block[k, :, 1], env.truth.ceiling[p] / rules.NO_CEILING)
         space = env.observation_space(env.possible_agents[seat])["observation"]
         assert space.contains(obs)
 
@@ -161,15 +161,15 @@ def test_rewards_zero_sum_points_and_win():
         pts = rat_a_tat_cat_v0.raw_env(num_players=3, rounds=2, reward="points")
         pts.reset(seed=seed)
         totals, _ = _play_out(pts, np.random.default_rng(seed))
-        expected = [-t / 10 for t in pts.state.totals]
+        expected = [-t / 10 for t in pts.truth.totals]
         assert np.allclose([totals[a] for a in pts.possible_agents], expected)
         win = rat_a_tat_cat_v0.raw_env(num_players=3, rounds=2, reward="win")
         win.reset(seed=seed)
         totals, rounds = _play_out(win, np.random.default_rng(seed))
         assert len(rounds) == 1 and abs(sum(totals.values())) < 1e-9
-        best = min(win.state.totals)
-        for a, t in zip(win.possible_agents, win.state.totals):
-            assert (totals[a] > 0) == (t == best and sum(win.state.winners) < 3)
+        best = min(win.truth.totals)
+        for a, t in zip(win.possible_agents, win.truth.totals):
+            assert (totals[a] > 0) == (t == best and sum(win.truth.winners) < 3)
 
 
 def test_zero_sum_win_is_the_zero_sum_rounds_plus_the_win_at_the_end():
@@ -180,7 +180,7 @@ def test_zero_sum_win_is_the_zero_sum_rounds_plus_the_win_at_the_end():
         for mode in ("zero_sum", "zero_sum_win"):
             env = rat_a_tat_cat_v0.raw_env(num_players=4, target_score=60, reward=mode)
             env.reset(seed=seed)
-            per_mode[mode] = (_play_out(env, np.random.default_rng(seed)), env.state)
+            per_mode[mode] = (_play_out(env, np.random.default_rng(seed)), env.truth)
         (_, plain), _ = per_mode["zero_sum"]
         (totals, mixed), state = per_mode["zero_sum_win"]
         assert len(mixed) == len(plain) >= 2  # the same game: one reward step per round
@@ -198,7 +198,7 @@ def test_zero_sum_reward_value():
     env = rat_a_tat_cat_v0.raw_env(num_players=3)
     env.reset(seed=2)
     _, rounds = _play_out(env, np.random.default_rng(1))
-    pts = env.state.last_round_points
+    pts = env.truth.last_round_points
     assert len(rounds) == 1 and len(set(pts)) > 1
     for p in range(3):
         others = (sum(pts) - pts[p]) / 2
@@ -216,8 +216,8 @@ def test_observation_layout_and_knowledge_vs_memoryless():
     # at the deal both modes show the initial peek of slots 0 and 3 to their owner
     for e in (know, mem):
         codes = slot_codes(e.observe("player_0")["observation"], 2)
-        assert codes[0, 0] == rules.KIND[e.state.hands[0][0]]
-        assert codes[0, 3] == rules.KIND[e.state.hands[0][3]]
+        assert codes[0, 0] == rules.KIND[e.truth.hands[0][0]]
+        assert codes[0, 3] == rules.KIND[e.truth.hands[0][3]]
         assert (codes[0, 1:3] == rules.CODE_UNKNOWN).all() and (
             codes[1] == rules.CODE_UNKNOWN
         ).all()
@@ -226,7 +226,7 @@ def test_observation_layout_and_knowledge_vs_memoryless():
     # after its first decision the memoryless observer has forgotten its outer cards
     for e in (know, mem):
         e.step(rules.ACTION_DRAW)
-    held = rules.KIND[know.state.held]
+    held = rules.KIND[know.truth.held]
     for e in (know, mem):
         obs = e.observe("player_0")["observation"]
         assert obs[lay.held + held] == 1 and obs[lay.phase : lay.phase + 7].sum() == 1
@@ -240,10 +240,10 @@ def test_observations_stay_in_their_space():
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     space = env.observation_space("player_0")["observation"]
-    while not env.state.is_over:
+    while not env.truth.is_over:
         for a in env.possible_agents:
             assert space.contains(env.observe(a)["observation"])
-        legal = np.flatnonzero(env._action_mask(env.state.current))
+        legal = np.flatnonzero(env._action_mask(env.truth.current))
         env.step(int(rng.choice(legal)))
 
 
@@ -256,8 +256,8 @@ def test_game_state_is_the_json_ready_truth():
     cards = [c for h in gs["hands"] for c in h] + gs["draw_pile"] + gs["discard_pile"]
     cards.append(gs["held"])
     assert len(cards) == 54 and set(cards) <= names
-    assert gs["held"] == rules.card_name(env.state.held) and gs["current_player"] == 0
-    assert gs["draw_pile"][-1] == rules.card_name(env.state.draw_pile[-1])  # top last
+    assert gs["held"] == rules.card_name(env.truth.held) and gs["current_player"] == 0
+    assert gs["draw_pile"][-1] == rules.card_name(env.truth.draw_pile[-1])  # top last
     assert gs["scores"] == [0, 0, 0]
 
 
@@ -273,6 +273,6 @@ def test_render_from_a_seat_shows_only_what_it_may_see():
     assert "?" not in omni.split("discard")[0]
     env.step(rules.ACTION_DRAW)
     assert "holding a drawn card" in env.render_text("player_1")
-    assert f"holding {rules.card_name(env.state.held)}" in env.render_text("player_0")
+    assert f"holding {rules.card_name(env.truth.held)}" in env.render_text("player_0")
     with pytest.raises(ValueError, match="view"):
         env.render_text("nobody")

@@ -51,8 +51,8 @@ def _random_states(n: int, mode: str, game: int, **options):
     env.reset(seed=1000 * n + game)
     rng = np.random.default_rng(game)
     yielded = 0
-    while not env.state.is_over and yielded < STATES_PER_GAME:
-        seat = env.state.current
+    while not env.truth.is_over and yielded < STATES_PER_GAME:
+        seat = env.truth.current
         legal = np.flatnonzero(env._action_mask(seat))
         if rules.ACTION_KNOCK in legal:
             action = rules.ACTION_KNOCK if rng.random() < 0.03 else rules.ACTION_NO_KNOCK
@@ -74,15 +74,15 @@ def _leak_check(n: int, mode: str, games: int, **options) -> tuple[int, int, int
             for seat, agent in enumerate(env.possible_agents):
                 before = env.observe(agent)
                 new = env.resample_from_infostate(agent, seed=samples)
-                _check_constraints(new.state)
+                _check_constraints(new.truth)
                 after = new.observe(agent)
                 if not np.array_equal(before["observation"], after["observation"]):
                     leaks += 1
                 assert np.array_equal(before["action_mask"], after["action_mask"])
-                assert new.state.discard_pile == env.state.discard_pile
+                assert new.truth.discard_pile == env.truth.discard_pile
                 assert new.agent_selection == env.agent_selection
                 samples += 1
-                if _hidden_kinds(new.state, seat) != _hidden_kinds(env.state, seat):
+                if _hidden_kinds(new.truth, seat) != _hidden_kinds(env.truth, seat):
                     changed += 1
     return samples, changed, leaks
 
@@ -127,10 +127,10 @@ def test_resampling_is_seeded_and_the_resampled_game_plays_on():
     c = env.resample_from_infostate("player_1", seed=8)
     assert a.game_state() != c.game_state()
     rng = np.random.default_rng(0)
-    while not a.state.is_over:
-        legal = np.flatnonzero(a._action_mask(a.state.current))
+    while not a.truth.is_over:
+        legal = np.flatnonzero(a._action_mask(a.truth.current))
         a.step(int(legal[rng.integers(legal.size)]))
-        check_invariants(a.state)
+        check_invariants(a.truth)
     with pytest.raises(ValueError, match="unknown agent"):
         env.resample_from_infostate("player_9", seed=0)
 
@@ -142,13 +142,13 @@ def test_the_current_players_private_card_is_resampled_for_others():
     held_kinds = set()
     for seed in range(40):
         new = env.resample_from_infostate("player_1", seed=seed)
-        held_kinds.add(rules.KIND[new.state.held])
-        assert new.state.phase == rules.phase_for_drawn(new.state.held)
+        held_kinds.add(rules.KIND[new.truth.held])
+        assert new.truth.phase == rules.phase_for_drawn(new.truth.held)
         assert np.array_equal(
             new.observe("player_1")["observation"], env.observe("player_1")["observation"]
         )
         same = env.resample_from_infostate("player_0", seed=seed)
-        assert same.state.held == env.state.held  # the drawer knows its card
+        assert same.truth.held == env.truth.held  # the drawer knows its card
     assert len(held_kinds) > 3
 
 
@@ -157,14 +157,14 @@ def test_a_privately_placed_card_stays_a_number_card_in_every_resample():
     for seed in range(60):
         env.reset(seed=seed)
         env.step(rules.ACTION_DRAW)
-        if env.state.phase == rules.PHASE_NUMBER:
+        if env.truth.phase == rules.PHASE_NUMBER:
             break
     env.step(rules.ACTION_REPLACE + 1)  # player 0 places its drawn number in slot 1
-    assert env.state.know[1, 0, 1] == rules.CODE_NUMBER
+    assert env.truth.know[1, 0, 1] == rules.CODE_NUMBER
     values = set()
     for seed in range(200):
         new = env.resample_from_infostate("player_1", seed=seed)
-        kind = rules.KIND[new.state.hands[0][1]]
+        kind = rules.KIND[new.truth.hands[0][1]]
         assert kind < rules.NUM_NUMBER_KINDS
         values.add(kind)
     assert len(values) > 4

@@ -60,7 +60,7 @@ def _number_on_top_seed() -> int:
     """A seed whose first drawn card is a number card (so player_0 can place it)."""
     for seed in range(100):
         env = _frame_env(2, seed=seed)
-        if rules.KIND[env.state.draw_pile[-1]] < rules.NUM_NUMBER_KINDS:
+        if rules.KIND[env.truth.draw_pile[-1]] < rules.NUM_NUMBER_KINDS:
             return seed
     raise AssertionError("no seed found")
 
@@ -76,24 +76,24 @@ def test_frames_change_with_what_the_viewing_seat_sees():
     assert not np.array_equal(start, drawn)  # the drawn card shows in player_0's picture
     assert not np.array_equal(start_other, watcher.render())  # player_1 sees a card is held
     # player_0 puts the card into slot 1 (unknown to it before): now it knows that slot
-    held = env.state.held
+    held = env.truth.held
     env.step(rules.ACTION_REPLACE + 1)
     watcher.step(rules.ACTION_REPLACE + 1)
     placed = env.render()
-    assert env.state.know[0, 0, 1] == rules.KIND[held]
+    assert env.truth.know[0, 0, 1] == rules.KIND[held]
     assert not np.array_equal(drawn, placed)
     assert not np.array_equal(start, placed)
     # player_1 sees the old card on the discard pile and a number card of unknown value
-    assert watcher.state.know[1, 0, 1] == rules.CODE_NUMBER
+    assert watcher.truth.know[1, 0, 1] == rules.CODE_NUMBER
     assert not np.array_equal(start_other, watcher.render())
 
 
 def test_a_card_known_as_a_number_is_drawn_differently_from_an_unknown_one():
     env = _frame_env(2, "player_1")
     before = env.render()
-    env.state.know[1, 0, 1] = rules.CODE_NUMBER
+    env.truth.know[1, 0, 1] = rules.CODE_NUMBER
     number = env.render()
-    env.state.know[1, 0, 1] = rules.KIND[env.state.hands[0][1]]
+    env.truth.know[1, 0, 1] = rules.KIND[env.truth.hands[0][1]]
     known = env.render()
     assert not np.array_equal(before, number)
     assert not np.array_equal(number, known)
@@ -102,7 +102,7 @@ def test_a_card_known_as_a_number_is_drawn_differently_from_an_unknown_one():
 def test_the_omniscient_view_marks_the_cards_their_owner_knows():
     env = _frame_env(2)
     marked = env.render()
-    env.state.know[0, 0, 0] = rules.CODE_UNKNOWN
+    env.truth.know[0, 0, 0] = rules.CODE_UNKNOWN
     assert not np.array_equal(marked, env.render())
 
 
@@ -118,8 +118,8 @@ def _random_states(n: int, mode: str, game: int, count: int):
     env.reset(seed=100 * n + game)
     rng = np.random.default_rng(game)
     yielded = 0
-    while not env.state.is_over and yielded < count:
-        legal = np.flatnonzero(env._action_mask(env.state.current))
+    while not env.truth.is_over and yielded < count:
+        legal = np.flatnonzero(env._action_mask(env.truth.current))
         if rules.ACTION_KNOCK in legal:
             action = rules.ACTION_KNOCK if rng.random() < 0.03 else rules.ACTION_NO_KNOCK
         else:
@@ -176,12 +176,12 @@ def test_the_hidden_card_check_catches_a_picture_that_shows_them(monkeypatch):
 def test_another_players_drawn_card_is_face_down_but_a_taken_discard_is_face_up():
     env = _frame_env(2, "player_1")
     env.step(rules.ACTION_DRAW)
-    card = env.state.held
+    card = env.truth.held
     shown = env.render()
-    other = next(c for c in env.state.draw_pile if rules.KIND[c] != rules.KIND[card])
-    env.state.held = other
+    other = next(c for c in env.truth.draw_pile if rules.KIND[c] != rules.KIND[card])
+    env.truth.held = other
     assert np.array_equal(shown, env.render())  # player_1 cannot tell which card it is
-    env.state.held_public = True  # as if taken from the discard pile: everyone saw it
+    env.truth.held_public = True  # as if taken from the discard pile: everyone saw it
     assert not np.array_equal(shown, env.render())
 
 

@@ -52,8 +52,8 @@ def _heads_up_positions(ceilings: bool):
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         found = False
-        while not env.state.is_over:
-            state = env.state
+        while not env.truth.is_over:
+            state = env.truth
             live = [q for q in range(4) if state.active[q]]
             if len(live) == 2:
                 found = True
@@ -71,7 +71,7 @@ def test_a_heads_up_table_is_seen_as_the_two_player_game(ceilings):
     two = Observer(2, "knowledge", None, rules.DEFAULT_MAX_TURNS)
     checked = knocked = 0
     for env, a, b in _heads_up_positions(ceilings):
-        state = env.state
+        state = env.truth
         small = _two_player_view(state, a, b)
         got = standings.heads_up_observation(env._observation_vector(a), (b - a) % 4, ceilings)
         np.testing.assert_array_equal(got, two.observe(small, 0))
@@ -92,7 +92,7 @@ def test_the_two_player_agent_moves_in_heads_up_are_legal_and_reach_the_rival():
             assert rules.decode_swap(action)[1] == (b - a) % 4
     # a Swap decision made on purpose: every legal swap reaches the one rival left
     env, a, b = next(_heads_up_positions(False))
-    env.state.phase = rules.PHASE_SWAP
+    env.truth.phase = rules.PHASE_SWAP
     mask = env._action_mask(a)
     assert mask[rules.ACTION_SWAP :].sum() == rules.SLOTS * rules.SLOTS
 
@@ -106,10 +106,10 @@ def test_knock_gains_are_chances_and_the_script_runs(capsys):
     # the same table and seed play out the same way
     env = raw_env(num_players=4, target_score=100, owner_ceilings=True)
     env.reset(seed=3)
-    env.state.phase = rules.PHASE_KNOCK
-    p = env.state.current
+    env.truth.phase = rules.PHASE_KNOCK
+    p = env.truth.current
     ends = [
-        standings.play_round(env.state, rules.ACTION_KNOCK, env.observer, 9, agent, p)[0]
+        standings.play_round(env.truth, rules.ACTION_KNOCK, env.observer, 9, agent, p)[0]
         for _ in range(2)
     ]
     assert ends[0].totals == ends[1].totals and ends[0].round_index == 1

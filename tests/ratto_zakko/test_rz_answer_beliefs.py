@@ -41,12 +41,12 @@ def walk(env: ratto_zakko_v0.raw_env, seed: int, every: int = 1):
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     step = 0
-    while not env.state.is_over:
+    while not env.truth.is_over:
         if step % every == 0:
             yield env
         seat = env._current_seat()
         legal = np.flatnonzero(env._action_mask(seat))
-        wait = env.state.phase == rules.PHASE_REACT and rng.random() < 0.9
+        wait = env.truth.phase == rules.PHASE_REACT and rng.random() < 0.9
         env.step(ob.ACTION_WAIT if wait else int(rng.choice(legal)))
         step += 1
 
@@ -88,7 +88,7 @@ def test_beliefs_are_the_oracle_applied_to_the_posteriors(level, fly_rule):
     )
     checked = 0
     for e in walk(env, seed=7, every=3):
-        state = e.state
+        state = e.truth
         for seat in range(3):
             got = e._observation_vector(seat)[ob.observation_size(3) :]
             if state.phase != rules.PHASE_REACT:
@@ -107,7 +107,7 @@ def test_clear_perception_gives_the_correct_answer_with_certainty(level):
     )
     cards = set()
     for e in walk(env, seed=2):
-        s = e.state
+        s = e.truth
         if s.phase != rules.PHASE_REACT:
             continue
         correct = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, s.level)
@@ -124,7 +124,7 @@ def test_the_beliefs_leak_nothing():
     rng = np.random.default_rng(0)
     checked = own_changes = 0
     for e in walk(env, seed=11, every=7):
-        state = e.state
+        state = e.truth
         if state.phase != rules.PHASE_REACT:
             continue
         for seat in range(3):
@@ -181,7 +181,7 @@ def test_a_belief_threshold_answers_almost_always_correctly():
         beliefs = obs[size:]
         if mask[ob.ACTION_RESPONSE_FIRST] and beliefs.max() >= 0.97:
             action = ob.ACTION_RESPONSE_FIRST + int(beliefs.argmax())
-            s = env.aec.state
+            s = env.aec.truth
             answers += 1
             correct += beliefs.argmax() == rules.correct_response_index(
                 s.card, s.shaker_on, s.fly_under, s.level
@@ -190,7 +190,7 @@ def test_a_belief_threshold_answers_almost_always_correctly():
             action = int(np.flatnonzero(mask)[0])
         obs, _r, term, trunc, _ = env.step(action)
         done = term or trunc
-    counts = env.aec.state.card_counts()
+    counts = env.aec.truth.card_counts()
     assert answers >= 50 and correct / answers >= 0.94
     assert counts[0] == max(counts) and counts[0] > sum(counts[1:])
 
@@ -208,7 +208,7 @@ def test_the_bayes_bot_answers_what_the_beliefs_say():
     bots = [get_bot("bayes"), get_bot("bayes")]
     rng = np.random.default_rng(0)
     answered = 0
-    while not env.state.is_over:
+    while not env.truth.is_over:
         seat = env._current_seat()
         vec, mask = env._observation_vector(seat), env._action_mask(seat)
         action = bots[seat].act(vec[:size], mask, rng)

@@ -98,7 +98,7 @@ def play(bot_names, seed=0, **options):
         action = bots[seat].act(obs["observation"], obs["action_mask"], rng)
         assert obs["action_mask"][action], (bot_names[seat], action)
         env.step(action)
-    return env.unwrapped.state
+    return env.unwrapped.truth
 
 
 @pytest.mark.parametrize("level", rules.LEVELS)
@@ -168,7 +168,7 @@ def test_bots_are_reproducible_and_resample_per_card():
     a.act(raw._observation_vector(0), raw._action_mask(0), np.random.default_rng(11))
     assert a._deviation_ms == kept  # tick 1 of the same card: no new draw
     for _ in range(1000):  # next card (after the 120-tick window): a new draw
-        if raw.state.cards_dealt > 1:
+        if raw.truth.cards_dealt > 1:
             break
         raw.step(ob.ACTION_WAIT)
     a.act(raw._observation_vector(0), raw._action_mask(0), np.random.default_rng(12))
@@ -180,7 +180,7 @@ def test_bot_remembers_the_fly_in_memoryless_mode():
     raw.reset(seed=0)
     bot = BOTS["perfect"]()
     rng = np.random.default_rng(0)
-    raw.state.fly_under = FOOD("egg")  # as if it had been moved there and shown
+    raw.truth.fly_under = FOOD("egg")  # as if it had been moved there and shown
     bot.act(raw._observation_vector(0), raw._action_mask(0), rng)
     assert bot._fly_memory == FOOD("egg")
     raw.step(ob.ACTION_WAIT)

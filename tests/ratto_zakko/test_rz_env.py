@@ -66,8 +66,8 @@ def test_gymnasium_check_env():
         obs, _r, term, trunc, info = e.step(int(legal[0]))  # always wait: the adults play
         done = term or trunc
         steps += 1
-    assert e.unwrapped.aec.state.is_over
-    assert sum(e.unwrapped.aec.state.card_counts()[1:]) > 0
+    assert e.unwrapped.aec.truth.is_over
+    assert sum(e.unwrapped.aec.truth.card_counts()[1:]) > 0
 
 
 @pytest.mark.parametrize(
@@ -112,7 +112,7 @@ def play_both(seed: int, n: int, level: str, **options) -> int:
             legal = np.flatnonzero(obs[a]["action_mask"])
             actions[a] = int(legal[0] if rng.random() < 0.5 else rng.choice(legal))
         # the AEC form: the seats asked this tick, in seat order, see the same observation
-        for _ in range(len(aec.state.to_act())):
+        for _ in range(len(aec.truth.to_act())):
             agent = aec.agent_selection
             o = aec.observe(agent)
             np.testing.assert_array_equal(o["observation"], obs[agent]["observation"])
@@ -122,7 +122,7 @@ def play_both(seed: int, n: int, level: str, **options) -> int:
         obs, rewards, terms, _truncs, _ = par.step(actions)
         totals_par += [rewards[a] for a in par.possible_agents]
         assert aec.game_state() == par.game_state()
-        assert all(terms.values()) == aec.state.is_over
+        assert all(terms.values()) == aec.truth.is_over
         steps += 1
     np.testing.assert_allclose(totals_aec, totals_par)
     return steps
@@ -155,21 +155,21 @@ def test_parallel_treats_illegal_actions_as_wait():
     par.reset(seed=5)
     # relocation actions during the reaction phase are illegal: they count as waiting
     par.step({a: ob.ACTION_RELOCATE_FIRST for a in par.agents})
-    assert par.state.tick == 1 and par.state.answer == [rules.NO_ANSWER] * 2
+    assert par.truth.tick == 1 and par.truth.answer == [rules.NO_ANSWER] * 2
     par.step({"player_0": 999, "player_1": None})
-    assert par.state.tick == 2
+    assert par.truth.tick == 2
     # a seat that already answered can only wait
     par.step({"player_0": ob.ACTION_RESPONSE_FIRST + rules.BANG})  # never right at main
-    assert par.state.tick == 3 and par.state.answer[0] == rules.BANG
+    assert par.truth.tick == 3 and par.truth.answer[0] == rules.BANG
     par.step({"player_0": ob.ACTION_RESPONSE_FIRST})
-    assert par.state.answer[0] == rules.BANG and par.state.answer_tick[0] == 2
+    assert par.truth.answer[0] == rules.BANG and par.truth.answer_tick[0] == 2
 
 
 def test_parallel_relocation_defaults_to_leave_both():
     par = ratto_zakko_v0.parallel_env(num_players=2, level="main", perception="clear")
     obs, _ = par.reset(seed=0)
     for _ in range(500):
-        s = par.state
+        s = par.truth
         if s.phase == rules.PHASE_RELOCATE:
             shaker, fly = s.shaker_on, s.fly_under
             mask = obs[f"player_{s.relocator}"]["action_mask"]
@@ -178,7 +178,7 @@ def test_parallel_relocation_defaults_to_leave_both():
                 and not mask[: ob.ACTION_RELOCATE_FIRST].any()
             )
             par.step({a: ob.ACTION_WAIT for a in par.agents})  # illegal for the winner
-            assert (par.state.shaker_on, par.state.fly_under) == (shaker, fly)
+            assert (par.truth.shaker_on, par.truth.fly_under) == (shaker, fly)
             return
         right = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, s.level)
         obs, *_ = par.step({"player_0": ob.ACTION_RESPONSE_FIRST + right})
@@ -231,7 +231,7 @@ def test_cards_are_conserved_and_games_terminate(seed, n, level, window):
     answered: dict[int, set[int]] = {}
 
     def check(raw, agent):
-        s = raw.state
+        s = raw.truth
         assert s.cards_accounted() == total
         # one answer per player per card: answers never change once given
         if s.phase == rules.PHASE_REACT:
@@ -243,8 +243,8 @@ def test_cards_are_conserved_and_games_terminate(seed, n, level, window):
 
     steps = random_game(env, np.random.default_rng(seed), check)
     raw = env.unwrapped
-    assert raw.state.is_over
-    assert raw.state.cards_dealt == total
+    assert raw.truth.is_over
+    assert raw.truth.cards_dealt == total
     # each card takes at most window ticks of n decisions, plus one relocation
     assert steps <= total * (window * n + 1)
 
@@ -262,7 +262,7 @@ def test_cards_reward_sums_to_the_cards_won():
             continue
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(legal.size)]))
-    counts = env.unwrapped.state.card_counts()
+    counts = env.unwrapped.truth.card_counts()
     assert [totals[a] for a in env.possible_agents] == pytest.approx(counts)
 
 
@@ -281,7 +281,7 @@ def test_win_reward_is_zero_sum_at_the_end():
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(legal.size)]))
     assert sum(totals.values()) == pytest.approx(0.0)
-    winners = env.unwrapped.state.winners()
+    winners = env.unwrapped.truth.winners()
     for a, won in zip(env.possible_agents, winners):
         assert (totals[a] > 0) == (won and not all(winners))
 
@@ -289,7 +289,7 @@ def test_win_reward_is_zero_sum_at_the_end():
 def test_memoryless_mode_hides_the_fly_except_when_it_moves():
     raw = ratto_zakko_v0.raw_env(num_players=2, level="main", observation="memoryless")
     raw.reset(seed=4)
-    s = raw.state
+    s = raw.truth
     o = raw._observation_vector(0)
     assert o[ob.FLY_SHOWN] == 1 and o[ob.FLY_SLICE].argmax() == s.fly_under  # game start
     raw.step(ob.ACTION_WAIT)
@@ -302,10 +302,10 @@ def test_memoryless_mode_hides_the_fly_except_when_it_moves():
     knowledge.reset(seed=4)
     knowledge.step(ob.ACTION_WAIT)
     knowledge.step(ob.ACTION_WAIT)
-    assert knowledge._observation_vector(0)[ob.FLY_SLICE].argmax() == knowledge.state.fly_under
+    assert knowledge._observation_vector(0)[ob.FLY_SLICE].argmax() == knowledge.truth.fly_under
     # win cards until a fly or rat event; the winner moves the fly; it is shown once
     for _ in range(2000):
-        s = raw.state
+        s = raw.truth
         if s.phase == rules.PHASE_RELOCATE:
             target = (s.fly_under + 1) % rules.NUM_FOODS
             raw.step(ob.ACTION_RELOCATE_FIRST + rules.RELOCATE_FLY_FIRST + target)
@@ -326,7 +326,7 @@ def test_the_relocation_mask_does_not_reveal_the_fly():
     raw = ratto_zakko_v0.raw_env(num_players=2, level="main", observation="memoryless")
     raw.reset(seed=8)
     for _ in range(2000):
-        s = raw.state
+        s = raw.truth
         if s.phase == rules.PHASE_RELOCATE:
             mask = raw._action_mask(s.relocator)
             assert mask[ob.ACTION_RELOCATE_FIRST :].all()
@@ -340,7 +340,7 @@ def test_the_relocation_mask_does_not_reveal_the_fly():
 def test_observation_contents():
     raw = ratto_zakko_v0.raw_env(num_players=3, level="dessert", perception="clear", tick_ms=40)
     raw.reset(seed=1)
-    s = raw.state
+    s = raw.truth
     o = raw._observation_vector(1)
     card = s.card
     assert raw.observation_space("player_1")["observation"].contains(o)
@@ -381,7 +381,7 @@ def test_rule_variants_reach_the_env_and_the_bots(fly_rule):
     )
     raw.reset(seed=3)
     assert raw._observation_vector(0)[ob.FLY_CARD_RAT_VARIANT] == (fly_rule == "rat")
-    assert all(rules.CARD_COLOUR[c] in (-1, rules.CARD_IDENTITY[c]) for c in raw.state.deck)
+    assert all(rules.CARD_COLOUR[c] in (-1, rules.CARD_IDENTITY[c]) for c in raw.truth.deck)
     players = [BOTS["perfect"](), IdleBot()]
     rng = np.random.default_rng(0)
     results = []
@@ -391,14 +391,14 @@ def test_rule_variants_reach_the_env_and_the_bots(fly_rule):
             raw.step(None)
             continue
         seat = raw.agent_name_mapping[agent]
-        previous = raw.state.last_result
-        s = raw.state
+        previous = raw.truth.last_result
+        s = raw.truth
         if s.phase == rules.PHASE_REACT and s.card == rules.FLY_CARD:
             # make every fly card a fly under the shaker, the case the variant is about
             s.shaker_on = s.fly_under
         raw.step(players[seat].act(obs["observation"], obs["action_mask"], rng))
-        if raw.state.last_result is not previous:
-            results.append(raw.state.last_result)
+        if raw.truth.last_result is not previous:
+            results.append(raw.truth.last_result)
     fly_cards = [r for r in results if r.card == rules.FLY_CARD]
     assert fly_cards
     want = rules.SHOUT_RAT if fly_rule == "rat" else None

@@ -46,10 +46,10 @@ def _playthrough(seed: int, options: dict, bots: list[str]) -> dict:
             continue
         if len(first_observations) < 6:
             first_observations.append([round(float(x), 5) for x in obs["observation"]])
-        previous = raw.state.last_result
+        previous = raw.truth.last_result
         seat = raw.agent_name_mapping[agent]
         env.step(players[seat].act(obs["observation"], obs["action_mask"], rng))
-        if raw.state.last_result is not previous:
+        if raw.truth.last_result is not previous:
             cards.append(raw.game_state()["last_result"])
     final = raw.game_state()
     return {

@@ -41,8 +41,8 @@ def ideal_observer_ticks(level: str, perception_mode: str, seed: int) -> list[in
     )
     raw.reset(seed=seed)
     firsts: dict[int, int] = {}
-    while not raw.state.is_over:
-        s = raw.state
+    while not raw.truth.is_over:
+        s = raw.truth
         if s.card < rules.FLY_CARD and s.cards_dealt not in firsts:
             o = raw._observation_vector(0)
             if o[ob.IDENTITY_SLICE].max() >= CERTAINTY and o[ob.COLOUR_SLICE].max() >= CERTAINTY:

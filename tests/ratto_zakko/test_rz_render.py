@@ -50,8 +50,8 @@ def _draw(state: rules.State, view_seat: int | None, memoryless: bool = False) -
 
 def _wait_one_tick(env) -> None:
     """Every seat still to answer waits once (the tick resolves)."""
-    ticks = env.state.tick
-    while env.state.tick == ticks and env.state.phase == rules.PHASE_REACT:
+    ticks = env.truth.tick
+    while env.truth.tick == ticks and env.truth.phase == rules.PHASE_REACT:
         env.step(ACTION_WAIT)
 
 
@@ -105,15 +105,15 @@ def test_parallel_env_draws_the_same_frames_as_the_aec_env():
 def test_frames_change_when_a_new_card_is_revealed():
     env = _env(2, "player_0", seed=3)
     before = env.render()
-    dealt = env.state.cards_dealt
-    while env.state.cards_dealt == dealt:
+    dealt = env.truth.cards_dealt
+    while env.truth.cards_dealt == dealt:
         seat = env.agent_name_mapping[env.agent_selection]
         mask = env._action_mask(seat)
-        if env.state.phase == rules.PHASE_RELOCATE:
+        if env.truth.phase == rules.PHASE_RELOCATE:
             env.step(ACTION_RELOCATE_FIRST + rules.LEAVE_BOTH)
         else:
             env.step(ACTION_RESPONSE_FIRST + rules.BANG if mask[1] else ACTION_WAIT)
-    assert env.state.tick == 0
+    assert env.truth.tick == 0
     assert not np.array_equal(before, env.render())
 
 
@@ -121,23 +121,23 @@ def test_frames_change_when_a_new_card_is_revealed():
 def test_frames_change_when_the_shaker_or_the_fly_moves(view):
     env = _env(2, view)
     start = env.render()
-    env.state.shaker_on = (env.state.shaker_on + 1) % rules.NUM_FOODS
+    env.truth.shaker_on = (env.truth.shaker_on + 1) % rules.NUM_FOODS
     moved_shaker = env.render()
     assert not np.array_equal(start, moved_shaker)
-    env.state.fly_under = (env.state.fly_under + 1) % rules.NUM_FOODS
+    env.truth.fly_under = (env.truth.fly_under + 1) % rules.NUM_FOODS
     assert not np.array_equal(moved_shaker, env.render())  # knowledge mode: the fly is public
 
 
 def test_memoryless_seat_frames_show_the_fly_only_while_the_observation_does():
     env = _env(3, seed=2, observation="memoryless")
-    state = env.state
+    state = env.truth
     assert state.fly_shown  # the first tick of the game: everyone sees where the fly is
     moved = copy.deepcopy(state)
     moved.fly_under = (state.fly_under + 2) % rules.NUM_FOODS
     assert not np.array_equal(_draw(state, 1, True), _draw(moved, 1, True))
 
     _wait_one_tick(env)
-    state = env.state
+    state = env.truth
     assert not state.fly_shown and state.phase == rules.PHASE_REACT
     assert not env._observation_vector(1)[18:23].any()
     for other in range(rules.NUM_FOODS):
@@ -155,7 +155,7 @@ def test_gradual_seat_frames_depend_on_the_evidence_not_on_the_true_card():
     env = _env(2, seed=4, level="main")
     for _ in range(3):
         _wait_one_tick(env)
-    state = env.state
+    state = env.truth
     assert state.perception == "gradual" and state.phase == rules.PHASE_REACT
     others = [c for c in range(rules.NUM_CARD_KINDS) if c != state.card]
     for card in others:
@@ -185,7 +185,7 @@ def test_a_seat_names_the_card_only_once_it_is_sure():
 @pytest.mark.parametrize("card", [0, 2 * rules.NUM_COLOURS + 3, rules.FLY_CARD, rules.RAT_CARD])
 def test_under_clear_perception_the_seat_sees_the_true_card(card):
     env = _env(2, perception="clear", level="main")
-    state = env.state
+    state = env.truth
     state.card = card
     state.evidence = clear_evidence(card, 2, "main")
     state.posterior = posteriors(state.evidence)
@@ -205,14 +205,14 @@ def test_answers_of_the_current_tick_show_only_in_the_omniscient_view():
     before_all = env.render()
     assert env.agent_selection == "player_0"
     env.step(ACTION_RESPONSE_FIRST + rules.SHOUT_FLY)  # player_0 answers; the tick is still open
-    assert env.state.tick == 0
+    assert env.truth.tick == 0
     assert not np.array_equal(before_all, env.render())
     env.render_view = seat_view
     assert np.array_equal(before_seat, env.render())
     env.step(ACTION_WAIT)
     env.step(ACTION_WAIT)  # the tick resolves: now everyone sees that player_0 has answered
-    assert env.state.phase == rules.PHASE_REACT and env.state.cards_dealt == 1
-    waited = copy.deepcopy(env.state)
+    assert env.truth.phase == rules.PHASE_REACT and env.truth.cards_dealt == 1
+    waited = copy.deepcopy(env.truth)
     waited.answer[0] = rules.NO_ANSWER
     waited.answer_tick[0] = rules.NO_ANSWER
     assert not np.array_equal(env.render(), _draw(waited, 1))
@@ -223,12 +223,12 @@ def _states_of_a_game(observation: str, seed: int, every: int):
     env = _env(3, seed=seed, level="dessert", observation=observation, relocation="both")
     rng = np.random.default_rng(seed)
     step = 0
-    while not env.state.is_over:
+    while not env.truth.is_over:
         if step % every == 0:
             yield env
         seat = env.agent_name_mapping[env.agent_selection]
         legal = np.flatnonzero(env._action_mask(seat))
-        wait = env.state.phase == rules.PHASE_REACT and rng.random() < 0.85
+        wait = env.truth.phase == rules.PHASE_REACT and rng.random() < 0.85
         env.step(ACTION_WAIT if wait else int(rng.choice(legal)))
         step += 1
     yield env
@@ -240,7 +240,7 @@ def test_seat_frames_never_show_hidden_truth_over_a_whole_game(observation):
     phases = set()
     checked = omniscient_changed = 0
     for env in _states_of_a_game(observation, seed=11, every=23):
-        state = env.state
+        state = env.truth
         phases.add(state.phase)
         hidden = copy.deepcopy(state)
         if state.card is not None:

@@ -129,7 +129,7 @@ def test_the_wrong_answer_penalty_costs_exactly_the_wrong_answers():
     rng = np.random.default_rng(0)
     wrong = 0
     for _ in range(400):
-        state = shaped.unwrapped.aec.state
+        state = shaped.unwrapped.aec.truth
         mask = shaped.unwrapped.action_masks()
         action = int(rng.choice(np.flatnonzero(mask))) if rng.random() < 0.2 else 0
         if not mask[action]:

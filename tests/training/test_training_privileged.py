@@ -44,7 +44,7 @@ def test_the_features_are_the_true_table_seen_from_the_learner_seat():
     obs, _ = env.reset(seed=3)
     checked = 0
     for _ in range(200):
-        state, seat = single.aec.state, single.aec.agent_name_mapping[single.learner]
+        state, seat = single.aec.truth, single.aec.agent_name_mapping[single.learner]
         np.testing.assert_array_equal(obs[:base_size], single._observation())
         kinds, top = decode(obs[base_size:], n)
         for k in range(n):

@@ -93,7 +93,7 @@ def test_the_reward_adds_up_to_the_win_minus_the_first_chance(shared3):
     for game in range(3):
         env.reset(seed=game)
         seat = single.aec.agent_name_mapping[single.learner]
-        state = single.aec.state
+        state = single.aec.truth
         first = shared3.chance(state.totals, state.active)[seat]
         total, done, steps = 0.0, False, 0
         while not done:
@@ -102,7 +102,7 @@ def test_the_reward_adds_up_to_the_win_minus_the_first_chance(shared3):
             total += reward
             done = term or trunc
             steps += 1
-        winners = single.aec.state.winners
+        winners = single.aec.truth.winners
         share = win_share(winners, seat)
         assert share == (1.0 / sum(winners) if winners[seat] else 0.0)
         assert total == pytest.approx(2.0 * (share - first))
