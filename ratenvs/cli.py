@@ -87,7 +87,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         save_gif(frames, args.gif, fps=args.fps)
         print(f"wrote {args.gif} ({len(frames)} frames, view {args.view})")
     else:
-        print(env._render_text())
+        print(env.render_text())
     return 0
 
 

@@ -116,9 +116,8 @@ def play_game(
             env.step(None)
             continue
         seat = env.agent_name_mapping[agent]
-        obs = env._observation_vector(seat)
-        mask = env._action_mask(seat)
-        env.step(int(players[seat].act(obs, mask, rng)))
+        seen = env.observe(agent)
+        env.step(int(players[seat].act(seen["observation"], seen["action_mask"], rng)))
         for i, a in enumerate(names):
             totals[i] += float(env.rewards.get(a, 0.0))
         if tracker is not None:

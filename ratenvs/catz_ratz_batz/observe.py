@@ -1,55 +1,55 @@
 """What one seat sees in Catz, Ratz and Batz: everything is public (no hidden information).
 
-The observation vector, for the observing seat (own entries first, then the
-other seats in turn order after it):
+The observation is the :class:`TableObserver`'s pieces, the observing seat's
+own entries first, then the other seats in turn order after it. The dice are
+those of the turn in progress (zeros before the roll). For ``n`` seats (the
+table for 2 seats; the pieces of ``n`` entries grow with the table):
 
-==============================  ======================================  =====
-index                           meaning                                 scale
-==============================  ======================================  =====
-0, 1, 2                         Cats, Bats, Rats set aside this turn    /9
-3, 4, 5                         dice showing 3, 5, 7                    /9
-6                               phase: the seat to act must roll        0/1
-7                               phase: the seat to act must keep        0/1
-8 .. 8+n-1                      totals (own first)                      /100
-8+n .. 8+2n-1                   turns left / ``turns`` (0 if uncapped)  0..1
-8+2n .. 8+3n-1                  whose turn (one-hot, own first)         0/1
-8+3n .. 8+4n-1                  points still needed / ``target_score``  0..1
-                                (0 without a target)
-==============================  ======================================  =====
+{table}
 
-The dice are those of the turn in progress (zeros before the roll).
+The ``privileged`` view (PettingZoo's ``state()``) is the same vector seen from
+seat 0: seats in seat order, ``to_act`` naming the seat whose turn it is.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ratenvs.catz_ratz_batz.rules import (
+    ACTION_KEEP_3,
+    ACTION_KEEP_5,
+    ACTION_KEEP_7,
+    ACTION_ROLL,
+    NUM_ACTIONS,
     NUM_DICE,
     PHASE_KEEP,
-    PHASE_OVER,
     PHASE_ROLL,
     Dice,
     State,
+    keep_mask,
     numbers_showing,
 )
+from ratenvs.common.observer import Observer, Piece
 
-ACTION_KEEP_3, ACTION_KEEP_5, ACTION_KEEP_7, ACTION_ROLL = range(4)
-"""Action indices: keep the 3s, 5s or 7s after a roll; roll all nine dice to start a turn."""
-NUM_ACTIONS = 4
+if TYPE_CHECKING:
+    from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
 
-DICE_SLICE = slice(0, 6)
-PHASE_ROLL_INDEX = 6
-PHASE_KEEP_INDEX = 7
+__all__ = [
+    "ACTION_KEEP_3",
+    "ACTION_KEEP_5",
+    "ACTION_KEEP_7",
+    "ACTION_ROLL",
+    "NUM_ACTIONS",
+    "TableObserver",
+    "dice_from_observation",
+    "keep_mask",
+    "observation_for_dice",
+]
+
 TOTAL_SCALE = 100.0
 """Totals are divided by this (one turn scores at most 175)."""
-
-
-def observation_size(num_players: int) -> int:
-    """Length of the observation vector for ``num_players`` seats."""
-    return 8 + 4 * num_players
-
-
 MAX_TURN_SCORE = 175
 """Highest score of one turn: four Cats and five 7s, 35 * (1 + 4)."""
 
@@ -65,49 +65,104 @@ def max_total(turns: int | None, target_score: int | None) -> int:
     return min(bounds)
 
 
-def observation_bounds(
-    num_players: int, turns: int | None, target_score: int | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Low and high bounds of every entry."""
+def pieces(num_players: int, turns: int | None, target_score: int | None) -> list[Piece]:
+    """The named pieces of the observation vector."""
     n = num_players
-    low = np.zeros(observation_size(n), dtype=np.float32)
-    high = np.ones(observation_size(n), dtype=np.float32)
-    high[8 : 8 + n] = max_total(turns, target_score) / TOTAL_SCALE
-    return low, high
+    return [
+        Piece("set_aside", (3,), "Cats, Bats, Rats set aside this turn / 9"),
+        Piece("showing", (3,), "dice showing 3, 5, 7 / 9"),
+        Piece("phase", (2,), "the seat to act must roll / must keep (one-hot)"),
+        Piece(
+            "totals",
+            (n,),
+            "totals / 100, own first",
+            high=max_total(turns, target_score) / TOTAL_SCALE,
+        ),
+        Piece("turns_left", (n,), "turns left / `turns` (0 when uncapped)"),
+        Piece("to_act", (n,), "whose turn (one-hot, own first)"),
+        Piece("points_needed", (n,), "points still needed / `target_score` (0 without one)"),
+    ]
 
 
-def observe(state: State, seat: int) -> np.ndarray:
-    """The observation vector of ``seat`` (see the module table)."""
-    n = state.num_players
-    d = state.dice
-    inv = 1.0 / NUM_DICE
-    order = [(seat + i) % n for i in range(n)]
-    vec = [d.cats * inv, d.bats * inv, d.rats * inv, d.threes * inv, d.fives * inv]
-    vec.append(d.sevens * inv)
-    vec.append(1.0 if state.phase == PHASE_ROLL else 0.0)
-    vec.append(1.0 if state.phase == PHASE_KEEP else 0.0)
-    totals = state.totals
-    vec.extend(totals[s] / TOTAL_SCALE for s in order)
-    if state.turns is None:
-        vec.extend([0.0] * n)
-    else:
-        turns = state.turns
-        vec.extend((turns - state.turns_taken[s]) / turns for s in order)
-    turn = [0.0] * n
-    if state.phase in (PHASE_ROLL, PHASE_KEEP):
-        turn[(state.current - seat) % n] = 1.0
-    vec.extend(turn)
-    target = state.target_score
-    if target is None:
-        vec.extend([0.0] * n)
-    else:
-        vec.extend(max(target - totals[s], 0) / target for s in order)
-    return np.array(vec, dtype=np.float32)
+class TableObserver(Observer):
+    """The public table from one seat: dice, phase, totals, turns left, whose turn."""
+
+    def __init__(self, game: CatzRatzBatz, kind: str) -> None:
+        super().__init__(kind, pieces(game.num_players, game.turns, game.target_score))
+        self.game = game
+        self.turns = game.turns
+        self.target_score = game.target_score
+
+    def observe(self, state: State, seat: int | None) -> np.ndarray:
+        """The vector of ``seat`` (None: the privileged view, seat order)."""
+        seat = 0 if seat is None else seat
+        n = len(state.totals)
+        d = state.dice
+        inv = 1.0 / NUM_DICE
+        order = [(seat + i) % n for i in range(n)]
+        vec = [d.cats * inv, d.bats * inv, d.rats * inv, d.threes * inv, d.fives * inv]
+        vec.append(d.sevens * inv)
+        vec.append(1.0 if state.phase == PHASE_ROLL else 0.0)
+        vec.append(1.0 if state.phase == PHASE_KEEP else 0.0)
+        totals = state.totals
+        vec.extend(totals[s] / TOTAL_SCALE for s in order)
+        turns = self.turns
+        if turns is None:
+            vec.extend([0.0] * n)
+        else:
+            vec.extend((turns - state.turns_taken[s]) / turns for s in order)
+        turn = [0.0] * n
+        if state.phase in (PHASE_ROLL, PHASE_KEEP):
+            turn[(state.current - seat) % n] = 1.0
+        vec.extend(turn)
+        target = self.target_score
+        if target is None:
+            vec.extend([0.0] * n)
+        else:
+            vec.extend(max(target - totals[s], 0) / target for s in order)
+        return np.array(vec, dtype=np.float32)
+
+    def string_from(self, state: State, seat: int | None) -> str:
+        """The table as text; everything is public, so a seat's view only marks it "(you)"."""
+        game = self.game
+        agents = [f"player_{i}" for i in range(len(state.totals))]
+        lines = []
+        for i, a in enumerate(agents):
+            mark = "*" if (not state.is_over and i == state.current) else " "
+            left = game.turns_left(state, i)
+            you = " (you)" if seat == i else ""
+            lines.append(
+                f"{mark} {a}{you}: total {state.totals[i]:4d}"
+                + ("" if left is None else f"  turns left {left}")
+            )
+        if state.is_over:
+            winners = [a for a, w in zip(agents, state.winners()) if w]
+            lines.append(f"game over - winner(s): {', '.join(winners)}")
+        elif state.phase == PHASE_ROLL:
+            last = (
+                ""
+                if state.last_turn_score is None
+                else f" (last turn scored {state.last_turn_score})"
+            )
+            lines.append(f"{agents[state.current]} to roll{last}")
+        else:
+            lines.append(f"dice: {state.dice.faces()}  keep one of {numbers_showing(state.dice)}")
+        return "\n".join(lines)
 
 
-def dice_from_observation(observation: np.ndarray) -> Dice:
-    """Recover the dice of the turn in progress from an observation vector."""
-    counts = np.rint(np.asarray(observation[DICE_SLICE], dtype=np.float64) * NUM_DICE)
+def _table_doc() -> str:
+    from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
+
+    return CatzRatzBatz(num_players=2).observer("knowledge").table()
+
+
+def dice_from_observation(observation: np.ndarray, observer: Any = None) -> Dice:
+    """The dice of the turn in progress, read from the ``set_aside`` and ``showing`` pieces of
+    an observation (their place does not depend on the number of seats)."""
+    obs = observer or _FIXED
+    aside = obs.view(observation, "set_aside")
+    showing = obs.view(observation, "showing")
+    counts = np.rint(np.concatenate([aside, showing]).astype(np.float64) * NUM_DICE)
     return Dice(*(int(c) for c in counts))
 
 
@@ -117,29 +172,24 @@ def observation_for_dice(dice: Dice, num_players: int = 1, turns: int | None = 1
     Used to grade observation-based policies (bots, trained agents) with the
     exact solver.
     """
-    state = State.new(num_players, turns, None)
+    from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
+
+    game = CatzRatzBatz(num_players=num_players, turns=turns)
+    state = game.init(np.random.default_rng(0))
     state.phase = PHASE_KEEP
     state.dice = dice
-    return observe(state, 0)
+    return game.observer("knowledge").observe(state, 0)
 
 
-_KEEP_MASKS = {
-    keeps: np.array([3 in keeps, 5 in keeps, 7 in keeps, 0], dtype=np.int8)
-    for keeps in [(3,), (5,), (7,), (3, 5), (3, 7), (5, 7), (3, 5, 7)]
-}
-_ROLL_MASK = np.array([0, 0, 0, 1], dtype=np.int8)
-_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+class _FixedPieces:
+    """The pieces that come first whatever the table size (the dice and the phase)."""
+
+    def __init__(self) -> None:
+        self._observer = Observer("knowledge", pieces(1, 10, None)[:3])
+
+    def view(self, observation: np.ndarray, name: str) -> np.ndarray:
+        return self._observer.view(np.asarray(observation)[..., : self._observer.size], name)
 
 
-def keep_mask(dice: Dice) -> np.ndarray:
-    """The action mask of a seat that must keep a number with ``dice`` showing."""
-    return _KEEP_MASKS[numbers_showing(dice)].copy()
-
-
-def action_mask(state: State, seat: int) -> np.ndarray:
-    """The legal actions of ``seat``: roll at the start of its turn, else keep a number showing."""
-    if seat != state.current or state.phase == PHASE_OVER:
-        return _NO_ACTIONS.copy()
-    if state.phase == PHASE_ROLL:
-        return _ROLL_MASK.copy()
-    return keep_mask(state.dice)
+_FIXED = _FixedPieces()
+__doc__ = __doc__.format(table=_table_doc())

@@ -9,8 +9,7 @@ import numpy as np
 
 from ratenvs.catz_ratz_batz.bots import BOTS, get_bot
 from ratenvs.catz_ratz_batz.env import raw_env
-from ratenvs.catz_ratz_batz.observe import ACTION_ROLL
-from ratenvs.catz_ratz_batz.rules import NUMBERS, PHASE_KEEP
+from ratenvs.catz_ratz_batz.rules import ACTION_ROLL, NUMBERS, PHASE_KEEP
 from ratenvs.common.bots import opponent_bots
 
 InputFn = Callable[[str], str]
@@ -57,13 +56,14 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say=print) -> int:
                 env.step(None)
                 continue
             seat = env.agent_name_mapping[agent]
-            mask = env._action_mask(seat)
+            seen = env.observe(agent)
+            mask = seen["action_mask"]
             if seat == 0:
                 say("")
-                say(env._render_text())
+                say(env.render_text(agent))
                 action = _ask_action(env, mask, ask, say)
             else:
-                action = bots[seat - 1].act(env._observation_vector(seat), mask, rng)
+                action = bots[seat - 1].act(seen["observation"], mask, rng)
                 if action != ACTION_ROLL:
                     say(f"{agent} ({names[seat - 1]}) keeps the {NUMBERS[action]}s")
             turns_before = sum(env.truth.turns_taken)
@@ -75,5 +75,5 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say=print) -> int:
         say("\nGame abandoned.")
         return 0
     say("")
-    say(env._render_text())
+    say(env.render_text("player_0"))
     return 0

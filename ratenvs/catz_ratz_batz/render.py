@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ratenvs.catz_ratz_batz.rules import PHASE_KEEP, PHASE_OVER, State, numbers_showing
+from ratenvs.catz_ratz_batz.rules import (
+    PHASE_KEEP,
+    PHASE_OVER,
+    CatzRatzBatz,
+    State,
+    numbers_showing,
+)
 from ratenvs.common.render import HIGHLIGHT, INK, MUTED, PAPER, WHITE, Canvas
 
 WIDTH, HEIGHT = 640, 400
@@ -27,7 +33,7 @@ def _die(canvas: Canvas, x: int, y: int, label: str, fill, ink, ring=None) -> No
     canvas.text((x + DIE / 2, y + DIE / 2), label, size=28, fill=ink, anchor="mm")
 
 
-def draw(state: State, agents: list[str], view_seat: int | None) -> np.ndarray:
+def draw(game: CatzRatzBatz, state: State, agents: list[str], view_seat: int | None) -> np.ndarray:
     """The frame: dice set aside and in play (the kept number ringed) and each seat's total."""
     c = Canvas(WIDTH, HEIGHT)
     over = state.phase == PHASE_OVER
@@ -71,6 +77,6 @@ def draw(state: State, agents: list[str], view_seat: int | None) -> np.ndarray:
         crown = "  winner" if winners[i] else ""
         c.text((16, y), f"{agent}{mark}{crown}", size=15, fill=colour)
         c.text((300, y), str(state.totals[i]), size=15, fill=colour, anchor="ra")
-        left = state.turns_left(i)
+        left = game.turns_left(state, i)
         c.text((420, y), "-" if left is None else str(left), size=15, fill=colour, anchor="ra")
     return c.to_array()

@@ -7,15 +7,24 @@ keeps all dice of one number showing and rerolls every other number die.
 There is no voluntary stop (ruling).
 
 The dice of a turn are a :class:`Dice` tuple of face counts. Chance goes
-through an explicit ``numpy.random.Generator``. No gymnasium here.
+through an explicit chance source (a ``numpy.random.Generator`` or a
+:class:`~ratenvs.common.game.ChanceLog` / ``ChanceReplay``). :class:`CatzRatzBatz`
+is the game behind the :class:`~ratenvs.common.game.Game` interface; its
+parameters (players, turns, target) live on it, not on the :class:`State`.
+No gymnasium here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+
+from ratenvs.common.game import Chance, Game
+from ratenvs.common.options import Option, OptionSpec
+from ratenvs.common.rewards import win_rewards
 
 NUM_DICE = 9
 NUMBERS = (3, 5, 7)
@@ -61,12 +70,12 @@ def dice_from_faces(counts: np.ndarray | list[int]) -> Dice:
     return Dice(c, b, r, n3, n5, n7)
 
 
-def roll_dice(n: int, rng: np.random.Generator) -> np.ndarray:
+def roll_dice(n: int, rng: Chance) -> np.ndarray:
     """Roll ``n`` dice: counts of faces 3, 5, 7, Cat, Bat, Rat."""
     return rng.multinomial(n, FACE_PROBS)
 
 
-def first_roll(rng: np.random.Generator) -> Dice:
+def first_roll(rng: Chance) -> Dice:
     """Roll all nine dice at the start of a turn."""
     return dice_from_faces(roll_dice(NUM_DICE, rng))
 
@@ -94,7 +103,7 @@ def legal_keeps(dice: Dice) -> tuple[int, ...]:
     return () if is_turn_over(dice) else numbers_showing(dice)
 
 
-def reroll(dice: Dice, keep: int, rng: np.random.Generator) -> Dice:
+def reroll(dice: Dice, keep: int, rng: Chance) -> Dice:
     """Keep every die showing ``keep`` and reroll the other number dice; new animals set aside."""
     if keep not in legal_keeps(dice):
         raise ValueError(f"cannot keep {keep}: legal keeps are {legal_keeps(dice)}")
@@ -143,20 +152,27 @@ def turn_score(dice: Dice) -> int:
 
 
 # --------------------------------------------------------------- the game
+ACTION_KEEP_3, ACTION_KEEP_5, ACTION_KEEP_7, ACTION_ROLL = range(4)
+"""Action ids: keep the 3s, 5s or 7s after a roll; roll all nine dice to start a turn."""
+NUM_ACTIONS = 4
+MAX_PLAYERS = 6
+REWARD_MODES = ("score", "win")
+
 PHASE_ROLL = 0
 """The seat to act must roll all nine dice to start its turn."""
 PHASE_KEEP = 1
 """The seat to act must choose which number to keep before the reroll."""
 PHASE_OVER = 2
+PHASE_NAMES = ("roll", "keep", "over")
 
 
 @dataclass
 class State:
-    """A game of Catz, Ratz and Batz between ``num_players`` seats taking turns in order."""
+    """Where a game of Catz, Ratz and Batz stands: seats take turns in order.
 
-    num_players: int
-    turns: int | None
-    target_score: int | None
+    The game's parameters (players, turns, target) are on :class:`CatzRatzBatz`.
+    """
+
     totals: list[int] = field(default_factory=list)
     turns_taken: list[int] = field(default_factory=list)
     current: int = 0
@@ -167,14 +183,12 @@ class State:
     """The number kept at the last reroll of this turn (None right after the roll)."""
 
     @classmethod
-    def new(cls, num_players: int, turns: int | None, target_score: int | None) -> State:
-        return cls(num_players, turns, target_score, [0] * num_players, [0] * num_players)
+    def new(cls, num_players: int) -> State:
+        """The state before the first roll."""
+        return cls([0] * num_players, [0] * num_players)
 
     def copy(self) -> State:
         return State(
-            self.num_players,
-            self.turns,
-            self.target_score,
             self.totals[:],
             self.turns_taken[:],
             self.current,
@@ -185,12 +199,12 @@ class State:
         )
 
     @property
+    def num_players(self) -> int:
+        return len(self.totals)
+
+    @property
     def is_over(self) -> bool:
         return self.phase == PHASE_OVER
-
-    def turns_left(self, seat: int) -> int | None:
-        """Turns ``seat`` still has (None in an uncapped race)."""
-        return None if self.turns is None else self.turns - self.turns_taken[seat]
 
     def winners(self) -> list[bool]:
         """Who has the highest total (ties share the win)."""
@@ -198,30 +212,32 @@ class State:
         return [t == best for t in self.totals]
 
 
-def roll(state: State, rng: np.random.Generator) -> int | None:
+def roll(state: State, rng: Chance, turns: int | None, target_score: int | None) -> int | None:
     """The seat to act rolls all nine dice; returns the turn score if the turn ended at once."""
     if state.phase != PHASE_ROLL:
         raise ValueError("rolling is only legal at the start of a turn")
     state.dice = first_roll(rng)
     state.kept = None
     if is_turn_over(state.dice):
-        return end_turn(state)
+        return end_turn(state, turns, target_score)
     state.phase = PHASE_KEEP
     return None
 
 
-def keep(state: State, number: int, rng: np.random.Generator) -> int | None:
+def keep(
+    state: State, number: int, rng: Chance, turns: int | None, target_score: int | None
+) -> int | None:
     """The seat to act keeps ``number`` and rerolls; returns the turn score if the turn ended."""
     if state.phase != PHASE_KEEP:
         raise ValueError("keeping a number is only legal after a roll")
     state.dice = reroll(state.dice, number, rng)
     state.kept = number
     if is_turn_over(state.dice):
-        return end_turn(state)
+        return end_turn(state, turns, target_score)
     return None
 
 
-def end_turn(state: State) -> int:
+def end_turn(state: State, turns: int | None, target_score: int | None) -> int:
     """Score the finished turn, pass the dice on, and end the game when it is over.
 
     The game ends when every seat has had ``turns`` turns, or (race variant)
@@ -236,10 +252,137 @@ def end_turn(state: State) -> int:
     round_done = seat == state.num_players - 1
     over = False
     if round_done:
-        if state.turns is not None and state.turns_taken[seat] >= state.turns:
+        if turns is not None and state.turns_taken[seat] >= turns:
             over = True
-        if state.target_score is not None and max(state.totals) >= state.target_score:
+        if target_score is not None and max(state.totals) >= target_score:
             over = True
     state.current = (seat + 1) % state.num_players
     state.phase = PHASE_OVER if over else PHASE_ROLL
     return points
+
+
+_KEEP_MASKS = {
+    keeps: np.array([3 in keeps, 5 in keeps, 7 in keeps, 0], dtype=np.int8)
+    for keeps in [(3,), (5,), (7,), (3, 5), (3, 7), (5, 7), (3, 5, 7)]
+}
+_ROLL_MASK = np.array([0, 0, 0, 1], dtype=np.int8)
+_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+
+def keep_mask(dice: Dice) -> np.ndarray:
+    """The action mask of a seat that must keep a number with ``dice`` showing."""
+    return _KEEP_MASKS[numbers_showing(dice)].copy()
+
+
+class CatzRatzBatz(Game):
+    """Catz, Ratz and Batz for 1 - 6 seats taking turns (RULES.md section 2).
+
+    Every decision is one seat's: roll all nine dice to start a turn, then keep
+    a number after each roll. Rewards: "score" gives each turn's points to the
+    seat that rolled; "win" gives ``common.rewards.win_rewards`` at the end.
+    """
+
+    name = "catz_ratz_batz"
+    title = "Catz, Ratz and Batz"
+    options = OptionSpec(
+        Option("num_players", "int", 2, "seats", low=1, high=MAX_PLAYERS),
+        Option(
+            "turns", "int", 10, "turns per seat; None only with target_score", low=1, optional=True
+        ),
+        Option(
+            "target_score",
+            "int",
+            None,
+            "race: the game ends after the round in which someone reaches it, so all seats "
+            "had equal turns (ruling)",
+            low=1,
+            optional=True,
+        ),
+        Option(
+            "reward",
+            "choice",
+            "score",
+            '"score": each turn\'s points to the seat that rolled; "win": zero-sum at the end',
+            choices=REWARD_MODES,
+        ),
+    )
+    observer_kinds = ("knowledge", "privileged")
+    num_actions = NUM_ACTIONS
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        p = self.params
+        if p["turns"] is None and p["target_score"] is None:
+            raise ValueError("option 'turns' may be None only in a race (set 'target_score')")
+        self.turns: int | None = p["turns"]
+        self.target_score: int | None = p["target_score"]
+        self.reward_mode: str = p["reward"]
+        self.observation_kind = "knowledge"
+
+    # -------------------------------------------------------------- rules
+    def init(self, rng: Chance) -> State:
+        """The game before the first roll (the first roll is seat 0's first decision)."""
+        return State.new(self.num_players)
+
+    def to_act(self, state: State) -> tuple[int, ...]:
+        return () if state.phase == PHASE_OVER else (state.current,)
+
+    def legal_mask(self, state: State, seat: int) -> np.ndarray:
+        """Roll at the start of the seat's turn, else keep a number showing."""
+        if seat != state.current or state.phase == PHASE_OVER:
+            return _NO_ACTIONS.copy()
+        if state.phase == PHASE_ROLL:
+            return _ROLL_MASK.copy()
+        return keep_mask(state.dice)
+
+    def apply(
+        self,
+        state: State,
+        actions: Mapping[int, int],
+        rng: Chance,
+        infos: dict[int, dict[str, Any]] | None = None,
+    ) -> list[float] | None:
+        seat = state.current
+        action = actions[seat]
+        if action == ACTION_ROLL:
+            points = roll(state, rng, self.turns, self.target_score)
+        else:
+            points = keep(state, NUMBERS[action], rng, self.turns, self.target_score)
+        rewards = None
+        if points is not None:
+            if self.reward_mode == "score":
+                rewards = [0.0] * self.num_players
+                rewards[seat] = float(points)
+            if infos is not None:
+                infos[seat] = {"turn_score": points}
+        if state.phase == PHASE_OVER and self.reward_mode == "win":
+            rewards = win_rewards(state.winners()).tolist()
+        return rewards
+
+    def is_terminal(self, state: State) -> bool:
+        return state.phase == PHASE_OVER
+
+    def winners(self, state: State) -> list[bool]:
+        return state.winners()
+
+    def turns_left(self, state: State, seat: int) -> int | None:
+        """Turns ``seat`` still has (None in an uncapped race)."""
+        return None if self.turns is None else self.turns - state.turns_taken[seat]
+
+    def to_json(self, state: State) -> dict[str, Any]:
+        return {
+            "totals": list(state.totals),
+            "turns_taken": list(state.turns_taken),
+            "current_player": None if state.is_over else state.current,
+            "phase": PHASE_NAMES[state.phase],
+            "dice": state.dice._asdict(),
+            "last_turn_score": state.last_turn_score,
+        }
+
+    def copy_state(self, state: State) -> State:
+        return state.copy()
+
+    def make_observer(self, kind: str) -> Any:
+        from ratenvs.catz_ratz_batz.observe import TableObserver
+
+        return TableObserver(self, kind)

@@ -1,69 +1,111 @@
-"""The thin PettingZoo AEC shell every game env sits in.
+"""One AEC env and one parallel env for any :class:`~ratenvs.common.game.Game`.
 
-A game env subclasses :class:`GameAECEnv` and supplies five small methods
-(``_new_game``, ``_current_seat``, ``_action_mask``, ``_apply``,
-``_observation_vector``) plus ``_is_over`` and ``_render_text``; this class
-does the PettingZoo bookkeeping (agents, rewards, cumulative rewards,
-terminations, dead steps, seeding, render modes) once, fast, for all games.
+A game's env module declares ``class raw_env(GameAECEnv)`` with its
+``game_class`` and ``metadata`` (and, for every game, ``parallel_env`` the same
+way over :class:`GameParallelEnv`); everything else - agents, rewards,
+cumulative rewards, terminations, dead steps, seeding, render modes,
+``state()`` - is done here once, fast, for all games.
+
+Turns: the AEC env asks the game who acts (``to_act``). In a turn-based game
+that is one seat and its action is applied at once. When several seats act at
+once (a Ratto Zakko tick) they act one after another in seat order, nobody
+sees another's action of the same step, and the step is applied after the
+last of them, as PettingZoo's ``parallel_to_aec`` does. ``parallel_env`` takes
+the actions of every seat that acts in one ``step``.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
-from ratenvs.common.options import check_render_mode
+from ratenvs.common.game import Game
+from ratenvs.common.options import RENDER_VIEW_HELP, check_render_mode
 from ratenvs.common.render import HumanWindow, check_render_view
+
+OMNISCIENT = "omniscient"
+_RENDER_PARAMS = (
+    inspect.Parameter(
+        "render_mode", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | None
+    ),
+    inspect.Parameter(
+        "render_view", inspect.Parameter.KEYWORD_ONLY, default=OMNISCIENT, annotation=str
+    ),
+)
+
+
+def options_table(game_class: type[Game]) -> str:
+    """The Markdown table of an env's options: the game's spec, then the render options."""
+    return (
+        game_class.options.table()
+        + '\n| `render_mode` | `None` | None / "ansi" / "rgb_array" / "human" | "ansi" returns '
+        'text, "rgb_array" an (H, W, 3) uint8 picture, "human" shows it in a pygame window |'
+        + f"\n| `render_view` | `'omniscient'` | 'omniscient' / an agent name | {RENDER_VIEW_HELP}"
+        " (only what that seat may see) |"
+    )
 
 
 class IllegalActionError(ValueError):
     """An agent played an action its action mask forbids (raised by ``raw_env``)."""
 
 
-class GameAECEnv(AECEnv):
-    """Base AEC env: one seat acts at a time, observations are ``{"observation", "action_mask"}``.
+class _GameEnvBase:
+    """What the AEC and the parallel env share: the game, spaces, ``state()``, rendering."""
 
-    Subclasses set ``metadata`` and call :meth:`_setup_spaces` from ``__init__``.
-    """
-
+    game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "game"}
 
-    def _setup_spaces(
-        self,
-        num_players: int,
-        obs_low: np.ndarray,
-        obs_high: np.ndarray,
-        num_actions: int,
-        render_mode: str | None,
-        render_view: str = "omniscient",
-    ) -> None:
-        """Create agents and spaces once; the same space objects are returned every call."""
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        game_class = cls.__dict__.get("game_class")
+        if game_class is None:
+            return
+
+        def __init__(self: Any, **options: Any) -> None:
+            super(cls, self).__init__(**options)
+
+        __init__.__signature__ = game_class.options.signature(_RENDER_PARAMS)  # type: ignore[attr-defined]
+        __init__.__doc__ = (
+            f"{game_class.title}; every option is keyword-only (see the module docstring).\n\n"
+            + options_table(game_class)
+        )
+        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+        cls.__init__ = __init__  # type: ignore[method-assign]
+
+    def _setup(self, render_mode: str | None, render_view: str, options: dict[str, Any]) -> None:
+        self.game: Game = self.game_class(**options)
+        game = self.game
+        self.options: dict[str, Any] = dict(game.params)
+        """The checked options (every one, defaults included): what a record stores."""
+        self.observer = game.observer(game.observation_kind)
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
-        self.num_players = num_players
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.num_players = n = game.num_players
+        self.num_actions = game.num_actions
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.render_view = check_render_view(render_view, self.possible_agents)
         self._window: HumanWindow | None = None
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        self.num_actions = num_actions
-        obs_box = spaces.Box(
-            low=np.asarray(obs_low, dtype=np.float32),
-            high=np.asarray(obs_high, dtype=np.float32),
-            dtype=np.float32,
-        )
-        mask_box = spaces.Box(low=0, high=1, shape=(num_actions,), dtype=np.int8)
+        obs_box = spaces.Box(low=self.observer.low, high=self.observer.high, dtype=np.float32)
+        mask_box = spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8)
         self.observation_spaces = {
             a: spaces.Dict({"observation": obs_box, "action_mask": mask_box})
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
-        self._no_actions = np.zeros(num_actions, dtype=np.int8)
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        truth = game.observer("privileged")
+        self.state_space = spaces.Box(low=truth.low, high=truth.high, dtype=np.float32)
+        self._no_actions = np.zeros(self.num_actions, dtype=np.int8)
         self.np_random, self.np_random_seed = seeding.np_random(None)
-        self.agents = []
+        self.agents: list[str] = []
+        self.truth = game.init(np.random.default_rng(0))
+        """The game's true state (every hidden card): for replays, tests and the privileged
+        view only; observations come from the observer."""
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -72,90 +114,28 @@ class GameAECEnv(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    # -------------------------------------------------- what a game supplies
-    def _new_game(self) -> None:  # pragma: no cover - abstract
-        """Deal / set up a new game using ``self.np_random``."""
-        raise NotImplementedError
+    def state(self) -> np.ndarray:
+        """The whole truth as a float32 vector (the ``privileged`` observer), for centralised
+        critics; it lies in ``state_space``."""
+        return self.game.observer("privileged").observe(self.truth, None)
 
-    def _current_seat(self) -> int:  # pragma: no cover - abstract
-        """The seat that must decide now (only called while the game is not over)."""
-        raise NotImplementedError
+    def game_state(self) -> dict[str, Any]:
+        """The whole truth as JSON-ready data (for replays and debugging)."""
+        return self.game.to_json(self.truth)
 
-    def _action_mask(self, seat: int) -> np.ndarray:  # pragma: no cover - abstract
-        """int8 mask of the legal actions of ``seat`` (all zero if it is not to act)."""
-        raise NotImplementedError
+    # ---------------------------------------------------------------- render
+    @property
+    def render_seat(self) -> int | None:
+        """The seat whose view is rendered, or None for the omniscient view."""
+        view = self.render_view
+        return None if view == OMNISCIENT else self.agent_name_mapping[view]
 
-    def _apply(self, seat: int, action: int) -> Sequence[float] | None:  # pragma: no cover
-        """Play a legal ``action`` for ``seat``; return this step's reward per seat (or None)."""
-        raise NotImplementedError
-
-    def _is_over(self) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _observation_vector(self, seat: int) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _render_text(self) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    # ------------------------------------------------------------- AEC API
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game; ``seed`` re-seeds the env's generator (reset takes no options)."""
-        if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self._new_game()
-        self.agent_selection = self.possible_agents[self._current_seat()]
-        if self.render_mode == "human":
-            self.render()
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
-        return {
-            "observation": self._observation_vector(seat),
-            "action_mask": self._action_mask(seat),
-        }
-
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        seat = self.agent_name_mapping[agent]
-        mask = self._action_mask(seat)
-        if action is None or not 0 <= action < self.num_actions or not mask[action]:
-            raise IllegalActionError(
-                f"illegal action {action!r} for {agent}; legal actions: "
-                f"{np.flatnonzero(mask).tolist()} (use env() for PettingZoo's "
-                "terminate-on-illegal-move handling)"
-            )
-        self._play(agent, seat, int(action))
-
-    def _play(self, agent: str, seat: int, action: int) -> None:
-        """Play an action already known to be legal for ``agent`` (its seat ``seat``)."""
-        self._cumulative_rewards[agent] = 0.0
-        step_rewards = self._apply(seat, action)
-        rewards = self.rewards
-        if step_rewards is None:
-            for a in rewards:
-                rewards[a] = 0.0
-        else:
-            for a, r in zip(self.possible_agents, step_rewards):
-                if a in rewards:
-                    rewards[a] = float(r)
-        if self._is_over():
-            for a in self.agents:
-                self.terminations[a] = True
-        else:
-            self.agent_selection = self.possible_agents[self._current_seat()]
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+    def render_text(self, view: str = OMNISCIENT) -> str:
+        """The table as text from ``view``: "omniscient" or an agent name (what it may see)."""
+        if view != OMNISCIENT and view not in self.agent_name_mapping:
+            raise ValueError(f"option 'view' must be {OMNISCIENT!r} or an agent name, got {view!r}")
+        seat = None if view == OMNISCIENT else self.agent_name_mapping[view]
+        return self.observer.string_from(self.truth, seat)
 
     _draws_frames: ClassVar[bool] = False
     """True for games that implement :meth:`_render_frame` (``rgb_array`` and the window)."""
@@ -163,12 +143,6 @@ class GameAECEnv(AECEnv):
     def _render_frame(self) -> np.ndarray:  # pragma: no cover - abstract
         """The state as seen from ``self.render_view``, as an (H, W, 3) uint8 picture."""
         raise NotImplementedError
-
-    @property
-    def render_seat(self) -> int | None:
-        """The seat whose view is rendered, or None for the omniscient view."""
-        view = self.render_view
-        return None if view == "omniscient" else self.agent_name_mapping[view]
 
     def render(self) -> str | np.ndarray | None:
         """ "ansi": the text; "rgb_array": the picture; "human": shows it in a window."""
@@ -179,9 +153,9 @@ class GameAECEnv(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
         if mode == "ansi":
-            return self._render_text()
+            return self.render_text(self.render_view)
         if mode == "human" and not self._draws_frames:
-            print(self._render_text())
+            print(self.render_text(self.render_view))
             return None
         frame = self._render_frame()
         if mode == "rgb_array":
@@ -195,3 +169,190 @@ class GameAECEnv(AECEnv):
         if self._window is not None:
             self._window.close()
             self._window = None
+
+
+class GameAECEnv(_GameEnvBase, AECEnv):
+    """The AEC env of a game: one seat decides at a time; observations are
+    ``{"observation", "action_mask"}`` dicts (see the module docstring)."""
+
+    def __init__(
+        self, render_mode: str | None = None, render_view: str = OMNISCIENT, **options: Any
+    ) -> None:
+        super().__init__()
+        self._setup(render_mode, render_view, options)
+        self._queue: tuple[int, ...] = ()
+        self._pending: dict[int, int] = {}
+
+    # ------------------------------------------------------------- AEC API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game; ``seed`` re-seeds the env's generator (reset takes no options)."""
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.truth = self.game.init(self.np_random)
+        self._queue = self.game.to_act(self.truth)
+        self._pending = {}
+        self.agent_selection = self.possible_agents[self._queue[0]]
+        if self.render_mode == "human":
+            self.render()
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The legal actions of ``agent`` now (all zero unless it is ``agent_selection``)."""
+        return self._seat_mask(self.agent_name_mapping[agent])
+
+    def _seat_mask(self, seat: int) -> np.ndarray:
+        if (
+            self.possible_agents[seat] != self.agent_selection
+            or seat in self._pending
+            or not self._queue
+        ):
+            return self._no_actions.copy()
+        return self.game.legal_mask(self.truth, seat)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        return {
+            "observation": self.observer.observe(self.truth, seat),
+            "action_mask": self._seat_mask(seat),
+        }
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.agent_name_mapping[agent]
+        mask = self._seat_mask(seat)
+        if action is None or not 0 <= action < self.num_actions or not mask[action]:
+            raise IllegalActionError(
+                f"illegal action {action!r} for {agent}; legal actions: "
+                f"{np.flatnonzero(mask).tolist()} (use env() for PettingZoo's "
+                "terminate-on-illegal-move handling)"
+            )
+        self._play(agent, seat, int(action))
+
+    def _play(self, agent: str, seat: int, action: int) -> None:
+        """Play an action already known to be legal for ``agent`` (its seat ``seat``)."""
+        self._cumulative_rewards[agent] = 0.0
+        pending = self._pending
+        pending[seat] = action
+        queue = self._queue
+        step_rewards: Sequence[float] | None = None
+        if len(pending) == len(queue):
+            game = self.game
+            truth = self.truth
+            infos: dict[int, dict[str, Any]] = {}
+            step_rewards = game.apply(truth, pending, self.np_random, infos)
+            self._pending = {}
+            names = self.possible_agents
+            for s, info in infos.items():
+                self.infos[names[s]] = info
+            self._queue = queue = game.to_act(truth)
+            if not queue:
+                for a in self.agents:
+                    self.terminations[a] = True
+            else:
+                self.agent_selection = names[queue[0]]
+        else:
+            self.agent_selection = self.possible_agents[queue[len(pending)]]
+        rewards = self.rewards
+        if step_rewards is None:
+            for a in rewards:
+                rewards[a] = 0.0
+        else:
+            for a, r in zip(self.possible_agents, step_rewards):
+                if a in rewards:
+                    rewards[a] = float(r)
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+
+class GameParallelEnv(_GameEnvBase, ParallelEnv):
+    """The parallel env of a game: one ``step`` takes the action of every seat that acts.
+
+    Every live agent gets an observation and a mask; seats that do not act now
+    have an all-zero mask and their actions are ignored. A seat that acts and
+    gives no action or an illegal one plays the game's default action (Ratto
+    Zakko: wait; the relocating winner: leave both), or, in a game without one,
+    raises :class:`IllegalActionError`. The same seed and the same actions give
+    the same game as the AEC form.
+    """
+
+    def __init__(
+        self, render_mode: str | None = None, render_view: str = OMNISCIENT, **options: Any
+    ) -> None:
+        self._setup(render_mode, render_view, options)
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        game, truth, observe = self.game, self.truth, self.observer.observe
+        acting = set(game.to_act(truth))
+        out = {}
+        for i, a in enumerate(self.possible_agents):
+            if a in self.agents:
+                mask = game.legal_mask(truth, i) if i in acting else self._no_actions.copy()
+                out[a] = {"observation": observe(truth, i), "action_mask": mask}
+        return out
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start a new game; ``seed`` re-seeds the env's generator (reset takes no options)."""
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self.agents = self.possible_agents[:]
+        self.truth = self.game.init(self.np_random)
+        if self.render_mode == "human":
+            self.render()
+        return self._observations(), {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Play one step with ``actions`` (agent -> action) for the seats that act now."""
+        game, truth = self.game, self.truth
+        names = self.possible_agents
+        chosen: dict[int, int] = {}
+        for seat in game.to_act(truth):
+            mask = game.legal_mask(truth, seat)
+            given = actions.get(names[seat])
+            action = _legal_or_none(given, mask)
+            if action is None:
+                action = game.default_action(truth, seat)
+                if action is None:
+                    raise IllegalActionError(
+                        f"illegal action {given!r} for {names[seat]}; legal actions: "
+                        f"{np.flatnonzero(mask).tolist()}"
+                    )
+            chosen[seat] = action
+        infos_now: dict[int, dict[str, Any]] = {}
+        step_rewards = game.apply(truth, chosen, self.np_random, infos_now) if chosen else None
+        rewards = {
+            a: 0.0 if step_rewards is None else float(step_rewards[i])
+            for i, a in enumerate(names)
+            if a in self.agents
+        }
+        over = game.is_terminal(truth)
+        terminations = dict.fromkeys(self.agents, over)
+        truncations = dict.fromkeys(self.agents, False)
+        infos = {a: infos_now.get(self.agent_name_mapping[a], {}) for a in self.agents}
+        observations = self._observations()
+        if over:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return observations, rewards, terminations, truncations, infos
+
+
+def _legal_or_none(action: Any, mask: np.ndarray) -> int | None:
+    """``action`` as an int if ``mask`` allows it, else None."""
+    try:
+        a = int(action)
+    except (TypeError, ValueError):
+        return None
+    if 0 <= a < len(mask) and mask[a]:
+        return a
+    return None

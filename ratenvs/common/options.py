@@ -1,30 +1,60 @@
-"""Validation of environment options: bad input fails loudly and names the option."""
+"""Game options declared once: checks, env signatures, docs tables and CLI defaults.
+
+Every game declares its options in one :class:`OptionSpec` (as OpenSpiel's
+``parameter_specification``): name, type, default, allowed values or range and
+one line of help. The env's signature, the docstring's options table, the
+CLI's ``--help`` defaults and a record's ``options`` all come from it. Bad input
+fails loudly and names the option; numpy integers are accepted where ints are.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import inspect
+import math
+import numbers
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 
+class UnknownOptionError(ValueError, TypeError):
+    """An option name the game does not have (a TypeError too, as for any unexpected keyword
+    argument)."""
+
+
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """Return ``value`` as an int in ``[low, high]`` or raise a ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+    """Return ``value`` as an int in ``[low, high]`` or raise a ValueError naming ``name``.
+
+    Python and numpy integers are accepted, and floats with an integral value
+    (``3.0``); booleans, NaN, infinities and other types are not.
+    """
+    if isinstance(value, bool | np.bool_):
         raise ValueError(f"option {name!r} must be an integer, got {value!r}")
-    value = int(value)
+    finite = isinstance(value, numbers.Real) and math.isfinite(value)
+    if isinstance(value, numbers.Integral) or (finite and int(value) == value):
+        value = int(value)
+    else:
+        raise ValueError(f"option {name!r} must be an integer, got {value!r}")
     if value < low or (high is not None and value > high):
         bound = f">= {low}" if high is None else f"in {low}..{high}"
         raise ValueError(f"option {name!r} must be {bound}, got {value}")
     return value
 
 
-def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
+def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     """Return ``value`` if it is one of ``choices``, else raise a ValueError naming ``name``."""
     choices = tuple(choices)
-    if value not in choices:
+    if isinstance(value, bool | np.bool_) and not any(isinstance(c, bool) for c in choices):
         raise ValueError(f"option {name!r} must be one of {choices}, got {value!r}")
-    return value
+    try:
+        ok = value in choices
+    except TypeError:  # e.g. an unhashable or array-like value
+        ok = False
+    if not ok:
+        raise ValueError(f"option {name!r} must be one of {choices}, got {value!r}")
+    return choices[choices.index(value)]
 
 
 def check_bool(name: str, value: Any) -> bool:
@@ -45,3 +75,154 @@ def check_render_mode(value: Any, modes: Iterable[str]) -> str | None:
     if value is None:
         return None
     return check_choice("render_mode", value, modes)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a game: its name, type, default, allowed values and one line of help.
+
+    ``kind`` is ``"int"``, ``"bool"`` or ``"choice"``. An int option has a range
+    ``low .. high`` (``high`` None: unbounded) and may allow ``None``
+    (``optional``: the option is off); a choice option lists its ``choices``.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[Any, ...] = ()
+    optional: bool = False
+
+    def check(self, value: Any) -> Any:
+        """``value`` checked and normalised (a ValueError names the option)."""
+        if self.kind == "int":
+            if self.optional:
+                return check_optional_int(self.name, value, self.low or 0, self.high)
+            return check_int(self.name, value, self.low or 0, self.high)
+        if self.kind == "bool":
+            return check_bool(self.name, value)
+        if self.kind == "choice":
+            return check_choice(self.name, value, self.choices)
+        raise AssertionError(f"unknown option kind {self.kind!r}")  # pragma: no cover
+
+    @property
+    def allowed(self) -> str:
+        """The allowed values in words, for tables and ``--help``."""
+        if self.kind == "bool":
+            return "True / False"
+        if self.kind == "choice":
+            return " / ".join(repr(c) for c in self.choices)
+        rng = f"{self.low}..{self.high}" if self.high is not None else f">= {self.low}"
+        return rng + (" or None" if self.optional else "")
+
+    @property
+    def annotation(self) -> Any:
+        """The Python type of the option's values (for the env signatures)."""
+        base = {"int": int, "bool": bool, "choice": type(self.choices[0]) if self.choices else str}
+        t = base[self.kind]
+        return t | None if self.optional else t
+
+
+class OptionSpec(Mapping[str, Option]):
+    """The options of one game, in declaration order (a read-only mapping name -> Option)."""
+
+    def __init__(self, *options: Option) -> None:
+        self._options = {o.name: o for o in options}
+        if len(self._options) != len(options):
+            raise ValueError("option names must be unique")
+
+    def __getitem__(self, name: str) -> Option:
+        return self._options[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._options)
+
+    def __len__(self) -> int:
+        return len(self._options)
+
+    def defaults(self) -> dict[str, Any]:
+        """Every option at its default."""
+        return {name: o.default for name, o in self._options.items()}
+
+    def check(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Every option, from ``values`` or its default, checked one by one in declaration
+        order; an unknown name is a ValueError listing the options."""
+        unknown = sorted(set(values) - set(self._options))
+        if unknown:
+            raise UnknownOptionError(
+                f"unknown option(s) {unknown}; the options are {list(self._options)}"
+            )
+        return {name: o.check(values.get(name, o.default)) for name, o in self._options.items()}
+
+    def table(self) -> str:
+        """The options as a Markdown table (option, default, allowed values, meaning)."""
+        rows = ["| option | default | allowed | meaning |", "|---|---|---|---|"]
+        for o in self._options.values():
+            rows.append(f"| `{o.name}` | `{o.default!r}` | {o.allowed} | {o.help} |")
+        return "\n".join(rows)
+
+    def signature(self, extra: Iterable[inspect.Parameter] = ()) -> inspect.Signature:
+        """A keyword-only signature ``(self, *, option=default, ...)`` for an env's ``__init__``."""
+        params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        params += [
+            inspect.Parameter(
+                o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=o.annotation
+            )
+            for o in self._options.values()
+        ]
+        params += list(extra)
+        return inspect.Signature(params)
+
+    def add_arguments(
+        self, parser: Any, names: Iterable[str] | None = None, defaults: Mapping[str, Any] = {}
+    ) -> None:
+        """Add ``--name`` arguments to an argparse parser for ``names`` (all by default), with
+        the spec's (or ``defaults``') default shown in ``--help``."""
+        for name in names if names is not None else self._options:
+            o = self._options[name]
+            default = defaults.get(name, o.default)
+            flag = "--" + name.replace("_", "-")
+            helptext = f"{o.help} ({o.allowed}; default: {default!r})"
+            if o.kind == "bool":
+                parser.add_argument(
+                    flag, dest=name, action=_BoolAction, default=default, help=helptext
+                )
+            else:
+                parser.add_argument(
+                    flag, dest=name, type=_parser_type(o), default=default, help=helptext
+                )
+
+
+def _parser_type(option: Option) -> Callable[[str], Any]:
+    if option.kind == "int":
+
+        def parse(text: str) -> int | None:
+            if option.optional and text.lower() == "none":
+                return None
+            return int(text)
+
+        return parse
+    return str
+
+
+class _BoolAction:  # an argparse action taking "true"/"false"
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        import argparse
+
+        class BoolAction(argparse.Action):
+            def __init__(self, option_strings: Any, dest: str, **kw: Any) -> None:
+                super().__init__(option_strings, dest, nargs="?", const=True, **kw)
+
+            def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None):
+                if isinstance(values, str):
+                    if values.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                        parser.error(f"{option} takes true or false, got {values!r}")
+                    values = values.lower() in ("true", "1", "yes")
+                setattr(namespace, self.dest, bool(values))
+
+        return BoolAction(*args, **kwargs)
+
+
+RENDER_VIEW_HELP = 'whose view render() shows: "omniscient" or an agent name'

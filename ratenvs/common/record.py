@@ -134,8 +134,10 @@ def record_bot_game(game: str, bots: Sequence[Bot], seed: int, **options: Any) -
     rng = np.random.default_rng(seed)
     actions = []
     while not _is_over(env):
-        seat = env.agent_name_mapping[env.agent_selection]
-        action = int(bots[seat].act(env._observation_vector(seat), env._action_mask(seat), rng))
+        agent = env.agent_selection
+        seen = env.observe(agent)
+        seat = env.agent_name_mapping[agent]
+        action = int(bots[seat].act(seen["observation"], seen["action_mask"], rng))
         env.step(action)
         actions.append(action)
     return make_record(game, seed, options, actions, env)

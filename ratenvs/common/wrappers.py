@@ -87,7 +87,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
             in_bounds = action is not None and raw.action_space(agent).contains(action)
         assert in_bounds, "action is not in action space"
         seat = raw.agent_name_mapping[agent]
-        if raw._action_mask(seat)[action]:
+        if raw.action_mask(agent)[action]:
             raw._play(agent, seat, int(action))
             return
         EnvLogger.warn_on_illegal_move()

@@ -141,7 +141,7 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium.utils import seeding
 
-from ratenvs.common.aec import GameAECEnv
+from ratenvs.common.legacy_aec import LegacyAECEnv as GameAECEnv
 from ratenvs.common.options import check_bool, check_choice, check_int, check_optional_int
 from ratenvs.common.rewards import win_rewards
 from ratenvs.common.wrappers import classic_env

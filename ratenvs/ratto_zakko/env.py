@@ -128,7 +128,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from ratenvs.common.aec import GameAECEnv
+from ratenvs.common.legacy_aec import LegacyAECEnv as GameAECEnv
 from ratenvs.common.options import check_bool, check_choice, check_int, check_render_mode
 from ratenvs.common.render import HumanWindow, check_render_view
 from ratenvs.common.rewards import win_rewards

@@ -159,14 +159,13 @@ class SingleAgentEnv(gym.Env):
             seat = aec.agent_name_mapping[agent]
             if seat == self._seat:
                 break
-            obs = aec._observation_vector(seat)
-            mask = aec._action_mask(seat)
+            seen = aec.observe(agent)
             bot = self._bots[seat if seat < self._seat else seat - 1]
-            aec.step(int(bot.act(obs, mask, rng)))
-        self._mask = aec._action_mask(self._seat)
+            aec.step(int(bot.act(seen["observation"], seen["action_mask"], rng)))
+        self._mask = aec.action_mask(learner)
 
     def _observation(self) -> np.ndarray:
-        return self.aec._observation_vector(self._seat)
+        return self.aec.observe(self.aec.possible_agents[self._seat])["observation"]
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask.copy(), "learner_seat": self._seat}

@@ -103,27 +103,38 @@ def test_env_requires_reset_first():
 def test_observation_layout_and_masks():
     env = catz_ratz_batz_v0.raw_env(num_players=3, turns=5)
     env.reset(seed=8)
+    view = env.observer.views
     obs = env.observe("player_0")
     vec, mask = obs["observation"], obs["action_mask"]
-    assert vec.shape == (observe.observation_size(3),) and vec.dtype == np.float32
+    assert vec.shape == (8 + 4 * 3,) and vec.dtype == np.float32
+    assert [p.name for p in env.observer.pieces] == [
+        "set_aside",
+        "showing",
+        "phase",
+        "totals",
+        "turns_left",
+        "to_act",
+        "points_needed",
+    ]
     assert mask.tolist() == [0, 0, 0, 1]
     assert env.observe("player_1")["action_mask"].tolist() == [0, 0, 0, 0]
-    assert vec[observe.PHASE_ROLL_INDEX] == 1 and vec[8 + 2 * 3] == 1  # own turn
-    assert np.allclose(vec[8 + 3 : 8 + 6], 1.0)  # all turns left
-    env.step(observe.ACTION_ROLL)
+    assert view(vec)["phase"].tolist() == [1, 0] and view(vec)["to_act"].tolist() == [1, 0, 0]
+    assert np.allclose(view(vec)["turns_left"], 1.0)  # all turns left
+    env.step(rules.ACTION_ROLL)
     while env.truth.phase != rules.PHASE_KEEP:
         env.reset(seed=int(env.np_random.integers(1000)))
-        env.step(observe.ACTION_ROLL)
+        env.step(rules.ACTION_ROLL)
     vec = env.observe("player_0")["observation"]
     assert observe.dice_from_observation(vec) == env.truth.dice
-    assert vec[observe.PHASE_KEEP_INDEX] == 1
+    assert view(vec)["phase"].tolist() == [0, 1]
     mask = env.observe("player_0")["action_mask"]
     assert [k for a, k in enumerate(rules.NUMBERS) if mask[a]] == list(
         rules.numbers_showing(env.truth.dice)
     )
     # player_1 sees the same public dice, and that it is player_0's turn (offset 2 from it)
     other = env.observe("player_1")["observation"]
-    assert np.array_equal(other[:6], vec[:6]) and other[8 + 6 + 2] == 1
+    assert np.array_equal(view(other)["showing"], view(vec)["showing"])
+    assert view(other)["to_act"].tolist() == [0, 0, 1]
 
 
 def _run(env, seed):

@@ -85,13 +85,21 @@ def test_first_roll_is_a_fair_die():
     assert np.all(np.abs(freq - 1 / 6) < 0.01)
 
 
-def _play(state, rng, policy):
+def _game(players, turns, target_score=None):
+    return rules.CatzRatzBatz(num_players=players, turns=turns, target_score=target_score)
+
+
+def _play(game, rng, policy):
+    state = game.init(rng)
     rolls = 0
-    while not state.is_over:
+    while not game.is_terminal(state):
+        (seat,) = game.to_act(state)
         if state.phase == rules.PHASE_ROLL:
-            rules.roll(state, rng)
+            action = rules.ACTION_ROLL
         else:
-            rules.keep(state, policy(state.dice), rng)
+            action = rules.NUMBERS.index(policy(state.dice))
+        assert game.legal_mask(state, seat)[action]
+        game.apply(state, {seat: action}, rng)
         rolls += 1
         assert rolls < 10_000
         assert sum(state.dice) == rules.NUM_DICE
@@ -100,8 +108,7 @@ def _play(state, rng, policy):
 
 def test_game_ends_after_turns_each_and_totals_add_up():
     rng = np.random.default_rng(5)
-    state = rules.State.new(3, 4, None)
-    _play(state, rng, lambda d: min(rules.legal_keeps(d)))
+    state = _play(_game(3, 4), rng, lambda d: min(rules.legal_keeps(d)))
     assert state.turns_taken == [4, 4, 4]
     assert state.winners() == [t == max(state.totals) for t in state.totals]
 
@@ -109,8 +116,7 @@ def test_game_ends_after_turns_each_and_totals_add_up():
 def test_race_finishes_the_round_so_all_seats_had_equal_turns():
     rng = np.random.default_rng(11)
     for _ in range(20):
-        state = rules.State.new(3, None, 60)
-        _play(state, rng, lambda d: max(rules.legal_keeps(d), key=d.count))
+        state = _play(_game(3, None, 60), rng, lambda d: max(rules.legal_keeps(d), key=d.count))
         assert len(set(state.turns_taken)) == 1
         assert max(state.totals) >= 60
         # the round before the last one ended with everybody below the target
@@ -119,9 +125,15 @@ def test_race_finishes_the_round_so_all_seats_had_equal_turns():
 
 def test_turn_cap_applies_in_a_race_too():
     rng = np.random.default_rng(3)
-    state = rules.State.new(2, 2, 10_000)
-    _play(state, rng, lambda d: min(rules.legal_keeps(d)))
+    state = _play(_game(2, 2, 10_000), rng, lambda d: min(rules.legal_keeps(d)))
     assert state.turns_taken == [2, 2]
+
+
+def test_game_parameters_live_on_the_game_not_the_state():
+    game = _game(3, 4)
+    state = game.init(np.random.default_rng(0))
+    assert not hasattr(state, "turns") and not hasattr(state, "target_score")
+    assert game.params == {"num_players": 3, "turns": 4, "target_score": None, "reward": "score"}
 
 
 @settings(max_examples=40, deadline=None)
@@ -132,16 +144,20 @@ def test_turn_cap_applies_in_a_race_too():
 )
 def test_random_play_terminates_with_consistent_totals(seed, players, turns):
     rng = np.random.default_rng(seed)
-    state = rules.State.new(players, turns, None)
+    game = _game(players, turns)
+    state = game.init(rng)
     scores = [0] * players
-    while not state.is_over:
+    while not game.is_terminal(state):
         seat = state.current
         if state.phase == rules.PHASE_ROLL:
-            pts = rules.roll(state, rng)
+            action = rules.ACTION_ROLL
         else:
             keeps = rules.legal_keeps(state.dice)
-            pts = rules.keep(state, keeps[rng.integers(len(keeps))], rng)
-        if pts is not None:
+            action = rules.NUMBERS.index(keeps[rng.integers(len(keeps))])
+        infos = {}
+        game.apply(state, {seat: action}, rng, infos)
+        if infos:
+            pts = infos[seat]["turn_score"]
             assert pts == turn_score(state.dice)
             scores[seat] += pts
     assert scores == state.totals

@@ -1,0 +1,257 @@
+"""The one Game interface under every game, and its explicit chance source.
+
+A :class:`Game` holds a game's parameters (its options, checked against one
+:class:`~ratenvs.common.options.OptionSpec`) and its rules over a plain
+``State``; it never holds a state itself. The env, the parallel env, the
+play harness, bots, records and the batched engines all drive a game through
+these methods only (the model is Pgx's ``Game`` and OpenSpiel's python games):
+
+- ``init(rng)``: a new game (the deal, the first card...).
+- ``to_act(state)``: the seats that act now: one seat in a turn-based game, every
+  seat still answering in a Ratto Zakko tick; empty once the game is over.
+- ``legal_mask(state, seat)``: int8 mask of the seat's legal actions.
+- ``apply(state, actions, rng, infos)``: play ``{seat: action}`` for every seat of
+  ``to_act`` at once; returns this step's reward per seat (None: all zero).
+- ``is_terminal(state)``, ``winners(state)``, ``to_json(state)``.
+- ``observer(kind)``: what a seat may see (:mod:`ratenvs.common.observer`).
+
+Chance: every random outcome a step draws (dice faces, a shuffle, a glimpse)
+comes from the ``rng`` argument through the few Generator methods of
+:class:`Chance`. A plain ``numpy.random.Generator`` is one; :class:`ChanceLog`
+draws from a generator and records what it drew, and :class:`ChanceReplay` plays
+a recorded log back instead of drawing, so a game replayed from its log is
+identical whatever generator produced it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+
+from ratenvs.common.options import OptionSpec
+
+
+class Chance(Protocol):
+    """The random draws a game's rules may make (a subset of ``numpy.random.Generator``)."""
+
+    def multinomial(self, n: int, pvals: Any) -> np.ndarray: ...
+
+    def permutation(self, n: int) -> np.ndarray: ...
+
+    def integers(self, high: int) -> Any: ...
+
+    def standard_normal(self, size: Any = None) -> Any: ...
+
+    def random(self) -> float: ...
+
+
+def _plain(value: Any) -> Any:
+    """A drawn value as JSON-ready data (floats keep every bit through ``repr``)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class ChanceLog:
+    """Draws from ``rng`` exactly as the rules ask and records every outcome, in order.
+
+    ``draws`` is a JSON-ready list of ``[kind, value]`` pairs; feed it to
+    :class:`ChanceReplay` to replay the same outcomes.
+    """
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.draws: list[list[Any]] = []
+
+    def _keep(self, kind: str, value: Any) -> Any:
+        self.draws.append([kind, _plain(value)])
+        return value
+
+    def multinomial(self, n: int, pvals: Any) -> np.ndarray:
+        return self._keep("multinomial", self.rng.multinomial(n, pvals))
+
+    def permutation(self, n: int) -> np.ndarray:
+        return self._keep("permutation", self.rng.permutation(n))
+
+    def integers(self, high: int) -> Any:
+        return self._keep("integers", self.rng.integers(high))
+
+    def standard_normal(self, size: Any = None) -> Any:
+        return self._keep("standard_normal", self.rng.standard_normal(size))
+
+    def random(self) -> float:
+        return self._keep("random", self.rng.random())
+
+
+class ChanceReplayError(ValueError):
+    """A replayed game asked for a draw its chance log does not hold (or of another kind)."""
+
+
+class ChanceReplay:
+    """Plays back the outcomes of a :class:`ChanceLog` instead of drawing.
+
+    Each call must match the next recorded draw's kind (and shape); anything else
+    is a :class:`ChanceReplayError`: the log belongs to another game.
+    """
+
+    def __init__(self, draws: Sequence[Sequence[Any]]) -> None:
+        self.draws = [tuple(d) for d in draws]
+        self.position = 0
+
+    def _next(self, kind: str) -> Any:
+        if self.position >= len(self.draws):
+            raise ChanceReplayError(f"the chance log ran out at draw {self.position} ({kind})")
+        got, value = self.draws[self.position]
+        if got != kind:
+            raise ChanceReplayError(
+                f"draw {self.position}: the game asked for {kind}, the log holds {got}"
+            )
+        self.position += 1
+        return value
+
+    @property
+    def exhausted(self) -> bool:
+        """Every recorded draw has been replayed."""
+        return self.position == len(self.draws)
+
+    def multinomial(self, n: int, pvals: Any) -> np.ndarray:
+        out = np.asarray(self._next("multinomial"), dtype=np.int64)
+        if out.shape != (len(pvals),) or int(out.sum()) != n:
+            raise ChanceReplayError(f"draw {self.position - 1}: not a multinomial of {n}")
+        return out
+
+    def permutation(self, n: int) -> np.ndarray:
+        out = np.asarray(self._next("permutation"), dtype=np.int64)
+        if out.shape != (n,):
+            raise ChanceReplayError(f"draw {self.position - 1}: not a permutation of {n}")
+        return out
+
+    def integers(self, high: int) -> np.int64:
+        value = int(self._next("integers"))
+        if not 0 <= value < high:
+            raise ChanceReplayError(f"draw {self.position - 1}: {value} not below {high}")
+        return np.int64(value)
+
+    def standard_normal(self, size: Any = None) -> Any:
+        value = self._next("standard_normal")
+        if size is None:
+            return float(value)
+        out = np.asarray(value, dtype=np.float64)
+        if out.shape != tuple(np.atleast_1d(size)):
+            raise ChanceReplayError(f"draw {self.position - 1}: shape {out.shape}, not {size}")
+        return out
+
+    def random(self) -> float:
+        return float(self._next("random"))
+
+
+class Game:
+    """A game's parameters and rules over a plain ``State`` (see the module docstring).
+
+    Subclasses set ``name``, ``title``, ``options`` (their :class:`OptionSpec`) and
+    ``observer_kinds``, and implement the rules. ``Game(**options)`` checks the
+    options; ``params`` holds the checked values (what a record stores).
+    """
+
+    name: ClassVar[str] = "game"
+    """The package name, e.g. ``catz_ratz_batz``."""
+    title: ClassVar[str] = "Game"
+    options: ClassVar[OptionSpec] = OptionSpec()
+    observer_kinds: ClassVar[tuple[str, ...]] = ("privileged",)
+    """Kinds :meth:`observer` builds; ``"privileged"`` (the whole truth) is always one."""
+    simultaneous: ClassVar[bool] = False
+    """True when ``to_act`` may hold several seats (they act at once)."""
+    observation_kind: str = "knowledge"
+    """The observer kind the envs observe with (a game may take it from an option)."""
+
+    num_players: int
+    num_actions: int
+
+    def __init__(self, **options: Any) -> None:
+        self.params: dict[str, Any] = self.options.check(options)
+        self.num_players = int(self.params.get("num_players", 1))
+        self._observers: dict[str, Any] = {}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.params == self.params  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(sorted(self.params.items(), key=lambda kv: kv[0]))))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_game, (type(self), self.params))
+
+    # -------------------------------------------------------------- the rules
+    def init(self, rng: Chance) -> Any:  # pragma: no cover - abstract
+        """A new game, with every random outcome of the set-up drawn from ``rng``."""
+        raise NotImplementedError
+
+    def to_act(self, state: Any) -> tuple[int, ...]:  # pragma: no cover - abstract
+        """The seats that must act now, in seat order (empty once the game is over)."""
+        raise NotImplementedError
+
+    def legal_mask(self, state: Any, seat: int) -> np.ndarray:  # pragma: no cover - abstract
+        """int8 mask of ``seat``'s legal actions (all zero if it is not to act)."""
+        raise NotImplementedError
+
+    def apply(
+        self,
+        state: Any,
+        actions: Mapping[int, int],
+        rng: Chance,
+        infos: dict[int, dict[str, Any]] | None = None,
+    ) -> Sequence[float] | None:  # pragma: no cover - abstract
+        """Play one legal action for every seat of ``to_act(state)``; returns this step's
+        reward per seat (None: nobody is rewarded). Facts a step reports to a seat (a
+        turn's score...) go into ``infos[seat]`` when ``infos`` is given."""
+        raise NotImplementedError
+
+    def is_terminal(self, state: Any) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def winners(self, state: Any) -> list[bool]:  # pragma: no cover - abstract
+        """Who won (ties share the win); meaningful once the game is over."""
+        raise NotImplementedError
+
+    def to_json(self, state: Any) -> dict[str, Any]:  # pragma: no cover - abstract
+        """The whole truth as JSON-ready data (for records, replays and debugging)."""
+        raise NotImplementedError
+
+    def copy_state(self, state: Any) -> Any:
+        """An independent copy of ``state`` (deep copy unless the game knows better)."""
+        import copy
+
+        return copy.deepcopy(state)
+
+    def default_action(self, state: Any, seat: int) -> int | None:
+        """The action the parallel env plays for a seat that gives none or an illegal one
+        (Ratto Zakko: wait); None: such an action is an error."""
+        return None
+
+    # ------------------------------------------------------------- observers
+    def observer(self, kind: str) -> Any:
+        """The observer of ``kind`` (one of ``observer_kinds``), built once per game."""
+        obs = self._observers.get(kind)
+        if obs is None:
+            if kind not in self.observer_kinds:
+                raise ValueError(
+                    f"unknown observer kind {kind!r} for {self.name}; "
+                    f"choose one of {self.observer_kinds}"
+                )
+            obs = self._observers[kind] = self.make_observer(kind)
+        return obs
+
+    def make_observer(self, kind: str) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _rebuild_game(cls: type[Game], params: dict[str, Any]) -> Game:
+    return cls(**params)

@@ -1,0 +1,124 @@
+"""``play_game``: the one harness that plays a whole game between bots, with one seeding rule.
+
+Evaluation, records, the benchmark, warm starts, the CLI and the studies all
+play games through :func:`play_game`, so "seed 7 with these bots" is the same
+game everywhere. The seeding rule (:func:`seed_streams`):
+
+- chance (the deal, dice, glimpses) draws from ``seeding.np_random(seed)``, the
+  generator ``env.reset(seed=seed)`` uses, so the game's chance is the env's;
+- seat ``i``'s bot draws from its own stream, ``default_rng([seed, 1, i])``, so
+  one bot's random choices never shift another's.
+
+The actions come in the AEC env's order (seats of a simultaneous step in seat
+order), so ``(seed, options, actions)`` replays in ``raw_env`` exactly
+(:mod:`ratenvs.common.record`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from ratenvs.common.aec import IllegalActionError
+from ratenvs.common.bots import Bot
+from ratenvs.common.game import Chance, ChanceLog, Game
+
+StepHook = Callable[[Game, Any, dict[int, int], Sequence[float] | None], None]
+"""Called after every step with the game, the state after it, the actions and the rewards."""
+
+
+def seed_streams(
+    seed: int, num_players: int
+) -> tuple[np.random.Generator, list[np.random.Generator]]:
+    """The chance generator and one generator per seat's bot for ``seed`` (the one rule)."""
+    chance, _ = seeding.np_random(int(seed))
+    return chance, [np.random.default_rng([int(seed), 1, seat]) for seat in range(num_players)]
+
+
+@dataclass
+class PlayedGame:
+    """What :func:`play_game` returns: the game's actions, results and (optionally) chance."""
+
+    seed: int
+    actions: list[int]
+    """Every action in the AEC env's order."""
+    returns: list[float]
+    """Each seat's rewards summed over the game."""
+    winners: list[bool]
+    state: Any
+    """The final state."""
+    chance: list[list[Any]] | None = None
+    """The chance log (``record_chance=True``): replay it with ``ChanceReplay``."""
+    steps: int = 0
+    infos: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """The last facts each seat was told (as the env's ``infos``)."""
+
+
+def play_game(
+    game: Game,
+    bots: Sequence[Bot],
+    seed: int,
+    *,
+    record_chance: bool = False,
+    observer: str | None = None,
+    on_step: StepHook | None = None,
+    chance: Chance | None = None,
+) -> PlayedGame:
+    """Play a whole game with ``bots[i]`` in seat ``i``; the seeding rule is :func:`seed_streams`.
+
+    ``observer`` picks the observer kind the bots see (default: the game's);
+    ``chance`` replaces the seeded chance generator (e.g. a ``ChanceReplay``).
+    A bot's illegal action is an :class:`IllegalActionError` naming the seat.
+    """
+    n = game.num_players
+    if len(bots) != n:
+        raise ValueError(f"{len(bots)} bots for a {n}-seat game")
+    chance_rng, bot_rngs = seed_streams(seed, n)
+    log = None
+    if chance is None:
+        chance = chance_rng
+        if record_chance:
+            chance = log = ChanceLog(chance_rng)
+    view = game.observer(observer or game.observation_kind)
+    for bot in bots:
+        bind = getattr(bot, "bind", None)
+        if bind is not None:
+            bind(view)
+    state = game.init(chance)
+    actions: list[int] = []
+    returns = [0.0] * n
+    infos: dict[int, dict[str, Any]] = {}
+    steps = 0
+    while not game.is_terminal(state):
+        chosen: dict[int, int] = {}
+        for seat in game.to_act(state):
+            mask = game.legal_mask(state, seat)
+            action = int(bots[seat].act(view.observe(state, seat), mask, bot_rngs[seat]))
+            if not (0 <= action < len(mask) and mask[action]):
+                raise IllegalActionError(
+                    f"seat {seat}'s bot {getattr(bots[seat], 'name', bots[seat])!r} chose "
+                    f"illegal action {action}; legal: {np.flatnonzero(mask).tolist()}"
+                )
+            chosen[seat] = action
+            actions.append(action)
+        rewards = game.apply(state, chosen, chance, infos)
+        steps += 1
+        if rewards is not None:
+            for i, r in enumerate(rewards):
+                returns[i] += float(r)
+        if on_step is not None:
+            on_step(game, state, chosen, rewards)
+    return PlayedGame(
+        seed=int(seed),
+        actions=actions,
+        returns=returns,
+        winners=list(game.winners(state)),
+        state=state,
+        chance=None if log is None else log.draws,
+        steps=steps,
+        infos=infos,
+    )
