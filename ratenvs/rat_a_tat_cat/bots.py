@@ -10,8 +10,7 @@ their seat may see.
   highest-valued slot when the new card is lower, peeks at unknown slots,
   swaps its highest card for an opponent's lowest known card (or a blind
   unknown one when its own card is high), always uses Draw 2, and knocks when
-  its expected total is at most ``knock_threshold`` (tuned against random:
-  see :data:`KNOCK_THRESHOLD`).
+  its expected total is at most ``knock_threshold`` (:data:`KNOCK_THRESHOLD`).
 - ``ceiling``: the heuristic's card play (or any ``base`` bot's), but it reads how
   the others have played (the ``owner_ceilings`` observation): a hidden card its
   owner has seen and kept is worth what such cards were worth in games of
@@ -19,15 +18,11 @@ their seat may see.
   hand it swaps its highest card for the lowest other card and knocks when its
   hand is ``knock_margin`` points below every other hand.
 
-Measured with :func:`win_rate` (two players, seats alternated, a tie counts
-half): heuristic vs random wins 80.6% of 2000 one-round games (random often
-knocks on its first turns, leaving little time), 92.6% of 1000 three-round
-games, and 64.6% of 1000 one-round games with "memoryless" observations.
+How strong they are and where their constants come from: ``python -m
+studies.ratcat_bot_tuning`` (figures in ``studies/README.md``).
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -45,23 +40,19 @@ from ratenvs.rat_a_tat_cat.rules import (
     ACTION_TAKE_DISCARD,
     ACTION_USE_DRAW2,
     CODE_NUMBER,
-    KIND,
     KIND_COUNTS,
     MAX_PLAYERS,
     MIN_PLAYERS,
     NO_CEILING,
     NUM_KINDS,
     NUM_NUMBER_KINDS,
-    PHASE_KNOCK,
     SLOTS,
-    State,
     swap_action,
 )
 
 KNOCK_THRESHOLD = 8.0
-"""Knock when the expected own total is at most this. Tuned with ``tune_knock_threshold``:
-against random every threshold 4 - 10 wins ~81% (random knocks early); against a heuristic
-knocking at 12, thresholds 6 / 8 / 10 / 12 / 14 won 56 / 57 / 56 / 50 / 48% (400 games)."""
+"""Knock when the expected own total is at most this: 8 points, measured by ``python -m
+studies.ratcat_bot_tuning``."""
 TAKE_MARGIN = 2.0
 """Take the discard when it beats the highest-valued slot by at least this much ..."""
 LOW_CARD = 2
@@ -71,8 +62,9 @@ BLIND_SWAP_MIN = 7.0
 
 KEPT_VALUES = (0.0, 0.5, 1.7, 1.9, 2.2, 2.7, 3.1, 3.5, 3.9, 4.6, 4.9)
 """Mean points of a hidden card whose owner has seen it, by its ceiling (``State.ceiling``,
-10 = none), measured with ``kept_card_values(1000)`` over 1,000 games of four heuristic bots.
-A card its owner has not seen is worth the mean of the unseen number cards (about 4.8)."""
+10 = none): 0.0 under a ceiling of 0 up to 4.9 with none, measured by ``python -m
+studies.ratcat_bot_tuning``. A card its owner has not seen is worth the mean of the unseen
+number cards."""
 CEILING_KNOCK_MARGIN = 3.0
 """The ``ceiling`` bot knocks when its hand is estimated this many points below every other."""
 
@@ -99,7 +91,9 @@ class _Layouts:
         return lay
 
 
-_LAYOUTS = _Layouts()
+LAYOUTS = _Layouts()
+"""``LAYOUTS.get(len(observation))``: the :class:`~ratenvs.rat_a_tat_cat.observe.Layout` of
+an observation vector (ValueError for a length no table size has)."""
 
 
 def _argmax_kind(block: np.ndarray) -> int:
@@ -130,7 +124,7 @@ class HeuristicBot:
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        lay = _LAYOUTS.get(len(observation))
+        lay = LAYOUTS.get(len(observation))
         n = lay.num_players
         codes = slot_codes(observation, n)
         unknown = self.unknown_value(observation, lay)
@@ -201,7 +195,7 @@ class CeilingBot(HeuristicBot):
 
     def hand_estimates(self, observation: np.ndarray) -> np.ndarray:
         """Estimated points of every slot, shape ``(players, 4)``, observer first."""
-        lay = _LAYOUTS.get(len(observation))
+        lay = LAYOUTS.get(len(observation))
         if not lay.has_ceilings:
             raise ValueError(
                 "the 'ceiling' bot reads the owner_ceilings observation: make the env with "
@@ -225,7 +219,7 @@ class CeilingBot(HeuristicBot):
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        lay = _LAYOUTS.get(len(observation))
+        lay = LAYOUTS.get(len(observation))
         swap = bool(action_mask[ACTION_DECLINE] and action_mask[ACTION_SWAP:].any())
         if swap or action_mask[ACTION_KNOCK]:
             est = self.hand_estimates(observation)
@@ -255,85 +249,9 @@ def swap_by_estimate(est: np.ndarray, mask: np.ndarray, minimum: float = 1.0) ->
     return action
 
 
-def knock_decisions(games: int, seed: int = 0) -> Iterator[tuple[State, int]]:
-    """Every knock decision of four heuristic bots in the elimination game at 100 (game
-    ``g`` seeded ``seed + g``): the state, to read only, and the deciding seat."""
-    from ratenvs.rat_a_tat_cat.env import raw_env
-
-    bot = HeuristicBot()
-    for g in range(games):
-        env = raw_env(num_players=4, target_score=100)
-        env.reset(seed=seed + g)
-        rng = np.random.default_rng(seed + g)
-        while not env.truth.is_over:
-            p = env.truth.current
-            action = int(bot.act(env._observation_vector(p), env._action_mask(p), rng))
-            if env.truth.phase == PHASE_KNOCK:
-                yield env.truth, p
-            env.step(action)
-
-
-def kept_card_values(games: int = 300, seed: int = 0) -> tuple[float, ...]:
-    """Mean points of the hidden cards whose owner has seen them, by ceiling (0..10), seen
-    from the other seats at every knock decision of four heuristic bots (elimination at
-    100; a power card counts 4.5; a ceiling no such card had: half the ceiling): how
-    :data:`KEPT_VALUES` was measured."""
-    sums = np.zeros(NO_CEILING + 1)
-    counts = np.zeros(NO_CEILING + 1)
-    for state, p in knock_decisions(games, seed):
-        for q in range(state.num_players):
-            for s in range(SLOTS):
-                card = state.hands[q][s]
-                if q == p or card < 0 or not state.owner_seen[q, s]:
-                    continue
-                if state.know[p, q, s] < NUM_NUMBER_KINDS:
-                    continue  # the deciding seat knows it
-                kind = KIND[card]
-                sums[state.ceiling[q, s]] += kind if kind < NUM_NUMBER_KINDS else 4.5
-                counts[state.ceiling[q, s]] += 1
-    fill = np.arange(NO_CEILING + 1) / 2.0  # no such card seen: half the ceiling
-    means = np.where(counts > 0, sums / np.maximum(counts, 1), fill)
-    return tuple(float(x) for x in np.round(means, 1))
-
-
 BOTS: dict[str, type] = {"random": RandomBot, "heuristic": HeuristicBot, "ceiling": CeilingBot}
 
 
 def get_bot(name: str) -> Bot:
     """Build a Rat-a-Tat Cat bot by name (ValueError for an unknown one)."""
     return make_bot(name, BOTS, "rat_a_tat_cat")
-
-
-def play_game(bots: Sequence[Bot], seed: int, **options: object) -> list[bool]:
-    """Play one game with ``bots[i]`` in seat ``i``; return who won (ties share)."""
-    from ratenvs.rat_a_tat_cat.env import raw_env
-
-    env = raw_env(num_players=len(bots), **options)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed + 1_000_003)
-    while not env.truth.is_over:
-        seat = env.truth.current
-        obs = env._observation_vector(seat)
-        mask = env._action_mask(seat)
-        env.step(int(bots[seat].act(obs, mask, rng)))
-    return list(env.truth.winners)
-
-
-def win_rate(bot: Bot, opponent: Bot, games: int, seed: int = 0, **options: object) -> float:
-    """Share of two-player games ``bot`` wins against ``opponent``, seats alternating
-    (a tie counts half)."""
-    score = 0.0
-    for g in range(games):
-        seat = g % 2
-        seats = [bot, opponent] if seat == 0 else [opponent, bot]
-        winners = play_game(seats, seed + g, **options)
-        if winners[seat]:
-            score += 1.0 / sum(winners)
-    return score / games
-
-
-def tune_knock_threshold(
-    thresholds: Sequence[float], games: int = 400, seed: int = 0
-) -> dict[float, float]:
-    """Win rate against ``random`` of the heuristic bot for each knock threshold."""
-    return {t: win_rate(HeuristicBot(t), RandomBot(), games, seed=seed) for t in thresholds}

@@ -56,7 +56,8 @@ def hidden_positions(state: State, seat: int) -> list[tuple]:
     return out
 
 
-def _get(state: State, pos: tuple) -> int:
+def card_at(state: State, pos: tuple) -> int:
+    """The card at a place of :func:`hidden_positions` (a slot, the draw pile, the held card)."""
     if pos[0] == "slot":
         return state.hands[pos[1]][pos[2]]
     if pos[0] == _PILE:
@@ -64,7 +65,9 @@ def _get(state: State, pos: tuple) -> int:
     return state.held
 
 
-def _set(state: State, pos: tuple, card: int) -> None:
+def put_card(state: State, pos: tuple, card: int) -> None:
+    """Put ``card`` at a place of :func:`hidden_positions` (nothing else is updated: see
+    :func:`follow_cards`)."""
     if pos[0] == "slot":
         state.hands[pos[1]][pos[2]] = card
     elif pos[0] == _PILE:
@@ -79,9 +82,9 @@ def resample_state(state: State, seat: int, rng: np.random.Generator) -> State:
     positions = hidden_positions(state, seat)
     groups: dict[int, list[tuple]] = {}
     for pos in positions:
-        groups.setdefault(state.card_epoch[_get(state, pos)], []).append(pos)
+        groups.setdefault(state.card_epoch[card_at(state, pos)], []).append(pos)
     for epoch, group in groups.items():
-        cards = [_get(state, pos) for pos in group]
+        cards = [card_at(state, pos) for pos in group]
         order = rng.permutation(len(cards))
         cards = [cards[int(i)] for i in order]
         free = [group[int(i)] for i in rng.permutation(len(group))]
@@ -107,7 +110,7 @@ def resample_state(state: State, seat: int, rng: np.random.Generator) -> State:
         for pos, card in zip(free, cards):
             assignment[pos] = card
         for pos, card in assignment.items():
-            _set(new, pos, card)
+            put_card(new, pos, card)
     if new.held != state.held:
         new.phase = phase_for_drawn(new.held)
     follow_cards(new, positions)

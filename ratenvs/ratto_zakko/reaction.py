@@ -60,7 +60,6 @@ tick, and use one bot instance per seat.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -421,7 +420,7 @@ class BayesBot(_CardBot):
 
 
 class IdleBot:
-    """Never answers (always waits; leaves fly and shaker). Used to measure a bot alone."""
+    """Never answers (always waits; leaves fly and shaker): an opponent that cuts no card short."""
 
     name = "idle"
 
@@ -431,63 +430,3 @@ class IdleBot:
         if action_mask[ACTION_WAIT]:
             return ACTION_WAIT
         return ACTION_RELOCATE_FIRST + rules.LEAVE_BOTH
-
-
-@dataclass(frozen=True)
-class ReactionStats:
-    """What :func:`measure` found for one bot at one level."""
-
-    cards: int
-    answered: int
-    mean_rt_ms: float
-    """Mean time of the answers (end of the answering tick), over answered cards."""
-    error_rate: float
-    """Wrong answers / answered cards."""
-    conflict_share: float
-    """Share of the answered cards that were conflict cards."""
-
-
-def measure(
-    make_bot: Callable[[], object],
-    level: str,
-    games: int = 10,
-    seed: int = 0,
-    tick_ms: int = 25,
-    perception: str = "gradual",
-) -> ReactionStats:
-    """Play ``games`` two-seat games of ``make_bot()`` against an :class:`IdleBot` and measure
-    the bot's reaction time and error rate (alone, so no card is cut short by an opponent)."""
-    from ratenvs.ratto_zakko.env import raw_env
-
-    env = raw_env(num_players=2, level=level, tick_ms=tick_ms, perception=perception)
-    rng = np.random.default_rng(seed)
-    times, wrong, conflicts, cards = [], 0, 0, 0
-    for g in range(games):
-        env.reset(seed=seed + g)
-        players = [make_bot(), IdleBot()]
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, _i = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.agent_name_mapping[agent]
-            previous = env.truth.last_result
-            shaker, fly = env.truth.shaker_on, env.truth.fly_under
-            env.step(players[seat].act(obs["observation"], obs["action_mask"], rng))
-            last = env.truth.last_result
-            if last is previous:
-                continue
-            cards += 1
-            if 0 in last.answers:
-                response, tick = last.answers[0]
-                times.append((tick + 1) * tick_ms)
-                wrong += response != last.correct
-                conflicts += is_conflict(last.card, shaker, fly, level)
-    answered = len(times)
-    return ReactionStats(
-        cards=cards,
-        answered=answered,
-        mean_rt_ms=float(np.mean(times)) if times else math.nan,
-        error_rate=wrong / answered if answered else math.nan,
-        conflict_share=conflicts / answered if answered else math.nan,
-    )

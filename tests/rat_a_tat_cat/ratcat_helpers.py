@@ -1,10 +1,15 @@
-"""Shared helpers: build a Rat-a-Tat Cat state with chosen cards, check its invariants."""
+"""Shared helpers: build a Rat-a-Tat Cat state with chosen cards, check its invariants, play
+a game of bots."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.rules import (
     CODE_NUMBER,
     CODE_UNKNOWN,
@@ -120,3 +125,14 @@ def play(state: State, actions: list[int], seed: int = 0) -> list[list[int] | No
         out.append(rules.apply_action(state, a, rng))
         check_invariants(state)
     return out
+
+
+def play_game(bots: Sequence[Bot], seed: int, **options: object) -> list[bool]:
+    """Play one game with ``bots[i]`` in seat ``i``; return who won (ties share)."""
+    env = raw_env(num_players=len(bots), **options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed + 1_000_003)
+    while not env.truth.is_over:
+        seen = env.observe(env.possible_agents[env.truth.current])
+        env.step(int(bots[env.truth.current].act(seen["observation"], seen["action_mask"], rng)))
+    return list(env.truth.winners)

@@ -223,17 +223,6 @@ def test_the_bayes_bot_answers_what_the_beliefs_say():
     assert answered > 40
 
 
-@pytest.mark.parametrize("level", ["starter", "dessert"])
-def test_the_bayes_bot_is_fast_and_rarely_wrong(level):
-    from ratenvs.ratto_zakko.bots import BOTS
-    from ratenvs.ratto_zakko.reaction import measure
-
-    bayes = measure(BOTS["bayes"], level, games=2, seed=3)
-    expert = measure(BOTS["expert"], level, games=2, seed=3)
-    assert bayes.error_rate <= 0.05
-    assert bayes.mean_rt_ms < expert.mean_rt_ms - 200
-
-
 def test_the_bayes_bot_refuses_a_bad_certainty():
     from ratenvs.ratto_zakko.reaction import BayesBot
 

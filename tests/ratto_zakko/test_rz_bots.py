@@ -10,9 +10,9 @@ import pytest
 from ratenvs import ratto_zakko_v0
 from ratenvs.common.bots import Bot
 from ratenvs.ratto_zakko import observe as ob
-from ratenvs.ratto_zakko import reaction, rules
+from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.bots import BOTS, get_bot
-from ratenvs.ratto_zakko.reaction import PRESETS, is_conflict, lure_response, measure
+from ratenvs.ratto_zakko.reaction import PRESETS, is_conflict, lure_response
 
 CARD = rules.CARD_NAMES.index
 FOOD = rules.FOODS.index
@@ -115,38 +115,6 @@ def test_the_perfect_bot_beats_the_humans_and_experts_beat_children():
     assert counts[0] > max(counts[1:])
     state = play(["expert", "child"], seed=2, level="starter")
     assert state.card_counts()[0] > state.card_counts()[1]
-
-
-@pytest.mark.parametrize("level", ["starter", "dessert"])
-def test_measured_reaction_time_follows_the_model(level):
-    stats = measure(BOTS["adult"], level, games=2, seed=5)
-    model = PRESETS["adult"]
-    expected = (
-        model.mean_rt_ms(level, False) * (1 - stats.conflict_share)
-        + model.mean_rt_ms(level, True) * stats.conflict_share
-        + 12.5  # answers land at the end of a 25 ms tick
-    )
-    assert stats.answered == stats.cards
-    assert stats.mean_rt_ms == pytest.approx(expected, abs=40)
-    assert stats.error_rate < 0.2
-
-
-def test_the_perfect_bot_is_never_wrong_and_answers_after_its_latency():
-    # seeing the card clearly it never errs and answers exactly at its latency
-    stats = measure(BOTS["perfect"], "dessert", games=2, seed=1, perception="clear")
-    assert stats.error_rate == 0.0
-    assert stats.mean_rt_ms == reaction.PERFECT_LATENCY_MS
-    # with gradual perception it waits until it is 99.9% sure: rarely, if ever, wrong
-    stats = measure(BOTS["perfect"], "dessert", games=2, seed=1)
-    assert stats.error_rate <= 0.01
-    assert reaction.PERFECT_LATENCY_MS <= stats.mean_rt_ms < reaction.PERFECT_LATENCY_MS + 150
-
-
-def test_children_err_more_than_experts():
-    child = measure(BOTS["child"], "main", games=3, seed=2)
-    expert = measure(BOTS["expert"], "main", games=3, seed=2)
-    assert child.error_rate > expert.error_rate
-    assert child.mean_rt_ms > expert.mean_rt_ms + 200
 
 
 def test_bots_are_reproducible_and_resample_per_card():

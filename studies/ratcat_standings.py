@@ -1,6 +1,6 @@
 """Does the elimination game's standings hide the 4-player agent's missing wins?
 
-    python benchmarks/ratcat_standings.py --agent CKPT [--games 800] [--seed 90000]
+    python -m studies.ratcat_standings --agent CKPT [--games 800] [--seed 90000]
         [--heads-up CKPT --heads-up-games 2000 --heads-up-seed 70000]
 
 Two checks on a 4-player agent (elimination game at 100, three heuristic bots; the agent
@@ -26,23 +26,17 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
-
-from ratcat_knock_labels import play_round
 
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import Layout
+from studies.ratcat_knock_labels import play_round
 from training.stats import mean_interval
 from training.win_chance import WinChance, win_share
 
@@ -73,7 +67,8 @@ def play_games(games: int, seed: int, ceilings: bool, move: Move) -> list[float]
         rng = np.random.default_rng(seed + g)
         while not env.truth.is_over:
             p = env.truth.current
-            obs, mask = env._observation_vector(p), env._action_mask(p)
+            seen = env.observe(env.possible_agents[p])
+            obs, mask = seen["observation"], seen["action_mask"]
             if p == seat:
                 env.step(move(g, env, seat, obs, mask, rng))
             else:

@@ -1,6 +1,6 @@
 """Mean reaction time and error rate of every Ratto Zakko bot preset at every level.
 
-    python benchmarks/reaction_table.py [--games 20] [--seed 0] [--tick-ms 25]
+    python -m studies.reaction_table [--games 20] [--seed 0] [--tick-ms 25]
         [--perception gradual] [--json out.json]
 
 Each preset plays two-seat games alone against a bot that never answers (so
@@ -15,14 +15,79 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from ratenvs.ratto_zakko import reaction
 from ratenvs.ratto_zakko.bots import BOTS
+from ratenvs.ratto_zakko.env import raw_env
 from ratenvs.ratto_zakko.rules import LEVELS
 
 PRESETS = ("child", "adult", "expert", "perfect")
+
+
+@dataclass(frozen=True)
+class ReactionStats:
+    """What :func:`measure` found for one bot at one level."""
+
+    cards: int
+    answered: int
+    mean_rt_ms: float
+    """Mean time of the answers (end of the answering tick), over answered cards."""
+    error_rate: float
+    """Wrong answers / answered cards."""
+    conflict_share: float
+    """Share of the answered cards that were conflict cards."""
+
+
+def measure(
+    make_bot: Callable[[], object],
+    level: str,
+    games: int = 10,
+    seed: int = 0,
+    tick_ms: int = 25,
+    perception: str = "gradual",
+) -> ReactionStats:
+    """Play ``games`` two-seat games of ``make_bot()`` against an
+    :class:`~ratenvs.ratto_zakko.reaction.IdleBot` and measure the bot's reaction time and
+    error rate (alone, so no card is cut short by an opponent)."""
+    env = raw_env(num_players=2, level=level, tick_ms=tick_ms, perception=perception)
+    rng = np.random.default_rng(seed)
+    times, wrong, conflicts, cards = [], 0, 0, 0
+    for g in range(games):
+        env.reset(seed=seed + g)
+        players = [make_bot(), reaction.IdleBot()]
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, _i = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = env.agent_name_mapping[agent]
+            previous = env.truth.last_result
+            shaker, fly = env.truth.shaker_on, env.truth.fly_under
+            env.step(players[seat].act(obs["observation"], obs["action_mask"], rng))
+            last = env.truth.last_result
+            if last is previous:
+                continue
+            cards += 1
+            if 0 in last.answers:
+                response, tick = last.answers[0]
+                times.append((tick + 1) * tick_ms)
+                wrong += response != last.correct
+                conflicts += reaction.is_conflict(last.card, shaker, fly, level)
+    answered = len(times)
+    return ReactionStats(
+        cards=cards,
+        answered=answered,
+        mean_rt_ms=float(np.mean(times)) if times else math.nan,
+        error_rate=wrong / answered if answered else math.nan,
+        conflict_share=conflicts / answered if answered else math.nan,
+    )
 
 
 def measure_all(games: int, seed: int, tick_ms: int, perception: str) -> list[dict]:
@@ -30,7 +95,7 @@ def measure_all(games: int, seed: int, tick_ms: int, perception: str) -> list[di
     records = []
     for name in PRESETS:
         for level in LEVELS:
-            stats = reaction.measure(
+            stats = measure(
                 BOTS[name], level, games=games, seed=seed, tick_ms=tick_ms, perception=perception
             )
             model = reaction.PRESETS.get(name)
@@ -70,14 +135,14 @@ def format_table(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="games per preset and level")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tick-ms", type=int, default=25)
     parser.add_argument("--perception", default="gradual", choices=("gradual", "clear"))
     parser.add_argument("--json", type=Path, default=None, help="also write the records here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     start = time.perf_counter()
     records = measure_all(args.games, args.seed, args.tick_ms, args.perception)
     print(format_table(records))
@@ -87,7 +152,8 @@ def main() -> None:
     )
     if args.json is not None:
         args.json.write_text(json.dumps(records, indent=2) + "\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,15 +1,15 @@
 """Determinized search on the knock for 4-player Rat-a-Tat Cat: does planning with sampled
 hidden hands beat the heuristic's threshold?
 
-    python benchmarks/ratcat_pimc_knock.py [--games 400] [--samples 32] [--gate 14]
+    python -m studies.ratcat_pimc_knock [--games 400] [--samples 32] [--gate 14]
         [--prior-games 150] [--agent CKPT]
 
 One seat plays against three heuristic bots (elimination game at 100, the seeds of
-``ratcat_4p_ablation.py``). At each of its knock decisions where the heuristic's
+``studies.ratcat_4p_ablation``). At each of its knock decisions where the heuristic's
 estimate of its own hand is at most ``--gate`` points (above it, it never knocks),
 it deals ``--samples`` tables consistent with everything it knows, plays each
 round out after knocking and after not knocking with the same random numbers
-(heuristic bots in every seat, as in ``ratcat_knock_labels.py``), and knocks when
+(heuristic bots in every seat, as in ``studies.ratcat_knock_labels``), and knocks when
 the mean zero-sum round reward of knocking is higher (perfect-information Monte
 Carlo, as in Skat and bridge programs).
 
@@ -33,29 +33,23 @@ the agent's card play (its own knocks replaced by the search).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
-
-import ratcat_4p_ablation as ablation
-from ratcat_knock_labels import play_out
-
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import knock_decisions
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.resample import (
-    _get,
-    _set,
+    card_at,
     follow_cards,
     hidden_positions,
+    put_card,
     resample_state,
 )
+from studies import ratcat_4p_ablation as ablation
+from studies.ratcat_bot_tuning import knock_decisions
+from studies.ratcat_knock_labels import play_out
 
 Sampler = Callable[[rules.State, int, np.random.Generator], rules.State]
 """(state, seat, rng) -> a table consistent with what ``seat`` knows."""
@@ -76,8 +70,8 @@ def kept_card_ratio(games: int, seed: int) -> np.ndarray:
         deal = resample_state(state, p, deal_rng)
         for pos in hidden_positions(state, p):
             if owner_knows(state, pos):
-                real[rules.KIND[_get(state, pos)]] += 1
-                dealt[rules.KIND[_get(deal, pos)]] += 1
+                real[rules.KIND[card_at(state, pos)]] += 1
+                dealt[rules.KIND[card_at(deal, pos)]] += 1
     return (real / real.sum()) / (dealt / dealt.sum())
 
 
@@ -96,7 +90,7 @@ def kept_card_sampler(ratio: np.ndarray, sweeps: int = 5) -> Sampler:
         weighted = set(order)
         groups: dict[int, list[tuple]] = {}
         for pos in places:
-            groups.setdefault(state.card_epoch[_get(state, pos)], []).append(pos)
+            groups.setdefault(state.card_epoch[card_at(state, pos)], []).append(pos)
         group_of = {pos: group for group in groups.values() for pos in group}
 
         def weight(pos: tuple, card: int) -> float:
@@ -106,13 +100,13 @@ def kept_card_sampler(ratio: np.ndarray, sweeps: int = 5) -> Sampler:
             for t in order:
                 group = group_of[t]
                 u = group[int(rng.integers(len(group)))]
-                ct, cu = _get(deal, t), _get(deal, u)
+                ct, cu = card_at(deal, t), card_at(deal, u)
                 if u == t or max(rules.KIND[ct], rules.KIND[cu]) >= rules.NUM_NUMBER_KINDS:
                     continue
                 accept = weight(t, cu) * weight(u, ct) / (weight(t, ct) * weight(u, cu))
                 if accept >= 1.0 or rng.random() < accept:
-                    _set(deal, t, cu)
-                    _set(deal, u, ct)
+                    put_card(deal, t, cu)
+                    put_card(deal, u, ct)
         follow_cards(deal, places)
         return deal
 
@@ -128,21 +122,22 @@ def oracle_others(state: rules.State, seat: int, rng: np.random.Generator) -> ru
     for pos in places:
         if pos[0] != "slot" or pos[1] == seat:
             continue
-        card = _get(state, pos)
-        if _get(deal, pos) == card:
+        card = card_at(state, pos)
+        if card_at(deal, pos) == card:
             continue
-        there = next(u for u in places if _get(deal, u) == card)
-        moved = _get(deal, pos)
+        there = next(u for u in places if card_at(deal, u) == card)
+        moved = card_at(deal, pos)
         if there[0] == "slot" and rules.KIND[moved] >= rules.NUM_NUMBER_KINDS:
             # keep the power card out of that slot: a number card of the pile takes its place
             pile = [u for u in places if u[0] == "pile"]
-            w = next((u for u in pile if rules.KIND[_get(deal, u)] < rules.NUM_NUMBER_KINDS), None)
+            numbers = (u for u in pile if rules.KIND[card_at(deal, u)] < rules.NUM_NUMBER_KINDS)
+            w = next(numbers, None)
             if w is None:
                 continue
-            _set(deal, there, _get(deal, w))
+            put_card(deal, there, card_at(deal, w))
             there = w
-        _set(deal, there, moved)
-        _set(deal, pos, card)
+        put_card(deal, there, moved)
+        put_card(deal, pos, card)
     follow_cards(deal, places)
     return deal
 

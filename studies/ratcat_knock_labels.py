@@ -1,7 +1,7 @@
 """Counterfactual knock labels for 4-player Rat-a-Tat Cat: how good can a knock learned from
 the observation be?
 
-    python benchmarks/ratcat_knock_labels.py [--games 1200] [--seed 100000] [--epochs 4]
+    python -m studies.ratcat_knock_labels [--games 1200] [--seed 100000] [--epochs 4]
         [--eval-games 1000] [--agent CKPT]
 
 Four heuristic bots play the elimination game at 100. At every knock decision the
@@ -13,30 +13,24 @@ label on the decider's observation (90% of the decisions; printed: the label's
 mean and variance and the validation MSE), and "knock when the predicted gain is
 positive" is then played in one seat against three heuristic bots with the
 heuristic's card play and, with ``--agent``, with the agent's card play (seeds of
-``ratcat_4p_ablation.py``).
+``studies.ratcat_4p_ablation``).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
-
-import ratcat_4p_ablation as ablation
-from ratcat_rival_hands import fit_mlp
 
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import Observer
+from studies import ratcat_4p_ablation as ablation
+from studies.ratcat_rival_hands import fit_mlp
 
 PLAYERS = 4
 
@@ -81,8 +75,9 @@ def collect(games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         while not env.truth.is_over:
             state = env.truth
             p = state.current
-            obs = env._observation_vector(p)
-            action = int(bot.act(obs, env._action_mask(p), rng))
+            seen = env.observe(env.possible_agents[p])
+            obs = seen["observation"]
+            action = int(bot.act(obs, seen["action_mask"], rng))
             if state.phase == rules.PHASE_KNOCK:
                 common = int(rng.integers(1 << 30))
                 knock = play_out(state, rules.ACTION_KNOCK, env.observer, p, common)

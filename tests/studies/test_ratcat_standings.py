@@ -1,10 +1,9 @@
-"""benchmarks/ratcat_standings.py: a 4-player table in heads-up seen as a 2-player game, and
+"""studies.ratcat_standings: a 4-player table in heads-up seen as a 2-player game, and
 the knock valued in chances to win."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -14,16 +13,18 @@ from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import Observer
+from studies import ratcat_standings as standings
 from training.checkpoint import load_checkpoint
 from training.win_chance import WinChance, round_points_table
 
 ROOT = Path(__file__).resolve().parents[2]
 CKPTS = ROOT / "checkpoints" / "rat_a_tat_cat"
-_spec = importlib.util.spec_from_file_location(
-    "standings", ROOT / "benchmarks" / "ratcat_standings.py"
-)
-standings = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(standings)
+
+
+def _seen(env, seat):
+    """The observation and action mask of ``seat``, through the AEC ``observe``."""
+    out = env.observe(env.possible_agents[seat])
+    return out["observation"], out["action_mask"]
 
 
 def _two_player_view(state: rules.State, a: int, b: int) -> rules.State:
@@ -60,7 +61,7 @@ def _heads_up_positions(ceilings: bool):
                 a = state.current
                 yield env, a, live[1] if live[0] == a else live[0]
             p = state.current
-            env.step(int(bot.act(env._observation_vector(p), env._action_mask(p), rng)))
+            env.step(int(bot.act(*_seen(env, p), rng)))
         if found:
             return
     raise AssertionError("no heads-up in 40 games")
@@ -73,7 +74,7 @@ def test_a_heads_up_table_is_seen_as_the_two_player_game(ceilings):
     for env, a, b in _heads_up_positions(ceilings):
         state = env.truth
         small = _two_player_view(state, a, b)
-        got = standings.heads_up_observation(env._observation_vector(a), (b - a) % 4, ceilings)
+        got = standings.heads_up_observation(_seen(env, a)[0], (b - a) % 4, ceilings)
         np.testing.assert_array_equal(got, two.observe(small, 0))
         checked += 1
         knocked += state.knocked_by is not None
@@ -84,7 +85,7 @@ def test_the_two_player_agent_moves_in_heads_up_are_legal_and_reach_the_rival():
     agent = load_checkpoint(CKPTS / "rat_a_tat_cat_2p.pt", game="rat_a_tat_cat").bot()
     swaps = 0
     for env, a, b in _heads_up_positions(False):
-        obs, mask = env._observation_vector(a), env._action_mask(a)
+        obs, mask = _seen(env, a)
         action = standings.heads_up_action(agent, obs, mask, (b - a) % 4, False)
         assert mask[action]
         if action >= rules.ACTION_SWAP:
@@ -93,7 +94,7 @@ def test_the_two_player_agent_moves_in_heads_up_are_legal_and_reach_the_rival():
     # a Swap decision made on purpose: every legal swap reaches the one rival left
     env, a, b = next(_heads_up_positions(False))
     env.truth.phase = rules.PHASE_SWAP
-    mask = env._action_mask(a)
+    mask = _seen(env, a)[1]
     assert mask[rules.ACTION_SWAP :].sum() == rules.SLOTS * rules.SLOTS
 
 

@@ -1,6 +1,6 @@
 """Where a 4-player Rat-a-Tat Cat agent's wins come from, against three heuristic bots.
 
-    python benchmarks/ratcat_4p_ablation.py [--agent CKPT] [--games 800] [--seed 70000]
+    python -m studies.ratcat_4p_ablation [--agent CKPT] [--games 800] [--seed 70000]
 
 Every line is one player in seat ``g % 4`` of game ``g`` (elimination game at 100,
 the other three seats heuristic bots), scored as a win rate (ties shared):
@@ -38,21 +38,17 @@ line on that observation; the heuristic bots read the same games without the blo
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import _LAYOUTS, CeilingBot, HeuristicBot, swap_by_estimate
+from ratenvs.rat_a_tat_cat.bots import LAYOUTS, CeilingBot, HeuristicBot, swap_by_estimate
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import slot_codes
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training package
 from training.stats import mean_interval
 
 if TYPE_CHECKING:
@@ -130,8 +126,8 @@ def play(
                 if handicap:
                     state.totals[seat] -= handicap  # type: ignore[call-overload]
             p = state.current
-            obs = env._observation_vector(p)
-            mask = env._action_mask(p)
+            seen = env.observe(env.possible_agents[p])
+            obs, mask = seen["observation"], seen["action_mask"]
             action = int(heuristic.act(obs, mask, rng))
             if p == seat:
                 action = chooser(state, seat, obs, mask, action)
@@ -157,7 +153,7 @@ def true_hand(state: rules.State, player: int) -> float:
 
 def estimated_hand(obs: np.ndarray, offset: int) -> float:
     """The heuristic bot's estimate of the hand ``offset`` seats on, from the observation."""
-    lay = _LAYOUTS.get(len(obs))
+    lay = LAYOUTS.get(len(obs))
     codes = slot_codes(obs, lay.num_players)
     unknown = HeuristicBot().unknown_value(obs, lay)
     return float(sum(float(c) if c < rules.NUM_NUMBER_KINDS else unknown for c in codes[offset]))
@@ -195,7 +191,7 @@ def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
     def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
         if state.phase != rules.PHASE_SWAP:
             return a
-        lay = _LAYOUTS.get(len(obs))
+        lay = LAYOUTS.get(len(obs))
         codes = slot_codes(obs, lay.num_players)
         unknown = HeuristicBot().unknown_value(obs, lay)
         own = HeuristicBot().slot_values(codes, unknown)
@@ -318,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from training.checkpoint import load_checkpoint
 
         agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
-        wide = _LAYOUTS.get(agent.spec.observation_size).has_ceilings  # the agent's own
+        wide = LAYOUTS.get(agent.spec.observation_size).has_ceilings  # the agent's own
         agent_lines: list[tuple[str, Chooser]] = []
         for decisions in (
             list(PHASES),

@@ -1,7 +1,7 @@
 """How well a seat can guess the other hands in 4-player Rat-a-Tat Cat, and whether the
 discard history would help.
 
-    python benchmarks/ratcat_rival_hands.py [--games 600] [--seed 0] [--epochs 30]
+    python -m studies.ratcat_rival_hands [--games 600] [--seed 0] [--epochs 30]
 
 Four heuristic bots play the elimination game at 100. At every knock decision the
 script records the deciding seat's observation ("knowledge" mode, what the agents
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import _LAYOUTS, CeilingBot, HeuristicBot
+from ratenvs.rat_a_tat_cat.bots import LAYOUTS, CeilingBot, HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 
 PLAYERS = 4
@@ -65,8 +65,9 @@ def collect(
                 removed = -np.ones((PLAYERS, rules.SLOTS))
                 dropped = -np.ones(PLAYERS)
                 drops = np.zeros(PLAYERS)
-            obs = env._observation_vector(p)
-            action = int(bots[p].act(obs, env._action_mask(p), rng))
+            seen = env.observe(env.possible_agents[p])
+            obs = seen["observation"]
+            action = int(bots[p].act(obs, seen["action_mask"], rng))
             if state.phase == rules.PHASE_KNOCK:
                 hist: list[float] = []
                 for k in range(PLAYERS):
@@ -76,7 +77,7 @@ def collect(
                         hist += [removed[q, s] / 12 if seen else 0.0, float(seen)]  # kind 0..12
                     hist += [dropped[q] / 9 if dropped[q] >= 0 else 0.0, float(dropped[q] >= 0)]
                     hist.append(min(drops[q] / 10, 1.0))
-                obs_rows.append(obs[: _LAYOUTS.get(len(obs)).ceilings])
+                obs_rows.append(obs[: LAYOUTS.get(len(obs)).ceilings])
                 ceiling_rows.append(obs)
                 hist_rows.append(hist)
                 guesses.append(guesser.hand_estimates(obs)[1:].sum(axis=1))

@@ -1,26 +1,27 @@
-"""The 4-player Rat-a-Tat Cat studies in benchmarks/: the oracle and hybrid players, the
-rival-hands data and the counterfactual knock labels."""
+"""The 4-player Rat-a-Tat Cat studies: the oracle and hybrid players
+(studies.ratcat_4p_ablation), the rival-hands data, the counterfactual knock labels and the
+determinized-search knock."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from ratenvs.rat_a_tat_cat.resample import card_at
+from studies import ratcat_4p_ablation as ablation
+from studies import ratcat_knock_labels as labels
+from studies import ratcat_pimc_knock as pimc
+from studies import ratcat_rival_hands as rival
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load(name):
-    """A script of benchmarks/ as a module."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ablation = _load("ratcat_4p_ablation")
+def _seen(env, seat):
+    """The observation and action mask of ``seat``, through the AEC ``observe``."""
+    out = env.observe(env.possible_agents[seat])
+    return out["observation"], out["action_mask"]
 
 
 def test_the_oracle_reads_real_hands_and_knocks_only_when_ahead():
@@ -33,7 +34,7 @@ def test_the_oracle_reads_real_hands_and_knocks_only_when_ahead():
     state.hands[0] = [0, 4, 8, 12]  # kinds 0, 1, 2, 3: 6 points
     assert ablation.true_hand(state, 0) == 6.0
     state.current, state.phase = 0, rules.PHASE_KNOCK
-    obs, mask = env._observation_vector(0), env._action_mask(0)
+    obs, mask = _seen(env, 0)
     choose = ablation.oracle_knock("true", "true", margin=3.0)
     rivals = [ablation.true_hand(state, q) for q in (1, 2, 3)]
     expected = rules.ACTION_KNOCK if min(rivals) - 3.0 >= 6.0 else rules.ACTION_NO_KNOCK
@@ -79,7 +80,7 @@ def test_a_knock_bias_moves_only_the_knock_and_an_ensemble_of_one_is_the_agent()
     knocks = 0
     while not env.truth.is_over and knocks < 30:
         p, state = env.truth.current, env.truth
-        obs, mask = env._observation_vector(p), env._action_mask(p)
+        obs, mask = _seen(env, p)
         own = agent.act(obs, mask, rng)
         assert ablation.ensemble([agent])(state, p, obs, mask, -1) == own
         assert ablation.knock_bias(agent, 0.0)(state, p, obs, mask, -1) == own
@@ -119,7 +120,7 @@ def test_the_oracle_swap_takes_the_lowest_real_card_for_the_highest_own():
     state.hands[2] = [nines[1], nines[2], zero, nines[3]]  # the 0 in slot 2, unseen by seat 0
     state.hands[1] = [nines[4], nines[5], nines[6], nines[7]]
     state.hands[3] = [nines[8], others[3], 1, 2]
-    obs, mask = env._observation_vector(0), env._action_mask(0)
+    obs, mask = _seen(env, 0)
     oracle = ablation.belief_swap("oracle")
     assert oracle(state, 0, obs, mask, rules.ACTION_DECLINE) == rules.swap_action(0, 2, 2)
     # a fair guess cannot find the 0: every hidden card is worth the same to it
@@ -130,7 +131,7 @@ def test_the_oracle_swap_takes_the_lowest_real_card_for_the_highest_own():
     assert choice == rules.swap_action(0, 3, 1)
     # not worth a point: decline
     state.know[0, 0] = [3, 2, 2, 2]
-    obs = env._observation_vector(0)
+    obs = _seen(env, 0)[0]
     assert kept(state, 0, obs, mask, rules.swap_action(0, 1, 0)) == rules.ACTION_DECLINE
 
 
@@ -156,7 +157,6 @@ def test_a_handicap_comes_off_every_round_and_shows_in_the_win_rate():
 
 
 def test_the_rival_hands_study_records_true_hands_and_public_history():
-    rival = _load("ratcat_rival_hands")
     obs, with_ceilings, hist, guess, y = rival.collect(games=2, seed=5)
     n = len(y)
     assert n > 20
@@ -177,7 +177,6 @@ def test_knock_labels_are_common_random_number_differences():
 
     from ratenvs.rat_a_tat_cat import rules
 
-    labels = _load("ratcat_knock_labels")
     obs, gains = labels.collect(games=1, seed=7)
     assert obs.shape == (len(gains), 64 * 4 + 54) and len(gains) > 20
     assert np.isfinite(gains).all() and (np.abs(gains) <= 3.6).all()  # |points| <= 36
@@ -190,20 +189,19 @@ def test_knock_labels_are_common_random_number_differences():
     p = env.truth.current
     once = labels.play_out(env.truth, rules.ACTION_KNOCK, env.observer, p, 11)
     assert once == labels.play_out(env.truth, rules.ACTION_KNOCK, env.observer, p, 11)
-    mask = env._action_mask(p)
+    mask = _seen(env, p)[1]
     for bias, expected in ((1.0, rules.ACTION_KNOCK), (-1.0, rules.ACTION_NO_KNOCK)):
         model = torch.nn.Linear(obs.shape[1], 1)
         torch.nn.init.zeros_(model.weight)
         torch.nn.init.constant_(model.bias, bias)
         choose = labels.learned_knock(model, None)
-        assert choose(env.truth, p, env._observation_vector(p), mask, -1) == expected
+        assert choose(env.truth, p, _seen(env, p)[0], mask, -1) == expected
 
 
 def test_the_kept_card_belief_deals_lower_cards_where_their_owner_knows_them():
     from ratenvs.rat_a_tat_cat import rules
     from ratenvs.rat_a_tat_cat.env import raw_env
 
-    pimc = _load("ratcat_pimc_knock")
     ratio = np.ones(rules.NUM_KINDS)
     ratio[:3] = 50.0  # owner-known hidden cards are very likely 0, 1 or 2
     sample = pimc.kept_card_sampler(ratio, sweeps=8)
@@ -213,7 +211,8 @@ def test_the_kept_card_belief_deals_lower_cards_where_their_owner_knows_them():
     rng = np.random.default_rng(0)
     places = [pos for pos in pimc.hidden_positions(state, 0) if pimc.owner_knows(state, pos)]
     assert places  # every rival knows its outer cards at the deal
-    kinds = [rules.KIND[pimc._get(sample(state, 0, rng), pos)] for _ in range(20) for pos in places]
+    deals = [sample(state, 0, rng) for _ in range(20)]
+    kinds = [rules.KIND[card_at(deal, pos)] for deal in deals for pos in places]
     numbers = [k for k in kinds if k < rules.NUM_NUMBER_KINDS]
     assert np.mean([k <= 2 for k in numbers]) > 0.6  # a uniform deal gives 12 / 45
     deal = sample(state, 0, rng)
@@ -229,13 +228,12 @@ def test_the_search_knock_runs_and_never_knocks_above_its_gate():
     from ratenvs.rat_a_tat_cat import rules
     from ratenvs.rat_a_tat_cat.env import raw_env
 
-    pimc = _load("ratcat_pimc_knock")
     env = raw_env(num_players=4, target_score=100)
     env.reset(seed=4)
     state = env.truth
     state.phase = rules.PHASE_KNOCK
     p = state.current
-    obs, mask = env._observation_vector(p), env._action_mask(p)
+    obs, mask = _seen(env, p)
     never = pimc.pimc_knock(pimc.resample_state, samples=2, gate=-1.0, card_play=None)
     assert never(state, p, obs, mask, rules.ACTION_KNOCK) == rules.ACTION_NO_KNOCK
     search = pimc.pimc_knock(pimc.resample_state, samples=2, gate=99.0, card_play=None)
@@ -248,7 +246,6 @@ def test_the_oracle_belief_keeps_the_other_hands_and_deals_the_rest():
     from ratenvs.rat_a_tat_cat.bots import HeuristicBot
     from ratenvs.rat_a_tat_cat.env import raw_env
 
-    pimc = _load("ratcat_pimc_knock")
     env = raw_env(num_players=4, target_score=100)
     env.reset(seed=6)
     rng = np.random.default_rng(1)
@@ -263,5 +260,5 @@ def test_the_oracle_belief_keeps_the_other_hands_and_deals_the_rest():
         truth = [c for h in state.hands for c in h] + state.draw_pile + state.discard_pile
         assert sorted(cards) == sorted(truth)
         changed += deal.draw_pile != state.draw_pile
-        env.step(int(bot.act(env._observation_vector(p), env._action_mask(p), rng)))
+        env.step(int(bot.act(*_seen(env, p), rng)))
     assert changed > 30  # the draw pile is dealt again
