@@ -127,17 +127,22 @@ def load_record(path: str | Path) -> dict[str, Any]:
 
 
 def record_bot_game(game: str, bots: Sequence[Bot], seed: int, **options: Any) -> dict[str, Any]:
-    """Play a whole game with ``bots[i]`` in seat ``i`` and return its record."""
+    """Play a whole game with ``bots[i]`` in seat ``i`` (:func:`ratenvs.common.play.play_game`,
+    its seeding rule) and return its record."""
+    from ratenvs.common.play import play_game
+
     options = {"num_players": len(bots), **options}
     env = _raw_env(game, options)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    actions = []
-    while not _is_over(env):
-        agent = env.agent_selection
-        seen = env.observe(agent)
-        seat = env.agent_name_mapping[agent]
-        action = int(bots[seat].act(seen["observation"], seen["action_mask"], rng))
-        env.step(action)
-        actions.append(action)
-    return make_record(game, seed, options, actions, env)
+    if not hasattr(env, "game"):  # a game still on the legacy shell (temporary)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        actions = []
+        while not _is_over(env):
+            seen = env.observe(env.agent_selection)
+            seat = env.agent_name_mapping[env.agent_selection]
+            action = int(bots[seat].act(seen["observation"], seen["action_mask"], rng))
+            env.step(action)
+            actions.append(action)
+        return make_record(game, seed, options, actions, env)
+    played = play_game(env.game, bots, seed)
+    return make_record(game, seed, env.options, played.actions)

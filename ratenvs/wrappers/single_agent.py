@@ -122,6 +122,10 @@ class SingleAgentEnv(gym.Env):
             self._bots = self._resolve(self._opponents_arg(self.np_random), n - 1)
         else:
             self._bots = self._fixed_opponents
+        for bot in self._bots:
+            bind = getattr(bot, "bind", None)
+            if bind is not None and hasattr(self.aec, "observer"):  # legacy shells: no observer
+                bind(self.aec.observer)
         self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
         self._advance()
         return self._observation(), self._info()
