@@ -12,7 +12,7 @@ in, by playing the rest of the game out many times with rounds drawn from a tabl
 rounds (the points every live player scored in one round of heuristic bots,
 :func:`round_points_table`); the draws are the same at every call, so the chance is a
 fixed function of the standings. :class:`WinChanceReward` (training only,
-``algorithm.win_chance_reward``) adds ``scale`` times the change of the learner's chance
+``reward_shaping.win_chance``) adds ``scale`` times the change of the learner's chance
 to its reward at every step: its chance after the step minus its chance before, and at
 the end of the game its share of the win (1, 1/w for w tied winners, or 0) minus its
 chance before. Over a game the changes add up to the win minus the chance at the start,
@@ -33,6 +33,15 @@ import numpy as np
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.rules import State
+
+__all__ = [
+    "MAX_ROUNDS",
+    "WinChance",
+    "WinChanceReward",
+    "round_points_table",
+    "shared_win_chance",
+    "win_share",
+]
 
 MAX_ROUNDS = 60
 """Play-outs still undecided after this many rounds share the win among the lowest totals."""
@@ -195,7 +204,7 @@ class WinChanceReward(gym.Wrapper):
         target = aec.target_score
         if target is None:
             raise ValueError(
-                "algorithm.win_chance_reward: needs the elimination game (env option target_score)"
+                "reward_shaping.win_chance: needs the elimination game (env option target_score)"
             )
         self.scale = float(scale)
         self.chances = shared_win_chance(aec.num_players, int(target))
