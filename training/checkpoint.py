@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -116,20 +116,18 @@ def policy_kwargs(spec: PolicySpec) -> dict[str, Any]:
     return kwargs
 
 
-APPENDED_OPTIONS = ("owner_ceilings", "answer_beliefs")
-"""Env options whose observation entries come after all the others (Rat-a-Tat Cat's
-``owner_ceilings``, Ratto Zakko's ``answer_beliefs``): a policy trained without them reads
-a prefix of the longer observation, so it can be widened to it (:func:`widen_inputs`)."""
-
-
-def appended_options(card_options: Mapping[str, Any], options: Mapping[str, Any]) -> list[str]:
-    """The :data:`APPENDED_OPTIONS` that ``options`` turns on and a policy trained with env
-    options ``card_options`` lacks, when the other options are equal (the old observation
-    is then a prefix of the new one); else an empty list."""
-    added = [k for k in APPENDED_OPTIONS if options.get(k) and not card_options.get(k)]
+def appended_options(
+    card_options: Mapping[str, Any], options: Mapping[str, Any], appendable: Sequence[str]
+) -> list[str]:
+    """The ``appendable`` env options (the game's ``GameHooks.appended_options``: options
+    whose observation entries come after all the others) that ``options`` turns on and a
+    policy trained with env options ``card_options`` lacks, when the other options are
+    equal (the old observation is then a prefix of the new one, so the policy can be
+    widened to it, :func:`widen_inputs`); else an empty list."""
+    added = [k for k in appendable if options.get(k) and not card_options.get(k)]
 
     def rest(opts: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in opts.items() if k not in APPENDED_OPTIONS}
+        return {k: v for k, v in opts.items() if k not in appendable}
 
     return added if added and rest(card_options) == rest(options) else []
 

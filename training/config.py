@@ -6,19 +6,25 @@ e.g. ``algorithm.learning_rate: expected a number, got str '1e-3'``.
 
 The YAML layout (see ``configs/default.yaml``)::
 
-    game: catz_ratz_batz            # package name of the game (ratenvs/games.py)
+    game: <name>                    # package name of the game (ratenvs/games.py)
     env_options: {num_players: 1}   # options of the game env
     opponents: [optimal]            # bot names for the other seats (or one name for all)
     learner_seat: 0                 # or "random" (seats rotated at every reset)
     selfplay: {...}                 # optional pool of bots and frozen snapshots
     pretrain: {teacher: bayes}      # optional warm start: imitate a bot before PPO
     algorithm: {...}                # MaskablePPO hyperparameters
+    reward_shaping: {...}           # optional training-only shapings the game offers
     timesteps: 100000               # training budget (learner decisions)
     seed: 0
     n_envs: 8
     vec_env: dummy                  # or "subproc"
     eval: {...}                     # periodic and final evaluation
     logging: {...}
+
+``reward_shaping`` maps a shaping's name to its options, e.g. ``{<name>: {scale: 5.0}}``;
+the shapings on offer are the game's (``GameHooks.reward_shapings`` in
+``training/games/<game>.py``, listed in training/README.md). A shaping the config's game
+does not offer is a ConfigError naming the game and the shapings it offers.
 """
 
 from __future__ import annotations
@@ -67,7 +73,7 @@ class PretrainConfig:
     learning_rate: float = 1.0e-3
     teacher_base: str | None = None
     """Checkpoint whose policy makes the decisions the teacher leaves to a base (a teacher
-    bot with a ``base``, e.g. Rat-a-Tat Cat's ``ceiling``); None: the bot's own default."""
+    bot with a ``base``); None: the bot's own default."""
     on_resume: bool = False
     """Also warm-start a run started with ``--resume`` (from the resumed weights)."""
 
@@ -95,18 +101,12 @@ class AlgorithmConfig:
     activation: Literal["tanh", "relu"] = "tanh"
     reward_scale: float = 1.0
     """Rewards are multiplied by this during training only (evaluation reports raw rewards)."""
-    wrong_answer_penalty: float = 0.0
-    """Ratto Zakko only: subtract this from the learner's reward for every wrong answer
-    (training only; evaluation reports the game's own rewards)."""
     torch_threads: int = 1
     """torch intra-op threads of the learner process."""
-    win_chance_reward: float = 0.0
-    """Rat-a-Tat Cat elimination game only: add this times the change of the learner's
-    chance to win (estimated from the standings, ``training.win_chance``) to its reward at
-    every step (training only). 0: off. With ``reward_scale: 0`` it is the whole reward."""
     privileged_critic: bool = False
     """Asymmetric actor-critic: the value network also sees the true table (training only;
-    the policy sees the player's observation). Games: see ``training.privileged``."""
+    the policy sees the player's observation). Games: those whose hooks have
+    ``privileged`` features (``training.hooks``)."""
 
 
 @dataclass
@@ -122,8 +122,9 @@ class EvalConfig:
     opponents: list[str] | None = None
     """Bot names for the evaluation (default: the training opponents, or the game's default)."""
     metric: Literal["auto", "win_rate", "mean_reward", "exact_expected_score"] = "auto"
-    """What "best so far" means; auto: exact_expected_score for Catz, Ratz and Batz with
-    one player, else win_rate with several players, else mean_reward."""
+    """What "best so far" means; auto: the game's own rule if its hooks have one
+    (``GameHooks.default_metric``, e.g. an exact grade), else win_rate with several
+    players, else mean_reward."""
     seed: int = 12345
     """Seed of the periodic evaluation games (the same games at every evaluation)."""
 
@@ -151,7 +152,7 @@ class TrainConfig:
     """One training run."""
 
     game: str
-    """Package name of the game, e.g. ``catz_ratz_batz`` (see ratenvs/games.py)."""
+    """Package name of the game (see ratenvs/games.py)."""
     env_options: dict[str, Any] = field(default_factory=dict)
     """Options of the game env; the game's gymnasium defaults fill the rest."""
     opponents: list[str] | None = None
@@ -161,6 +162,10 @@ class TrainConfig:
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     algorithm: AlgorithmConfig = field(default_factory=AlgorithmConfig)
+    reward_shaping: dict[str, Any] = field(default_factory=dict)
+    """Training-only reward shapings: name -> options (a dataclass of the game's
+    :class:`~training.hooks.RewardShaping`, built from the mapping at validation).
+    Empty: the game's own reward."""
     timesteps: int = 100_000
     seed: int = 0
     n_envs: int = 8
@@ -321,33 +326,16 @@ def _check_values(cfg: TrainConfig) -> None:
         value = getattr(algo, key)
         if not low < value <= high:
             raise ConfigError(f"algorithm.{key}: must be in ({low}, {high}], got {value}")
-    if algo.wrong_answer_penalty and cfg.game != "ratto_zakko":
-        raise ConfigError(
-            "algorithm.wrong_answer_penalty: only Ratto Zakko has answers to penalise"
-        )
-    if algo.win_chance_reward and (
-        cfg.game != "rat_a_tat_cat" or cfg.env_options.get("target_score") is None
-    ):
-        raise ConfigError(
-            "algorithm.win_chance_reward: only for the Rat-a-Tat Cat elimination game "
-            "(env_options.target_score)"
-        )
-    if algo.privileged_critic:
-        from training.privileged import PRIVILEGED
+    from training.hooks import games_with, hooks_for
 
-        if cfg.game not in PRIVILEGED:
-            raise ConfigError(
-                f"algorithm.privileged_critic: no privileged features for {cfg.game!r}; "
-                f"available for {sorted(PRIVILEGED)}"
-            )
-    for key in (
-        "ent_coef",
-        "vf_coef",
-        "max_grad_norm",
-        "reward_scale",
-        "wrong_answer_penalty",
-        "win_chance_reward",
-    ):
+    hooks = hooks_for(cfg.game)
+    if algo.privileged_critic and hooks.privileged is None:
+        raise ConfigError(
+            f"algorithm.privileged_critic: no privileged features for {cfg.game!r}; "
+            f"available for {games_with(lambda h: h.privileged is not None)}"
+        )
+    cfg.reward_shaping = _build_shapings(cfg, hooks)
+    for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale"):
         if getattr(algo, key) < 0:
             raise ConfigError(f"algorithm.{key}: must be >= 0, got {getattr(algo, key)}")
     if not algo.net_arch or any(n < 1 for n in algo.net_arch):
@@ -397,10 +385,52 @@ def _check_values(cfg: TrainConfig) -> None:
         )
 
 
+def _build_shapings(cfg: TrainConfig, hooks: Any) -> dict[str, Any]:
+    """``cfg.reward_shaping`` with each shaping's options built and checked by the game's
+    hooks (a shaping the game does not offer is an error naming what it offers)."""
+    offered = hooks.reward_shapings
+    out: dict[str, Any] = {}
+    for name, value in cfg.reward_shaping.items():
+        key = f"reward_shaping.{name}"
+        if name not in offered:
+            choices = ", ".join(offered) if offered else "none"
+            raise ConfigError(
+                f"{key}: {cfg.game} offers no reward shaping {name!r} (its shapings: {choices})"
+            )
+        shaping = offered[name]
+        options = (
+            value if isinstance(value, shaping.options) else _coerce(value, shaping.options, key)
+        )
+        if shaping.check is not None:
+            shaping.check(options, cfg)
+        out[name] = options
+    return out
+
+
+MOVED_KEYS = {
+    "algorithm.win_chance_reward": "reward_shaping.win_chance.scale",
+    "algorithm.wrong_answer_penalty": "reward_shaping.wrong_answers.penalty",
+}
+"""Keys that moved, old dotted key -> new one; an old key is an error that says where."""
+
+
+def _check_moved(data: dict[str, Any]) -> None:
+    for old, new in MOVED_KEYS.items():
+        section, _, key = old.partition(".")
+        part = data.get(section)
+        if isinstance(part, dict) and key in part:
+            name, _, option = new.removeprefix("reward_shaping.").partition(".")
+            raise ConfigError(
+                f"{old}: moved to {new}: write `reward_shaping: {{{name}: {{{option}: "
+                f"{part[key]!r}}}}}` (0 meant off: then delete the key; training/README.md)"
+            )
+
+
 def config_from_dict(data: Any) -> TrainConfig:
     """Validate plain data (parsed YAML) into a :class:`TrainConfig`."""
     if not isinstance(data, dict):
         raise ConfigError(f"the config must be a mapping at the top level, got {_describe(data)}")
+    _check_moved(data)
     cfg = _build(TrainConfig, data)
     _check_values(cfg)
     return cfg

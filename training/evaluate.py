@@ -7,14 +7,15 @@ Usage::
     python -m training.evaluate --tournament A B C ... [--games N] [--seed S] [--json FILE]
 
 Agents are checkpoints (``path/to/agent.pt``) or bots written ``game:bot``
-(e.g. ``catz_ratz_batz:optimal``). In every evaluation the agent's seat
+(``<game>:<bot>``, e.g. a game's ``optimal`` bot). In every evaluation the agent's seat
 rotates game by game (game ``i``: seat ``i mod players``). The win rate
 counts a shared win as ``1/w`` of a win (``w`` tied winners) and carries a
 Wilson 95% interval; the mean reward (the agent's summed rewards per game in
 the env's reward mode, e.g. its total score) carries a normal 95% interval.
-For Catz, Ratz and Batz the evaluator also grades the agent's greedy keep
-policy exactly with the solver (``exact_expected_score`` per turn and its
-``ratio_to_optimal``). Everything is deterministic for a given ``--seed``.
+A game's training hooks (:mod:`training.hooks`) can add an exact grade of the
+agent (e.g. with a solver: ``exact_expected_score`` and ``ratio_to_optimal``) and
+counts of its play (e.g. ``answer_accuracy``). Everything is deterministic for a
+given ``--seed``.
 """
 
 from __future__ import annotations
@@ -32,10 +33,9 @@ import numpy as np
 
 from ratenvs.common.bots import Bot
 from ratenvs.games import GAMES, GameSpec, get_game
-from training.checkpoint import CheckpointError, PolicyBot, load_checkpoint
+from training.checkpoint import CheckpointError, load_checkpoint
+from training.hooks import hooks_for
 from training.stats import bootstrap_bradley_terry, mean_interval, wilson_interval
-
-CATZ = "catz_ratz_batz"
 
 
 # ------------------------------------------------------------------ playing
@@ -49,31 +49,8 @@ class GameResult:
     win: float
     """1 for a sole win, 1/w for a win shared by w seats, else 0."""
     extras: dict[str, float] | None = None
-    """Game-specific counts (Ratto Zakko: cards answered, answered correctly)."""
-
-
-class _RattoZakkoAnswers:
-    """Counts the evaluated seat's answers and how many were the correct response."""
-
-    def __init__(self, seat: int) -> None:
-        self.seat = seat
-        self.seen: Any = None
-        self.counts = {"cards": 0.0, "answers": 0.0, "correct_answers": 0.0}
-
-    def after_step(self, env: Any) -> None:
-        result = env.truth.last_result
-        if result is None or result is self.seen:
-            return
-        self.seen = result
-        self.counts["cards"] += 1
-        answer = result.answers.get(self.seat)
-        if answer is not None:
-            self.counts["answers"] += 1
-            self.counts["correct_answers"] += float(answer[0] == result.correct)
-
-
-GAME_TRACKERS: dict[str, Callable[[int], Any]] = {"ratto_zakko": _RattoZakkoAnswers}
-"""Per-game counters of the evaluated seat's play, summarised next to the win rate."""
+    """Counts of the game's tracker (``GameHooks.tracker``), e.g. answers given and how
+    many were right."""
 
 
 def seat_winners(env: Any, totals: Sequence[float]) -> list[bool]:
@@ -144,7 +121,7 @@ def play_match(
         seat = (first_seat + g) % n
         players = list(opponents)
         players.insert(seat, agent)
-        make_tracker = GAME_TRACKERS.get(spec.name)
+        make_tracker = hooks_for(spec.name).tracker
         tracker = None if make_tracker is None else make_tracker(seat)
         totals, winners = play_game(spec, env_options, players, seed * 1_000_003 + g, env, tracker)
         w = sum(winners)
@@ -178,39 +155,6 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     return out
 
 
-# ---------------------------------------------------- Catz, Ratz and Batz
-def catz_exact(agent: PolicyBot | Bot, env_options: dict[str, Any]) -> dict[str, float]:
-    """Exact expected turn score of the agent's greedy keeps, graded by the solver.
-
-    The agent sees, for each dice state, the observation of its first turn in a
-    game with the card's ``num_players`` and ``turns``.
-    """
-    from ratenvs.catz_ratz_batz import observe, solver
-    from ratenvs.catz_ratz_batz.rules import NUMBERS, legal_keeps
-
-    states = solver.all_decision_states()
-    num_players = int(env_options.get("num_players", 2))
-    turns = env_options.get("turns", 10)
-    obs = np.stack([observe.observation_for_dice(d, num_players, turns) for d in states])
-    masks = np.zeros((len(states), observe.NUM_ACTIONS), dtype=np.int8)
-    for i, d in enumerate(states):
-        for k in legal_keeps(d):
-            masks[i, NUMBERS.index(k)] = 1
-    if isinstance(agent, PolicyBot):
-        actions = agent.greedy(obs, masks)
-    else:
-        rng = np.random.default_rng(0)
-        actions = np.array([agent.act(o, m, rng) for o, m in zip(obs, masks)])
-    table = {d: NUMBERS[int(a)] for d, a in zip(states, actions)}
-    score = solver.evaluate_policy(table.__getitem__)
-    optimal = solver.solve().expected_score
-    return {
-        "exact_expected_score": score,
-        "optimal_expected_score": optimal,
-        "ratio_to_optimal": score / optimal,
-    }
-
-
 # ------------------------------------------------------------------- agents
 @dataclass
 class AgentRef:
@@ -236,7 +180,11 @@ def resolve_agent(name: str, game: str | None = None) -> AgentRef:
     elif game is not None:
         spec, bot = GAMES[game], name
     else:
-        raise ValueError(f"agent {name!r}: write a bot as game:bot (e.g. {CATZ}:optimal)")
+        example = next(iter(GAMES.values()))
+        raise ValueError(
+            f"agent {name!r}: write a bot as game:bot "
+            f"(e.g. {example.name}:{example.default_opponent})"
+        )
     if game is not None and spec.name != game:
         raise ValueError(f"agent {name!r} plays {spec.name}, not {game}")
     registry = spec.bots()
@@ -268,7 +216,8 @@ def evaluate_agent(
     games: int,
     seed: int,
 ) -> dict[str, Any]:
-    """Evaluate ``agent`` over ``games`` seat-rotated games; add the exact grade for Catz."""
+    """Evaluate ``agent`` over ``games`` seat-rotated games; add the game's exact grade
+    (``GameHooks.exact_grade``) if it has one."""
     spec = GAMES[game]
     n = int(spec.load().raw_env(**env_options).num_players)
     opponents, labels = make_opponents(game, opponent_names, n - 1)
@@ -277,8 +226,9 @@ def evaluate_agent(
     out["opponents"] = labels
     out["seed"] = seed
     out["env_options"] = dict(env_options)
-    if game == CATZ:
-        out.update(catz_exact(agent, env_options))
+    exact_grade = hooks_for(game).exact_grade
+    if exact_grade is not None:
+        out.update(exact_grade(agent, env_options))
     out["seconds"] = round(time.perf_counter() - t0, 3)
     return out
 

@@ -8,10 +8,11 @@ network the discounted return that followed each decision. PPO then starts
 from a policy that already plays like the teacher, instead of from uniform
 random actions.
 
-This matters in Ratto Zakko: a decision is a 25 ms tick, and a uniformly
-random policy answers at the first tick of nearly every card (13 of its 14
-legal actions answer), so it almost never sees what waiting until it is
-sure would win; PPO from scratch collapses to a fixed answer.
+This matters where random play never finds the good moves: in a reaction game
+whose decision is a 25 ms tick, a uniformly random policy answers at the first
+tick of nearly every card (13 of its 14 legal actions answer), so it almost
+never sees what waiting until it is sure would win; PPO from scratch collapses
+to a fixed answer (training/README.md).
 """
 
 from __future__ import annotations

@@ -13,11 +13,8 @@ training: the policy that is shipped, evaluated and played
 Pinto et al. (2018) call this an asymmetric actor-critic; card-game agents
 (Suphx, "oracle" critics) use the same idea.
 
-Privileged features, per game:
-
-- Rat-a-Tat Cat: the true kind of every card in every hand (one-hot, 13 kinds
-  + empty, players by offset from the learner: 56 entries per player), and the
-  kind of the top card of the draw pile (14 entries).
+Privileged features, per game: the ``privileged`` entry of the game's hooks
+(:class:`training.hooks.PrivilegedFeatures`, in ``training/games/<game>.py``).
 
 A checkpoint records the extra size in ``policy.critic_extra``; resuming a
 plain checkpoint with ``privileged_critic: true`` widens its value network's
@@ -27,44 +24,13 @@ function and learns to use them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from ratenvs.rat_a_tat_cat import rules as ratcat_rules
-
-_RATCAT_CODES = ratcat_rules.NUM_KINDS + 1  # 13 kinds + empty / none
-
-
-def _ratcat_features(state: Any, seat: int) -> np.ndarray:
-    """Rat-a-Tat Cat: every hand's true kinds by offset from ``seat``, and the next draw."""
-    n = state.num_players
-    slots = ratcat_rules.SLOTS
-    out = np.zeros(n * slots * _RATCAT_CODES + _RATCAT_CODES, dtype=np.float32)
-    for k in range(n):
-        hand = state.hands[(seat + k) % n]
-        for s in range(slots):
-            card = hand[s]
-            code = (
-                ratcat_rules.NUM_KINDS if card == ratcat_rules.NO_CARD else ratcat_rules.KIND[card]
-            )
-            out[(k * slots + s) * _RATCAT_CODES + code] = 1.0
-    top = state.draw_pile[-1] if state.draw_pile else ratcat_rules.NO_CARD
-    code = ratcat_rules.NUM_KINDS if top == ratcat_rules.NO_CARD else ratcat_rules.KIND[top]
-    out[n * slots * _RATCAT_CODES + code] = 1.0
-    return out
-
-
-def _ratcat_size(num_players: int) -> int:
-    return num_players * ratcat_rules.SLOTS * _RATCAT_CODES + _RATCAT_CODES
-
-
-PRIVILEGED: dict[str, tuple[Callable[[Any, int], np.ndarray], Callable[[int], int]]] = {
-    "rat_a_tat_cat": (_ratcat_features, _ratcat_size),
-}
-"""Games with privileged features: (features of (state, learner seat), size by players)."""
+from training.hooks import games_with, hooks_for
 
 
 class PrivilegedObservation(gym.ObservationWrapper):
@@ -77,12 +43,13 @@ class PrivilegedObservation(gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env, game: str) -> None:
         super().__init__(env)
-        if game not in PRIVILEGED:
+        privileged = hooks_for(game).privileged
+        if privileged is None:
             raise ValueError(
                 f"privileged_critic: no privileged features for {game!r}; "
-                f"available for {sorted(PRIVILEGED)}"
+                f"available for {games_with(lambda h: h.privileged is not None)}"
             )
-        self._features, size_of = PRIVILEGED[game]
+        self._features, size_of = privileged.features, privileged.size
         base = env.observation_space
         assert isinstance(base, gym.spaces.Box)
         self.actor_size = int(base.shape[0])

@@ -18,10 +18,9 @@ import numpy as np
 
 from ratenvs.common.bots import Bot
 from ratenvs.games import GAMES
-from ratenvs.ratto_zakko import rules as ratto_rules
-from ratenvs.ratto_zakko.observe import ACTION_RESPONSE_FIRST
 from training.checkpoint import PolicyBot, PolicySpec
 from training.config import TrainConfig
+from training.hooks import hooks_for
 
 
 class OpponentPool:
@@ -96,7 +95,9 @@ def opponents_arg(cfg: TrainConfig) -> str | list[str] | None:
 
 
 def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
-    """One training env of the run (gymnasium id + Monitor + reward scale + self-play)."""
+    """One training env of the run: the gymnasium id, Monitor, the game's reward shapings
+    that are scaled, the reward scale, the shapings added after it, the privileged
+    features, self-play."""
     import ratenvs  # noqa: F401 - registers the ids (also inside subprocess workers)
 
     spec = GAMES[cfg.game]
@@ -120,15 +121,18 @@ def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
         from stable_baselines3.common.monitor import Monitor
 
         env = Monitor(env)
-    if cfg.algorithm.wrong_answer_penalty:
-        env = WrongAnswerPenalty(env, cfg.algorithm.wrong_answer_penalty)
+    offered = hooks_for(cfg.game).reward_shapings
+    # in the game's order, whatever the config's
+    shapings = [(s, cfg.reward_shaping[n]) for n, s in offered.items() if n in cfg.reward_shaping]
+    for shaping, opts in shapings:
+        if shaping.scaled:
+            env = shaping.wrap(env, opts)
     scale = cfg.algorithm.reward_scale
     if scale != 1.0:
         env = gym.wrappers.TransformReward(env, _Scale(scale))
-    if cfg.algorithm.win_chance_reward:
-        from training.win_chance import WinChanceReward
-
-        env = WinChanceReward(env, cfg.algorithm.win_chance_reward)
+    for shaping, opts in shapings:
+        if not shaping.scaled:
+            env = shaping.wrap(env, opts)
     if cfg.algorithm.privileged_critic:
         from training.privileged import PrivilegedObservation
 
@@ -136,38 +140,6 @@ def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
     if pool is not None:
         env = SelfPlayWrapper(env, pool)
     return env
-
-
-class WrongAnswerPenalty(gym.Wrapper):
-    """Ratto Zakko training only: the learner's reward drops by ``penalty`` for every wrong
-    answer (on top of the game's own cost, a returned card when it has one).
-
-    The game's "cards" reward makes a fast guess worth it against slow opponents; the
-    penalty asks for the accuracy a careful player has. Outside the Monitor, so the logged
-    episode rewards stay the cards won; evaluation never sees it.
-    """
-
-    def __init__(self, env: gym.Env, penalty: float) -> None:
-        super().__init__(env)
-        self.penalty = float(penalty)
-
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        state = self.env.unwrapped.aec.truth
-        response = int(action) - ACTION_RESPONSE_FIRST
-        wrong = (
-            state.phase == ratto_rules.PHASE_REACT
-            and 0 <= response < ratto_rules.NUM_RESPONSES
-            and response
-            != ratto_rules.correct_response_index(
-                state.card,
-                state.shaker_on,
-                state.fly_under,
-                state.level,
-                state.fly_card_under_shaker,
-            )
-        )
-        obs, reward, term, trunc, info = self.env.step(action)
-        return obs, float(reward) - (self.penalty if wrong else 0.0), term, trunc, info
 
 
 class _Scale:

@@ -8,8 +8,8 @@ Usage::
 Writes into ``--out`` (default ``runs/<config name>``):
 
 - ``progress.csv``: one row per rollout (timesteps, wall time, mean episode reward).
-- ``eval.csv``: one row per periodic evaluation (win rate, mean reward, and for
-  Catz, Ratz and Batz the exact expected turn score of the greedy policy).
+- ``eval.csv``: one row per periodic evaluation (win rate, mean reward, and the
+  game's own figures: an exact grade of the greedy policy, answer accuracy).
 - ``best.pt`` / ``best.json``: the best checkpoint so far by ``eval.metric``.
 - ``final.pt`` / ``final.json``: the last checkpoint, with the final evaluation.
 - ``curve.png``: the learning curve (``training.plots``).
@@ -52,6 +52,7 @@ from training.checkpoint import (
     write_card,
 )
 from training.config import ConfigError, TrainConfig, load_config
+from training.hooks import hooks_for
 from training.selfplay import env_factories, env_options, make_env
 
 PROGRESS_FIELDS = ("timesteps", "wall_time_s", "episodes", "ep_reward_mean", "ep_length_mean")
@@ -72,9 +73,12 @@ def eval_metric(cfg: TrainConfig) -> str:
     """The figure "best so far" maximises (resolves ``eval.metric: auto``)."""
     if cfg.eval.metric != "auto":
         return cfg.eval.metric
-    players = int(env_options(cfg).get("num_players", 1))
-    if cfg.game == "catz_ratz_batz" and players == 1:
-        return "exact_expected_score"
+    options = env_options(cfg)
+    rule = hooks_for(cfg.game).default_metric
+    chosen = None if rule is None else rule(options)
+    if chosen is not None:
+        return chosen
+    players = int(options.get("num_players", 1))
     return "win_rate" if players > 1 else "mean_reward"
 
 
@@ -322,7 +326,11 @@ def train(
     if resume is not None:
         resumed = load_checkpoint(resume, game=cfg.game)
         grown = obs_size - resumed.spec.observation_size
-        added = appended_options(resumed.card.get("env_options", {}), env_options(cfg))
+        added = appended_options(
+            resumed.card.get("env_options", {}),
+            env_options(cfg),
+            hooks_for(cfg.game).appended_options,
+        )
         if grown > 0 and resumed.spec.critic_extra == 0 and added:
             print(
                 f"--resume {resume}: the observation grew by {grown} entries at its end "

@@ -14,6 +14,7 @@ from ratenvs.catz_ratz_batz.bots import LowestBot, OptimalBot
 from ratenvs.common.bots import RandomBot
 from training import evaluate
 from training.checkpoint import PolicyBot, PolicySpec, build_policy
+from training.games.catz_ratz_batz import exact_grade
 from training.stats import bradley_terry, mean_interval, wilson_interval
 
 
@@ -59,10 +60,10 @@ def test_bradley_terry_orders_and_is_symmetric():
 
 def test_catz_exact_grades_bots_with_the_solver():
     options = {"num_players": 1, "turns": 1}
-    optimal = evaluate.catz_exact(OptimalBot(), options)
+    optimal = exact_grade(OptimalBot(), options)
     assert optimal["ratio_to_optimal"] == pytest.approx(1.0)
     assert optimal["optimal_expected_score"] == pytest.approx(solver.solve().expected_score)
-    lowest = evaluate.catz_exact(LowestBot(), options)
+    lowest = exact_grade(LowestBot(), options)
     assert lowest["exact_expected_score"] == pytest.approx(
         solver.evaluate_policy(LowestBot().choose)
     )
@@ -73,7 +74,7 @@ def test_catz_exact_of_a_policy_matches_its_greedy_table():
     spec = PolicySpec(12, 4, (8,), "relu")
     torch.manual_seed(5)
     bot = PolicyBot(build_policy(spec).state_dict(), spec)
-    graded = evaluate.catz_exact(bot, {"num_players": 1, "turns": 10})
+    graded = exact_grade(bot, {"num_players": 1, "turns": 10})
     from ratenvs.catz_ratz_batz.observe import observation_for_dice
     from ratenvs.catz_ratz_batz.rules import NUMBERS, legal_keeps
 

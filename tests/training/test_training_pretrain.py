@@ -71,7 +71,7 @@ def test_behaviour_cloning_learns_the_optimal_catz_policy():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.checkpoint import PolicyBot, PolicySpec
-    from training.evaluate import catz_exact
+    from training.games.catz_ratz_batz import exact_grade as catz_exact
     from training.selfplay import make_env
     from training.train import policy_kwargs
 
@@ -115,13 +115,13 @@ def test_the_wrong_answer_penalty_costs_exactly_the_wrong_answers():
                 "game": "ratto_zakko",
                 "env_options": {"num_players": 2, "level": "main"},
                 "opponents": ["adult"],
-                "algorithm": {"wrong_answer_penalty": penalty},
+                "reward_shaping": {"wrong_answers": {"penalty": penalty}} if penalty else {},
             }
         )
 
-    with pytest.raises(ConfigError, match="wrong_answer_penalty"):
-        catz_config(algorithm={"wrong_answer_penalty": 1.0, "batch_size": 32, "n_steps": 32})
-    with pytest.raises(ConfigError, match="wrong_answer_penalty"):
+    with pytest.raises(ConfigError, match=r"reward_shaping\.wrong_answers: catz_ratz_batz"):
+        catz_config(reward_shaping={"wrong_answers": {"penalty": 1.0}})
+    with pytest.raises(ConfigError, match=r"reward_shaping\.wrong_answers\.penalty: must be"):
         config(-1.0)
     plain, shaped = make_env(config(0.0), monitor=False), make_env(config(2.5), monitor=False)
     plain.reset(seed=3)

@@ -10,7 +10,8 @@ from ratenvs.catz_ratz_batz import solver
 from ratenvs.catz_ratz_batz.rules import NUMBERS, legal_keeps
 from ratenvs.games import GAMES
 from training.checkpoint import load_checkpoint
-from training.evaluate import catz_exact, evaluate_agent
+from training.evaluate import evaluate_agent
+from training.games.catz_ratz_batz import exact_grade
 from training.results import results_table
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
@@ -30,7 +31,7 @@ def test_shipped_agent_loads_and_beats_random(card):
     assert "evaluation" in ckpt.card and "win_rate_ci" in ckpt.card["evaluation"]
     bot = ckpt.bot()
     if ckpt.game == "catz_ratz_batz":
-        graded = catz_exact(bot, ckpt.env_options)
+        graded = exact_grade(bot, ckpt.env_options)
         # what the card claims, re-derived exactly from the weights
         recorded = ckpt.card["evaluation"]["exact_expected_score"]
         assert graded["exact_expected_score"] == pytest.approx(recorded, abs=1e-9)

@@ -19,7 +19,10 @@ from training.checkpoint import (
     widen_inputs,
 )
 from training.config import ConfigError
+from training.hooks import hooks_for
 from training.train import train
+
+APPENDABLE = hooks_for("rat_a_tat_cat").appended_options
 
 
 def ratcat_config(**extra):
@@ -28,12 +31,14 @@ def ratcat_config(**extra):
 
 def test_appended_options_are_the_ones_turned_on_when_the_rest_is_equal():
     plain = {"num_players": 4, "target_score": 100}
-    assert appended_options(plain, {**plain, "owner_ceilings": True}) == ["owner_ceilings"]
-    assert appended_options(plain, plain) == []
-    assert appended_options(plain, {**plain, "owner_ceilings": False}) == []
-    assert appended_options(plain, {"num_players": 3, "owner_ceilings": True}) == []
+    assert appended_options(plain, {**plain, "owner_ceilings": True}, APPENDABLE) == [
+        "owner_ceilings"
+    ]
+    assert appended_options(plain, plain, APPENDABLE) == []
+    assert appended_options(plain, {**plain, "owner_ceilings": False}, APPENDABLE) == []
+    assert appended_options(plain, {"num_players": 3, "owner_ceilings": True}, APPENDABLE) == []
     ceil = {**plain, "owner_ceilings": True}
-    assert appended_options(ceil, plain) == []  # entries are never dropped
+    assert appended_options(ceil, plain, APPENDABLE) == []  # entries are never dropped
 
 
 def test_widening_keeps_the_policy_and_the_values_whatever_the_new_entries_hold():

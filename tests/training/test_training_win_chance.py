@@ -1,4 +1,5 @@
-"""The chance to win from the standings and the win-chance reward (training/win_chance.py):
+"""The chance to win from the standings and the win-chance reward
+(training/games/rat_a_tat_cat_win_chance.py):
 the elimination rules of the play-outs, the table of real rounds, and the shaping's sum
 over a game."""
 
@@ -11,11 +12,16 @@ import numpy as np
 import pytest
 from small_configs import small_ratcat_config
 
-from training import win_chance
 from training.config import ConfigError, config_from_dict
+from training.games import rat_a_tat_cat_win_chance as win_chance
+from training.games.rat_a_tat_cat_win_chance import (
+    WinChance,
+    WinChanceReward,
+    round_points_table,
+    win_share,
+)
 from training.selfplay import make_env
 from training.train import train
-from training.win_chance import WinChance, WinChanceReward, round_points_table, win_share
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +87,9 @@ def test_chances_follow_the_standings_and_repeat(table3):
 
 def test_the_reward_adds_up_to_the_win_minus_the_first_chance(shared3):
     cfg = small_ratcat_config(
-        {"win_chance_reward": 2.0, "reward_scale": 0.0},
+        {"reward_scale": 0.0},
         env_options={"num_players": 3, "target_score": 100},
+        reward_shaping={"win_chance": {"scale": 2.0}},
     )
     env = make_env(cfg, monitor=False)
     wrapper = env
@@ -110,19 +117,25 @@ def test_the_reward_adds_up_to_the_win_minus_the_first_chance(shared3):
 
 
 def test_the_reward_needs_the_elimination_game():
-    with pytest.raises(ConfigError, match=r"algorithm\.win_chance_reward"):
-        small_ratcat_config({"win_chance_reward": 1.0})  # rounds, no target_score
-    with pytest.raises(ConfigError, match=r"algorithm\.win_chance_reward"):
-        config_from_dict({"game": "catz_ratz_batz", "algorithm": {"win_chance_reward": 1.0}})
-    with pytest.raises(ConfigError, match=r"algorithm\.win_chance_reward: must be >= 0"):
-        small_ratcat_config(
-            {"win_chance_reward": -1.0}, env_options={"num_players": 3, "target_score": 100}
-        )
+    shaping = {"win_chance": {"scale": 1.0}}
+    with pytest.raises(ConfigError, match=r"reward_shaping\.win_chance: only for the elim"):
+        small_ratcat_config(reward_shaping=shaping)  # rounds, no target_score
+    with pytest.raises(ConfigError, match=r"reward_shaping\.win_chance: catz_ratz_batz offers"):
+        config_from_dict({"game": "catz_ratz_batz", "reward_shaping": shaping})
+    elimination = {"num_players": 3, "target_score": 100}
+    for bad in (0.0, -1.0):
+        with pytest.raises(ConfigError, match=r"reward_shaping\.win_chance\.scale: must be > 0"):
+            small_ratcat_config(
+                env_options=elimination, reward_shaping={"win_chance": {"scale": bad}}
+            )
+    with pytest.raises(ConfigError, match=r"reward_shaping\.win_chance\.scale: required"):
+        small_ratcat_config(env_options=elimination, reward_shaping={"win_chance": {}})
 
 
 def test_training_with_the_win_chance_reward(shared3, tmp_path):
     cfg = small_ratcat_config(
-        {"win_chance_reward": 5.0}, env_options={"num_players": 3, "target_score": 100}
+        env_options={"num_players": 3, "target_score": 100},
+        reward_shaping={"win_chance": {"scale": 5.0}},
     )
     final = train(cfg, tmp_path / "run")
     assert final.exists()

@@ -1,0 +1,2 @@
+"""Per-game training hooks: ``training/games/<game>.py`` exposes ``HOOKS`` (see
+:mod:`training.hooks`)."""

@@ -1,0 +1,227 @@
+"""Rat-a-Tat Cat elimination game: a player's chance to win from the standings, and a
+training reward made of its changes.
+
+In the elimination game (env option ``target_score``) a player whose total reaches the
+target is out and the last player left wins. What a round's points are worth depends on
+the standings: 5 points are nothing at 20 and the game at 96. The env's "zero_sum" reward
+counts every point the same; its "win" reward says what the points were worth only at the
+end of a game of ten rounds or more, too late for PPO on 2 cores (training/README.md).
+
+:class:`WinChance` estimates every player's chance to win from the totals and who is still
+in, by playing the rest of the game out many times with rounds drawn from a table of real
+rounds (the points every live player scored in one round of heuristic bots,
+:func:`round_points_table`); the draws are the same at every call, so the chance is a
+fixed function of the standings. :class:`WinChanceReward` (training only,
+``reward_shaping.win_chance``) adds ``scale`` times the change of the learner's chance
+to its reward at every step: its chance after the step minus its chance before, and at
+the end of the game its share of the win (1, 1/w for w tied winners, or 0) minus its
+chance before. Over a game the changes add up to the win minus the chance at the start,
+the potential-based shaping of Ng, Harada and Russell (1999): the best policy is the one
+that wins most, and each round says at once what its points were worth.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+from ratenvs.rat_a_tat_cat.env import raw_env
+from ratenvs.rat_a_tat_cat.rules import State
+
+__all__ = [
+    "MAX_ROUNDS",
+    "WinChance",
+    "WinChanceReward",
+    "round_points_table",
+    "shared_win_chance",
+    "win_share",
+]
+
+MAX_ROUNDS = 60
+"""Play-outs still undecided after this many rounds share the win among the lowest totals."""
+
+
+def round_points_table(
+    num_players: int, target_score: int, games: int = 1000, seed: int = 0
+) -> dict[int, np.ndarray]:
+    """The points of the live players in every round of ``games`` elimination games of
+    heuristic bots, by the number of live players ``k``: an int array (rounds * k!, k)
+    with every round in all orders of its players (so a draw favours no seat)."""
+    rows: dict[int, list[tuple[int, ...]]] = {k: [] for k in range(2, num_players + 1)}
+    bot = HeuristicBot()
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        env = raw_env(num_players=num_players, target_score=target_score)
+        env.reset(seed=seed + g)
+        while not env.truth.is_over:
+            state = env.truth
+            live = [p for p in range(num_players) if state.active[p]]
+            dealt = state.round_index
+            p = state.current
+            env.step(int(bot.act(env._observation_vector(p), env._action_mask(p), rng)))
+            if env.truth.round_index != dealt or env.truth.is_over:
+                points = env.truth.last_round_points
+                rows[len(live)].append(tuple(points[q] for q in live))
+    out: dict[int, np.ndarray] = {}
+    for k, kept in rows.items():
+        if not kept:
+            raise ValueError(f"no rounds with {k} players left in {games} games; play more")
+        out[k] = np.array([perm for r in kept for perm in itertools.permutations(r)], np.int16)
+    return out
+
+
+def win_share(winners: Sequence[bool], seat: int) -> float:
+    """The seat's share of the win of a finished game: 1, 1/w when w players share it, or 0."""
+    return 1.0 / sum(winners) if winners[seat] else 0.0
+
+
+class WinChance:
+    """Every player's chance to win the elimination game from the standings (see the
+    module doc): ``chance(totals, active)`` -> array of chances (0 for a player out).
+
+    Args:
+        table: :func:`round_points_table`.
+        target_score: the elimination total.
+        playouts: play-outs per estimate (the same draws every time).
+        seed: seed of the draws.
+    """
+
+    def __init__(
+        self,
+        table: dict[int, np.ndarray],
+        target_score: int,
+        playouts: int = 1000,
+        seed: int = 0,
+        cache_size: int = 4096,
+    ) -> None:
+        self.table = table
+        self.target_score = int(target_score)
+        self.playouts = int(playouts)
+        self.seed = int(seed)
+        self._cache: OrderedDict[tuple[tuple[int, ...], tuple[bool, ...]], np.ndarray] = (
+            OrderedDict()
+        )
+        self._cache_size = cache_size
+        rng = np.random.default_rng(self.seed)
+        self._uniforms = rng.random((MAX_ROUNDS, self.playouts))
+        """Play-out ``i``'s round ``r`` is drawn with ``_uniforms[r, i]`` at every call
+        (common random numbers: close standings get close chances)."""
+
+    def chance(self, totals: Any, active: Any) -> np.ndarray:
+        """Each player's chance to win (their sum is 1 while the game is on)."""
+        key = (tuple(int(t) for t in totals), tuple(bool(a) for a in active))
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        out = self._playout(np.array(key[0], np.int64), np.array(key[1], bool))
+        self._cache[key] = out
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return out
+
+    def of_seat(self, state: State, seat: int) -> float:
+        """The seat's chance from the table's standings; its share of the win once the game
+        is over."""
+        if state.is_over:
+            return win_share(state.winners, seat)
+        return float(self.chance(state.totals, state.active)[seat])
+
+    def _playout(self, totals: np.ndarray, active: np.ndarray) -> np.ndarray:
+        n = len(totals)
+        m = self.playouts
+        if active.sum() <= 1:
+            return active.astype(np.float64)
+        big = np.iinfo(np.int32).max
+        tot = np.tile(totals.astype(np.int32), (m, 1))
+        act = np.tile(active, (m, 1))
+        ids = np.arange(m)
+        wins = np.zeros(n)
+        for r in range(MAX_ROUNDS):
+            live_count = act.sum(axis=1)
+            for k, rows in self.table.items():
+                (idx,) = np.nonzero(live_count == k)
+                if len(idx) == 0:
+                    continue
+                draws = rows[(self._uniforms[r, ids[idx]] * len(rows)).astype(np.int64)]
+                seats = np.nonzero(act[idx])[1].reshape(len(idx), k)
+                tot[idx[:, None], seats] += draws
+            crossed = act & (tot >= self.target_score)
+            left = act & ~crossed
+            left_count = left.sum(axis=1)
+            ended = left_count <= 1
+            if ended.any():
+                # one player left wins; nobody left: the lowest total among those who crossed
+                end_tot = tot[ended]
+                contenders = np.where(
+                    (left_count[ended] == 0)[:, None], crossed[ended], left[ended]
+                )
+                best = np.where(contenders, end_tot, big).min(axis=1)
+                won = contenders & (end_tot == best[:, None])
+                wins += (won / won.sum(axis=1, keepdims=True)).sum(axis=0)
+                going = ~ended
+                tot, act, ids = tot[going], left[going], ids[going]
+                if len(tot) == 0:
+                    break
+            else:
+                act = left
+        if len(tot):  # undecided after MAX_ROUNDS: the lowest live totals share
+            best = np.where(act, tot, big).min(axis=1)
+            won = act & (tot == best[:, None])
+            wins += (won / won.sum(axis=1, keepdims=True)).sum(axis=0)
+        return wins / m
+
+
+_CHANCES: dict[tuple[int, int], WinChance] = {}
+
+
+def shared_win_chance(num_players: int, target_score: int) -> WinChance:
+    """One :class:`WinChance` per (players, target) in this process (its table takes about
+    50 s of heuristic games to build; every env of the process shares it)."""
+    key = (num_players, target_score)
+    if key not in _CHANCES:
+        _CHANCES[key] = WinChance(round_points_table(num_players, target_score), target_score)
+    return _CHANCES[key]
+
+
+class WinChanceReward(gym.Wrapper):
+    """Training only: ``scale`` times the change of the learner's chance to win is added
+    to its reward at every step (see the module doc).
+
+    Wraps a Rat-a-Tat Cat :class:`~ratenvs.wrappers.single_agent.SingleAgentEnv` (through
+    any wrappers) of the elimination game.
+    """
+
+    def __init__(self, env: gym.Env, scale: float) -> None:
+        super().__init__(env)
+        aec = env.unwrapped.aec
+        target = aec.target_score
+        if target is None:
+            raise ValueError(
+                "reward_shaping.win_chance: needs the elimination game (env option target_score)"
+            )
+        self.scale = float(scale)
+        self.chances = shared_win_chance(aec.num_players, int(target))
+        self._before = 0.0
+
+    def _chance(self) -> float:
+        single = self.env.unwrapped
+        return self.chances.of_seat(single.aec.truth, single.aec.agent_name_mapping[single.learner])
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        self._before = self._chance()
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        after = self._chance()
+        reward = float(reward) + self.scale * (after - self._before)
+        self._before = after
+        return obs, reward, terminated, truncated, info

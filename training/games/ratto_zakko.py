@@ -1,0 +1,104 @@
+"""Ratto Zakko's training hooks: the answer tracker of the evaluations, the wrong-answer
+penalty (a reward shaping) and the ``answer_beliefs`` observation entries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+
+from ratenvs.ratto_zakko import rules
+from ratenvs.ratto_zakko.observe import ACTION_RESPONSE_FIRST
+from training.config import ConfigError, TrainConfig
+from training.hooks import GameHooks, RewardShaping
+
+
+class AnswerTracker:
+    """Counts the evaluated seat's answers and how many were the correct response
+    (``cards``, ``answers``, ``correct_answers``; the evaluator adds ``answer_accuracy``)."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.seen: Any = None
+        self.counts = {"cards": 0.0, "answers": 0.0, "correct_answers": 0.0}
+
+    def after_step(self, env: Any) -> None:
+        result = env.truth.last_result
+        if result is None or result is self.seen:
+            return
+        self.seen = result
+        self.counts["cards"] += 1
+        answer = result.answers.get(self.seat)
+        if answer is not None:
+            self.counts["answers"] += 1
+            self.counts["correct_answers"] += float(answer[0] == result.correct)
+
+
+class WrongAnswerPenalty(gym.Wrapper):
+    """Training only: the learner's reward drops by ``penalty`` for every wrong answer (on
+    top of the game's own cost, a returned card when it has one).
+
+    The game's "cards" reward makes a fast guess worth it against slow opponents; the
+    penalty asks for the accuracy a careful player has. Outside the Monitor, so the logged
+    episode rewards stay the cards won; evaluation never sees it.
+    """
+
+    def __init__(self, env: gym.Env, penalty: float) -> None:
+        super().__init__(env)
+        self.penalty = float(penalty)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        state = self.env.unwrapped.aec.truth
+        response = int(action) - ACTION_RESPONSE_FIRST
+        wrong = (
+            state.phase == rules.PHASE_REACT
+            and 0 <= response < rules.NUM_RESPONSES
+            and response
+            != rules.correct_response_index(
+                state.card,
+                state.shaker_on,
+                state.fly_under,
+                state.level,
+                state.fly_card_under_shaker,
+            )
+        )
+        obs, reward, term, trunc, info = self.env.step(action)
+        return obs, float(reward) - (self.penalty if wrong else 0.0), term, trunc, info
+
+
+@dataclass
+class WrongAnswersOptions:
+    """``reward_shaping.wrong_answers`` (training only): subtract ``penalty`` from the
+    learner's reward for every wrong answer (inside ``algorithm.reward_scale``)."""
+
+    penalty: float
+    """Subtracted per wrong answer (> 0)."""
+
+
+def _check_wrong_answers(options: WrongAnswersOptions, cfg: TrainConfig) -> None:
+    if not options.penalty > 0:
+        raise ConfigError(
+            f"reward_shaping.wrong_answers.penalty: must be > 0, got {options.penalty} "
+            "(leave the shaping out to turn it off)"
+        )
+
+
+def _wrap_wrong_answers(env: gym.Env, options: WrongAnswersOptions) -> gym.Env:
+    return WrongAnswerPenalty(env, options.penalty)
+
+
+HOOKS = GameHooks(
+    game="ratto_zakko",
+    tracker=AnswerTracker,
+    reward_shapings={
+        "wrong_answers": RewardShaping(
+            options=WrongAnswersOptions,
+            wrap=_wrap_wrong_answers,
+            check=_check_wrong_answers,
+            scaled=True,
+            summary="penalty subtracted from the learner's reward for every wrong answer",
+        ),
+    },
+    appended_options=("answer_beliefs",),
+)

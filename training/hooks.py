@@ -1,0 +1,128 @@
+"""The game-specific pieces of training, behind one table.
+
+The generic modules of ``training/`` (the config, the env factory, the evaluator, the
+training loop) know no game by name. What a game adds to its training is a
+:class:`GameHooks`, looked up by the game's package name with :func:`hooks_for`; each
+game's hooks live in ``training/games/<game>.py`` (imported on first use), which
+exposes ``HOOKS = GameHooks(...)``. A game of ``ratenvs.games.GAMES`` without such a
+module trains with no extras (empty hooks).
+
+Every piece is optional:
+
+- ``exact_grade``: an exact grade of an agent, added to every evaluation.
+- ``tracker``: counts of the evaluated seat's play, summed next to the win rate.
+- ``reward_shapings``: the training-only reward shapings the game offers, by their name
+  under the config's ``reward_shaping:`` section.
+- ``privileged``: the true-table features of the asymmetric critic (training/privileged.py).
+- ``appended_options``: env options whose observation entries come after all the others
+  (a checkpoint trained without them is widened when resumed with them).
+- ``default_metric``: what ``eval.metric: auto`` means for the game, when not the
+  generic rule.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import gymnasium as gym
+    import numpy as np
+
+    from training.config import TrainConfig
+
+GAMES_PACKAGE = "training.games"
+
+
+@dataclass(frozen=True)
+class RewardShaping:
+    """A training-only reward shaping, configured as ``reward_shaping.<name>: {options}``.
+
+    Evaluation never sees it (it wraps the training env only).
+    """
+
+    options: type
+    """Dataclass of the shaping's options, validated strictly like the rest of the config
+    (an unknown key or a wrong type names ``reward_shaping.<name>.<key>``)."""
+    wrap: Callable[[gym.Env, Any], gym.Env]
+    """``wrap(env, options)``: the training env with the shaping (a picklable callable)."""
+    check: Callable[[Any, TrainConfig], None] | None = None
+    """``check(options, cfg)`` raises a ConfigError (naming the dotted key) when the options
+    do not fit the config (ranges, env options the shaping needs)."""
+    scaled: bool = True
+    """True: applied inside ``algorithm.reward_scale`` (the shaping is scaled with the
+    game's reward); False: added after the scaling."""
+    summary: str = ""
+    """One line for error messages and docs."""
+
+
+@dataclass(frozen=True)
+class PrivilegedFeatures:
+    """The true table the privileged critic reads after the learner's observation."""
+
+    features: Callable[[Any, int], np.ndarray]
+    """``features(state, learner_seat)``: float32 entries in [0, 1]."""
+    size: Callable[[int], int]
+    """``size(num_players)``: how many entries ``features`` returns."""
+
+
+@dataclass(frozen=True)
+class GameHooks:
+    """The game-specific pieces of training of one game (each optional)."""
+
+    game: str
+    """Package name of the game (``ratenvs/games.py``)."""
+    exact_grade: Callable[[Any, dict[str, Any]], dict[str, float]] | None = None
+    """``exact_grade(agent, env_options)``: exact figures of the agent (a Bot or a
+    PolicyBot), merged into every evaluation."""
+    tracker: Callable[[int], Any] | None = None
+    """``tracker(seat)``: an object with ``after_step(env)`` and ``counts`` (a dict of
+    floats), made for every evaluation game; the counts are summed over the games."""
+    reward_shapings: Mapping[str, RewardShaping] = field(default_factory=dict)
+    """Shapings by name (applied in this order: the scaled ones, then the others)."""
+    privileged: PrivilegedFeatures | None = None
+    """Features of ``algorithm.privileged_critic``; None: the game has none."""
+    appended_options: tuple[str, ...] = ()
+    """Env options that append observation entries after all the others."""
+    default_metric: Callable[[dict[str, Any]], str | None] | None = None
+    """``default_metric(env_options)``: the ``eval.metric: auto`` figure, or None for the
+    generic rule (win rate with several players, else mean reward)."""
+
+
+_REGISTRY: dict[str, GameHooks] = {}
+
+
+def hooks_for(game: str) -> GameHooks:
+    """The training hooks of ``game`` (a package name of ``ratenvs.games.GAMES``).
+
+    Raises ValueError for a game that is not in the table.
+    """
+    hooks = _REGISTRY.get(game)
+    if hooks is not None:
+        return hooks
+    from ratenvs.games import GAMES
+
+    if game not in GAMES:
+        raise ValueError(f"no training hooks: unknown game {game!r}; choose one of {sorted(GAMES)}")
+    name = f"{GAMES_PACKAGE}.{game}"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        hooks = GameHooks(game)
+    else:
+        hooks = module.HOOKS
+        if not isinstance(hooks, GameHooks) or hooks.game != game:
+            raise TypeError(f"{name}.HOOKS must be GameHooks(game={game!r}, ...)")
+    _REGISTRY[game] = hooks
+    return hooks
+
+
+def games_with(test: Callable[[GameHooks], Any]) -> list[str]:
+    """The games (sorted) whose hooks pass ``test``, e.g. those with privileged features."""
+    from ratenvs.games import GAMES
+
+    return sorted(g for g in GAMES if test(hooks_for(g)))
