@@ -33,6 +33,8 @@ class GameSpec:
     parallel: bool = False
     bench_options: tuple[dict[str, Any], ...] = ({},)
     """Configurations measured by ``ratenvs bench``."""
+    test_options: tuple[dict[str, Any], ...] = ({},)
+    """Option combinations the generic test battery (``tests/test_all_games.py``) runs."""
 
     def load(self) -> Any:
         """Import and return the versioned entry module."""
@@ -56,6 +58,12 @@ GAMES: dict[str, GameSpec] = {
             default_opponent="optimal",
             gymnasium_defaults={"num_players": 1},
             bench_options=({"num_players": 2},),
+            test_options=(
+                {"num_players": 1},
+                {"num_players": 2, "reward": "win"},
+                {"num_players": 3, "turns": None, "target_score": 60},
+                {"num_players": 6, "turns": 2},
+            ),
         ),
         GameSpec(
             name="rat_a_tat_cat",
@@ -67,6 +75,12 @@ GAMES: dict[str, GameSpec] = {
             default_opponent="heuristic",
             gymnasium_defaults={"num_players": 2},
             bench_options=({"num_players": 2}, {"num_players": 4}),
+            test_options=(
+                {"num_players": 2},
+                {"num_players": 3, "observation": "memoryless", "rounds": 2},
+                {"num_players": 4, "target_score": 40, "owner_ceilings": True, "reward": "win"},
+                {"num_players": 6, "reward": "zero_sum_win", "target_score": 30},
+            ),
         ),
         GameSpec(
             name="ratto_zakko",
@@ -79,6 +93,17 @@ GAMES: dict[str, GameSpec] = {
             gymnasium_defaults={"num_players": 4},
             parallel=True,
             bench_options=({"num_players": 4},),
+            test_options=(
+                {"num_players": 2},
+                {"num_players": 4, "level": "main", "perception": "clear", "reward": "win"},
+                {"num_players": 3, "level": "dessert", "answer_beliefs": True},
+                {
+                    "num_players": 5,
+                    "level": "main",
+                    "observation": "memoryless",
+                    "relocation": "both",
+                },
+            ),
         ),
     )
 }

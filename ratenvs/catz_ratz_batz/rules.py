@@ -308,6 +308,7 @@ class CatzRatzBatz(Game):
     )
     observer_kinds = ("knowledge", "privileged")
     num_actions = NUM_ACTIONS
+    has_hidden_information = False
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -380,6 +381,10 @@ class CatzRatzBatz(Game):
         }
 
     def copy_state(self, state: State) -> State:
+        return state.copy()
+
+    def resample(self, state: State, seat: int, rng: Chance) -> State:
+        """Everything is public: the only state consistent with a seat's knowledge is the state."""
         return state.copy()
 
     def make_observer(self, kind: str) -> Any:

@@ -165,6 +165,8 @@ class Game:
     """Kinds :meth:`observer` builds; ``"privileged"`` (the whole truth) is always one."""
     simultaneous: ClassVar[bool] = False
     """True when ``to_act`` may hold several seats (they act at once)."""
+    has_hidden_information: ClassVar[bool] = True
+    """False for a game whose every fact is public (the leak check has nothing to vary)."""
     observation_kind: str = "knowledge"
     """The observer kind the envs observe with (a game may take it from an option)."""
 
@@ -230,6 +232,11 @@ class Game:
         import copy
 
         return copy.deepcopy(state)
+
+    def resample(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
+        """A state that agrees with everything ``seat`` knows, with everything it does not
+        know drawn anew (determinization for search, and the leak tests)."""
+        raise NotImplementedError(f"{self.name} has no resampler")
 
     def default_action(self, state: Any, seat: int) -> int | None:
         """The action the parallel env plays for a seat that gives none or an illegal one

@@ -122,3 +122,32 @@ def play_game(
         steps=steps,
         infos=infos,
     )
+
+
+def replay_game(game: Game, actions: Sequence[int], chance: Chance) -> Any:
+    """The final state of the game that ``actions`` (in the AEC env's order) play when chance
+    comes from ``chance`` (a seeded generator, or a ``ChanceReplay`` of a recorded log: then
+    the game is identical whatever generator first produced it). An action the game does not
+    allow at its place is an :class:`IllegalActionError`; a game that ends before the actions
+    do, a ValueError."""
+    state = game.init(chance)
+    pending = list(actions)
+    position = 0
+    while position < len(pending):
+        if game.is_terminal(state):
+            raise ValueError(f"the game ended with {len(pending) - position} action(s) left")
+        chosen: dict[int, int] = {}
+        for seat in game.to_act(state):
+            if position == len(pending):
+                raise ValueError("the actions stop in the middle of a simultaneous step")
+            action = int(pending[position])
+            mask = game.legal_mask(state, seat)
+            if not (0 <= action < len(mask) and mask[action]):
+                raise IllegalActionError(
+                    f"action {position} ({action}) is illegal for seat {seat}; "
+                    f"legal: {np.flatnonzero(mask).tolist()}"
+                )
+            chosen[seat] = action
+            position += 1
+        game.apply(state, chosen, chance)
+    return state

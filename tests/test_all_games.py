@@ -1,0 +1,182 @@
+"""One test battery for every game in the ``GAMES`` table, over each game's option combinations.
+
+PettingZoo's own ``api_test``, ``parallel_api_test``, ``seed_test`` and ``render_test``;
+``state()`` inside ``state_space``; pickle and deepcopy mid-game; the same game in another
+process; a game replayed from its chance log under another seed; and the all-channel leak
+check (observation, mask, text, picture of every seat unchanged when only what that seat
+cannot know is resampled). A new game gets all of it by adding one ``GAMES`` entry.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+
+from ratenvs.common.aec import GameAECEnv
+from ratenvs.common.bots import RandomBot
+from ratenvs.common.game import ChanceReplay
+from ratenvs.common.play import play_game, replay_game
+from ratenvs.games import GAMES
+
+
+def _cases() -> list:
+    cases = []
+    for spec in GAMES.values():
+        module = spec.load()
+        if not issubclass(module.raw_env, GameAECEnv):  # still on the legacy shell
+            continue
+        for options in spec.test_options:
+            label = ",".join(f"{k}={v}" for k, v in options.items()) or "defaults"
+            cases.append(pytest.param(spec, options, id=f"{spec.name}[{label}]"))
+    return cases
+
+
+CASES = _cases()
+
+
+def _random_steps(env, rng, steps):
+    """Play up to ``steps`` random legal actions in an AEC env (stops at the end)."""
+    for _ in range(steps):
+        if not env.agents or env.terminations[env.agent_selection]:
+            return
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize(("spec", "options"), CASES)
+def test_pettingzoo_api_seed_and_parallel_tests(spec, options):
+    module = spec.load()
+    api_test(module.env(**options), num_cycles=200)
+    seed_test(lambda: module.env(**options), 100)
+    parallel_api_test(module.parallel_env(**options), num_cycles=200)
+
+
+@pytest.mark.parametrize(("spec", "options"), CASES)
+def test_render_test_every_mode(spec, options, monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    module = spec.load()
+    render_test(lambda render_mode: module.env(render_mode=render_mode, **options))
+
+
+@pytest.mark.parametrize(("spec", "options"), CASES)
+def test_state_lies_in_state_space_and_is_not_a_shadowed_attribute(spec, options):
+    env = spec.load().raw_env(**options)
+    assert callable(env.state)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        state = env.state()
+        assert state.dtype == np.float32 and env.state_space.contains(state)
+        _random_steps(env, rng, 5)
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+
+
+@pytest.mark.parametrize(("spec", "options"), CASES)
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_copied_env_plays_on_identically(spec, options, how):
+    env = spec.load().raw_env(**options)
+    env.reset(seed=11)
+    _random_steps(env, np.random.default_rng(1), 25)
+    twin = pickle.loads(pickle.dumps(env)) if how == "pickle" else copy.deepcopy(env)
+    assert twin.game_state() == env.game_state()
+    for _ in range(200):
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+        agent = env.agent_selection
+        assert twin.agent_selection == agent
+        seen, seen_twin = env.observe(agent), twin.observe(agent)
+        assert np.array_equal(seen["observation"], seen_twin["observation"])
+        assert np.array_equal(seen["action_mask"], seen_twin["action_mask"])
+        action = int(np.flatnonzero(seen["action_mask"])[-1])
+        env.step(action)
+        twin.step(action)
+        assert env.rewards == twin.rewards
+    assert twin.game_state() == env.game_state()
+
+
+def _fingerprint(game_name: str, options: dict, seed: int) -> str:
+    from ratenvs.games import get_game
+
+    env = get_game(game_name).load().raw_env(**options)
+    played = play_game(env.game, [RandomBot()] * env.num_players, seed)
+    return json.dumps([played.actions, env.game.to_json(played.state)], sort_keys=True)
+
+
+@pytest.mark.parametrize(("spec", "options"), CASES)
+def test_the_same_seed_is_the_same_game_in_another_process(spec, options):
+    here = _fingerprint(spec.name, options, 5)
+    code = (
+        "import json, sys; sys.path.insert(0, 'tests');"
+        "from test_all_games import _fingerprint;"
+        f"print(_fingerprint({spec.name!r}, {options!r}, 5))"
+    )
+    there = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert there == here
+    assert _fingerprint(spec.name, options, 6) != here
+
+
+@pytest.mark.parametrize(("spec", "options"), CASES)
+def test_a_game_replayed_from_its_chance_log_is_identical_whatever_the_seed(spec, options):
+    game = spec.load().raw_env(**options).game
+    bots = [RandomBot()] * game.num_players
+    for seed in range(3):
+        first = play_game(game, bots, seed, record_chance=True)
+        assert first.chance, "a game draws something"
+        replay = ChanceReplay(first.chance)
+        final = replay_game(game, first.actions, replay)
+        assert replay.exhausted
+        assert game.to_json(final) == game.to_json(first.state)
+        # the same actions with another generator's chance are another game (or illegal)
+        try:
+            other = replay_game(game, first.actions, np.random.default_rng(seed + 1000))
+        except ValueError:  # IllegalActionError too
+            continue
+        assert game.to_json(other) != game.to_json(first.state)
+
+
+def _channels(env, seat):
+    """Everything a seat is shown: observation, mask, its text view and its picture."""
+    agent = env.possible_agents[seat]
+    game, truth = env.game, env.truth
+    observation = env.observer.observe(truth, seat)
+    mask = game.legal_mask(truth, seat)
+    text = env.observer.string_from(truth, seat)
+    env.render_view = agent
+    picture = env.render() if env._draws_frames else None
+    return observation, mask, text, picture
+
+
+@pytest.mark.parametrize(("spec", "options"), CASES)
+def test_no_channel_of_a_seat_depends_on_what_it_cannot_know(spec, options):
+    env = spec.load().raw_env(render_mode="rgb_array", **options)
+    game = env.game
+    rng = np.random.default_rng(7)
+    env.reset(seed=21)
+    differed = False
+    for _ in range(12):
+        truth = env.truth
+        for seat in range(env.num_players):
+            before = _channels(env, seat)
+            for k in range(2):
+                env.truth = game.resample(truth, seat, np.random.default_rng(100 * seat + k))
+                after = _channels(env, seat)
+                differed |= env.game_state() != game.to_json(truth)
+                env.truth = truth
+                for name, a, b in zip(("observation", "mask", "text", "picture"), before, after):
+                    assert np.array_equal(a, b) if name != "text" else a == b, (
+                        f"{name} of seat {seat} changed with hidden information"
+                    )
+        _random_steps(env, rng, 7)
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+    assert differed == game.has_hidden_information
