@@ -9,7 +9,7 @@ import numpy as np
 
 from ratenvs.catz_ratz_batz.bots import BOTS, get_bot
 from ratenvs.catz_ratz_batz.env import raw_env
-from ratenvs.catz_ratz_batz.rules import ACTION_ROLL, NUMBERS, PHASE_KEEP
+from ratenvs.catz_ratz_batz.rules import ACTION_ROLL, NUMBERS, PHASE_KEEP, CatzRatzBatz
 from ratenvs.common.bots import opponent_bots
 
 InputFn = Callable[[str], str]
@@ -35,15 +35,27 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say=print) -> int:
         prog="ratenvs play catz-ratz-batz",
         description="Play Catz, Ratz and Batz as player_0 against bots.",
     )
-    parser.add_argument("--players", type=int, default=2, help="seats including you (1-6)")
+    spec = CatzRatzBatz.options
+    players = spec["num_players"]
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=players.default,
+        help=f"{players.help} including you ({players.allowed}; default: {players.default})",
+    )
     parser.add_argument(
         "--bots", nargs="*", default=None, help=f"bot per other seat: {sorted(BOTS)}"
     )
-    parser.add_argument("--turns", type=int, default=5, help="turns per player")
+    spec.add_arguments(parser, ["turns", "target_score", "reward"], defaults={"turns": 5})
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
     try:
-        env = raw_env(num_players=args.players, turns=args.turns)
+        env = raw_env(
+            num_players=args.players,
+            turns=args.turns,
+            target_score=args.target_score,
+            reward=args.reward,
+        )
         names, bots = opponent_bots(args.bots, args.players - 1, "optimal", get_bot)
     except ValueError as err:
         parser.error(str(err))
