@@ -10,8 +10,8 @@ in seat ``g % 4`` of game ``g``):
   played out twice from the true table, after knocking and after not knocking now (the
   agent plays its seat on, the heuristic bots the others, the same random numbers), and
   both ends are valued by the agent's chance to win from the standings
-  (:meth:`training.win_chance.WinChance.of_seat`; at the end of the game, its share of
-  the win).
+  (:meth:`training.games.rat_a_tat_cat_win_chance.WinChance.of_seat`; at the end of the
+  game, its share of the win).
   Printed by the agent's knock logit (knock minus no-knock): the mean gain of knocking
   now, with its 95% interval. A knock blind to the standings would show gains of one sign
   where the agent does the opposite.
@@ -37,8 +37,8 @@ from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import Layout
 from studies.ratcat_knock_labels import play_round
+from training.games.rat_a_tat_cat_win_chance import WinChance, win_share
 from training.stats import mean_interval
-from training.win_chance import WinChance, win_share
 
 if TYPE_CHECKING:
     from training.checkpoint import PolicyBot
@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--heads-up-seed", type=int, default=70000)
     args = parser.parse_args(argv)
     from training.checkpoint import load_checkpoint
-    from training.win_chance import shared_win_chance
+    from training.games.rat_a_tat_cat_win_chance import shared_win_chance
 
     agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
     if args.games:

@@ -15,7 +15,7 @@ from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import Observer
 from studies import ratcat_standings as standings
 from training.checkpoint import load_checkpoint
-from training.win_chance import WinChance, round_points_table
+from training.games.rat_a_tat_cat_win_chance import WinChance, round_points_table
 
 ROOT = Path(__file__).resolve().parents[2]
 CKPTS = ROOT / "checkpoints" / "rat_a_tat_cat"

@@ -26,8 +26,6 @@ GAME_NAMES = re.compile(
     r"rat_a_tat_cat|catz_ratz_batz|ratto_zakko|rat-a-tat|ratto|zakko|catz|ratcat",
     re.IGNORECASE,
 )
-SHIMS = {"win_chance.py"}
-"""Old module paths kept importable for code outside training/ (they name the new path)."""
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -65,24 +63,8 @@ def test_the_generic_training_modules_name_no_game():
     named = {
         path.name: sorted({m.group(0).lower() for m in GAME_NAMES.finditer(path.read_text())})
         for path in sorted(TRAINING.glob("*.py"))
-        if path.name not in SHIMS
     }
     assert {k: v for k, v in named.items() if v} == {}
-    for shim in SHIMS:  # a shim is a re-export and nothing else
-        code = [
-            line
-            for line in (TRAINING / shim).read_text().splitlines()
-            if line and not line.startswith(('"""', "from __future__"))
-        ]
-        assert len(code) == 1 and code[0].startswith("from training.games."), shim
-
-
-def test_the_old_win_chance_path_still_imports():
-    from training import win_chance as old
-
-    assert old.WinChance is win_chance.WinChance
-    assert old.shared_win_chance is win_chance.shared_win_chance
-    assert old.round_points_table is win_chance.round_points_table
 
 
 # ------------------------------------------------------------ reward_shaping
