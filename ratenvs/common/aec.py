@@ -277,7 +277,8 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
     """The parallel env of a game: one ``step`` takes the action of every seat that acts.
 
     Every live agent gets an observation and a mask; seats that do not act now
-    have an all-zero mask and their actions are ignored. A seat that acts and
+    get the game's ``waiting_mask`` (all zero unless the game says otherwise) and
+    their actions are ignored. A seat that acts and
     gives no action or an illegal one plays the game's default action (Ratto
     Zakko: wait; the relocating winner: leave both), or, in a game without one,
     raises :class:`IllegalActionError`. The same seed and the same actions give
@@ -295,7 +296,7 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
         out = {}
         for i, a in enumerate(self.possible_agents):
             if a in self.agents:
-                mask = game.legal_mask(truth, i) if i in acting else self._no_actions.copy()
+                mask = game.legal_mask(truth, i) if i in acting else game.waiting_mask(truth, i)
                 out[a] = {"observation": observe(truth, i), "action_mask": mask}
         return out
 

@@ -238,6 +238,11 @@ class Game:
         know drawn anew (determinization for search, and the leak tests)."""
         raise NotImplementedError(f"{self.name} has no resampler")
 
+    def waiting_mask(self, state: Any, seat: int) -> np.ndarray:
+        """The mask the parallel env shows a live seat that does not act now (default: all
+        zero; Ratto Zakko: wait only, the action its ``default_action`` plays)."""
+        return np.zeros(self.num_actions, dtype=np.int8)
+
     def default_action(self, state: Any, seat: int) -> int | None:
         """The action the parallel env plays for a seat that gives none or an illegal one
         (Ratto Zakko: wait); None: such an action is an error."""

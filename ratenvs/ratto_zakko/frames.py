@@ -12,8 +12,8 @@ What a view shows:
 - The omniscient view shows the truth: the fly always, the true card and the
   answer that is correct now, what every player has answered (also in the
   current tick, before it resolves) and how sure each player is of the card.
-- A seat's view draws from that seat's observation
-  (:func:`~ratenvs.ratto_zakko.observe.observe`) and the public table (won
+- A seat's view draws from that seat's observation (the game's observer,
+  :class:`~ratenvs.ratto_zakko.observe.SeatObserver`) and the public table (won
   cards, jackpot, deck, dealer, relocating winner, how the last card ended):
   the fly only when the observation carries it (the "knowledge" mode: always;
   "memoryless": at the ticks ``fly_shown``); the card as the seat has
@@ -29,7 +29,7 @@ What a view shows:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -47,9 +47,11 @@ from ratenvs.common.render import (
     label,
     paste,
 )
-from ratenvs.ratto_zakko import observe as ob
+from ratenvs.ratto_zakko.observe import perceived
 from ratenvs.ratto_zakko.perception import CERTAINTY
 from ratenvs.ratto_zakko.rules import (
+    ACTION_RESPONSE_FIRST,
+    ACTION_WAIT,
     BANG,
     COLOURS,
     FLY_CARD,
@@ -67,10 +69,9 @@ from ratenvs.ratto_zakko.rules import (
     SHOUT_FLY,
     SHOUT_FOOD_FIRST,
     SHOUT_RAT,
-    WAIT,
     CardResult,
+    RattoZakko,
     State,
-    correct_response_index,
 )
 
 WIDTH, HEIGHT = 960, 620
@@ -297,20 +298,6 @@ def _bar(c: Canvas, x: int, y: int, name: str, p: float, fill: Colour, best: boo
     label(c, (bx + BAR_LEN + 8, y), f"{100 * p:.0f}%", size=12, fill=WHITE if best else MUTED)
 
 
-def _perceived(identity: np.ndarray, colour: np.ndarray) -> tuple[int | None, int | None, str]:
-    """What the seat may name: the identity and colour it is CERTAINTY sure of (else None),
-    and a caption with its best guesses."""
-    best_id, best_col = int(np.argmax(identity)), int(np.argmax(colour))
-    p_id, p_col = float(identity[best_id]), float(colour[best_col])
-    sure_id = best_id if p_id >= CERTAINTY else None
-    coloured = best_id < NUM_FOODS or sure_id is None
-    sure_col = best_col if p_col >= CERTAINTY and coloured else None
-    caption = f"best guess: {IDENTITIES[best_id]} {100 * p_id:.0f}%"
-    if coloured:
-        caption += f", {COLOURS[best_col]} {100 * p_col:.0f}%"
-    return sure_id, sure_col, caption
-
-
 def _true_card(c: Canvas, card: int, correct: int) -> None:
     """The omniscient view's card: the truth and the answer that is correct now."""
     if card == FLY_CARD:
@@ -338,9 +325,9 @@ def _no_card(c: Canvas, lines: Sequence[tuple[str, Colour]]) -> None:
 
 
 # ------------------------------------------------------------------ the frame
-def _relocation_move(state: State) -> str:
+def _relocation_move(game: RattoZakko, state: State) -> str:
     """What the relocating winner may move now."""
-    if state.relocation == "both":
+    if game.relocation == "both":
         return "the fly" if state.relocation_stage == 0 else "the shaker"
     return "the fly or the shaker"
 
@@ -371,15 +358,20 @@ def _last_card_lines(
 
 
 def draw(
+    game: RattoZakko,
     state: State,
     agents: Sequence[str],
     view_seat: int | None,
-    tick_ms: int,
-    memoryless: bool = False,
+    pending: Mapping[int, int] | None = None,
 ) -> np.ndarray:
-    """The frame of ``state`` seen by ``view_seat`` (None: omniscient), with ticks of
-    ``tick_ms`` ms, in the "memoryless" observation mode if ``memoryless``."""
+    """The frame of ``state`` of ``game`` seen by ``view_seat`` (None: omniscient).
+
+    A seat's frame is drawn from the game's observer (its observation kind) and the
+    public table. ``pending`` (seat -> action) are the actions given so far in this tick
+    that the AEC env holds until the tick ends: only the omniscient view shows them."""
     n = state.num_players
+    tick_ms = game.tick_ms
+    memoryless = game.memoryless
     sees_all = view_seat is None
     c = Canvas(WIDTH, HEIGHT)
     c.image = _background().copy()
@@ -391,19 +383,20 @@ def draw(
         fly_under: int | None = state.fly_under
         answered = [a != NO_ANSWER for a in state.answer] if reacting else [False] * n
     else:
-        vec = ob.observe(state, view_seat, tick_ms, memoryless)
-        shown = bool(vec[ob.FLY_SHOWN])
-        fly_under = int(np.argmax(vec[ob.FLY_SLICE])) if shown else None
+        observer = game.observer(game.observation_kind)
+        seen = observer.views(observer.observe(state, view_seat))
+        shown = bool(seen["fly_shown"][0])
+        fly_under = int(np.argmax(seen["fly_under"])) if shown else None
         answered = [False] * n
         for i in range(n):
-            answered[(view_seat + i) % n] = bool(vec[ob.PER_SEAT + n + i])
+            answered[(view_seat + i) % n] = bool(seen["answered"][i])
 
     # ------------------------------------------------------------ title bar
     x = MARGIN + 170
-    x += label(c, (x, 18), f"level {state.level}", size=16) + 10
-    if state.level == "dessert":
+    x += label(c, (x, 18), f"level {game.level}", size=16) + 10
+    if game.level == "dessert":
         x += label(c, (x, 19), "(BANG on a food in its own colour)", size=14, fill=MUTED)
-    label(c, (x + 24, 18), f"card {state.cards_dealt} of {state.total_cards}", size=16)
+    label(c, (x + 24, 18), f"card {state.cards_dealt} of {game.total_cards}", size=16)
     viewer = "omniscient view" if sees_all else f"view: {agents[view_seat]}"
     label(c, (WIDTH - MARGIN, 16), viewer, size=18, fill=HIGHLIGHT, anchor="ra")
 
@@ -433,18 +426,12 @@ def draw(
     correct = -1
     if reacting:
         if sees_all:
-            correct = correct_response_index(
-                state.card,
-                state.shaker_on,
-                state.fly_under,
-                state.level,
-                state.fly_card_under_shaker,
-            )
+            correct = game.correct(state)
             _true_card(c, state.card, correct)
         else:
-            identity = vec[ob.IDENTITY_SLICE]
-            colour = vec[ob.COLOUR_SLICE]
-            sure_id, sure_col, caption = _perceived(identity, colour)
+            identity = seen["identity"]
+            colour = seen["colour"]
+            sure_id, sure_col, caption = perceived(identity, colour)
             _card_face(c, sure_id, sure_col)
             _posterior_bars(c, identity, colour, caption, sure_id)
     elif state.phase == PHASE_RELOCATE:
@@ -452,7 +439,7 @@ def draw(
             c,
             [
                 (f"{agents[state.relocator]} won a fly or rat event", WHITE),
-                (f"and may move {_relocation_move(state)} (or not)", HIGHLIGHT),
+                (f"and may move {_relocation_move(game, state)} (or not)", HIGHLIGHT),
                 ("then the next card", MUTED),
             ],
         )
@@ -469,9 +456,9 @@ def draw(
     bx0, bx1 = MARGIN + 10, TABLE_RIGHT - 10
     if reacting:
         elapsed = (state.tick + 1) * tick_ms
-        window_ms = state.window_ticks * tick_ms
-        text = f"tick {state.tick + 1} of {state.window_ticks}    {elapsed} ms of {window_ms} ms"
-        frac = (state.tick + 1) / state.window_ticks
+        window_ms = game.window_ticks * tick_ms
+        text = f"tick {state.tick + 1} of {game.window_ticks}    {elapsed} ms of {window_ms} ms"
+        frac = (state.tick + 1) / game.window_ticks
     else:
         text, frac = "no reaction window open", 0.0
     label(c, (bx0, CLOCK_Y), text, size=14)
@@ -509,7 +496,7 @@ def draw(
         if winners_flags[p]:
             notes.append(("WINNER", HIGHLIGHT))
         if moving:
-            notes.append((f"moves {_relocation_move(state)}", HIGHLIGHT))
+            notes.append((f"moves {_relocation_move(game, state)}", HIGHLIGHT))
         if reacting and state.dealer == p:
             notes.append(("dealer", MUTED))
         if reacting:
@@ -520,11 +507,12 @@ def draw(
                 notes.append((f"{response_words(said)} at {at} ms", mark))
             elif answered[p]:
                 notes.append(("answered", HIGHLIGHT))
-            pending = state.pending[p]
-            if sees_all and said == NO_ANSWER and pending != WAIT:
-                mark = GOOD if pending == correct else ALERT
-                notes.append((f"this tick: {response_words(pending)}", mark))
-            if sees_all and state.perception == "gradual" and said == NO_ANSWER:
+            given = ACTION_WAIT if pending is None else pending.get(p, ACTION_WAIT)
+            if sees_all and said == NO_ANSWER and given != ACTION_WAIT:
+                now = given - ACTION_RESPONSE_FIRST
+                mark = GOOD if now == correct else ALERT
+                notes.append((f"this tick: {response_words(now)}", mark))
+            if sees_all and game.perception == "gradual" and said == NO_ANSWER:
                 post = state.posterior[p, 0]
                 k = int(np.argmax(post))
                 notes.append((f"sees {IDENTITIES[k]} {100 * post[k]:.0f}%", MUTED))

@@ -1,50 +1,30 @@
-"""What one seat sees in Ratto Zakko, and what it may do (the only place information is filtered).
+"""What one seat sees in Ratto Zakko (the only place information is filtered).
 
-The observation vector of the observing seat (``n`` seats; per-seat entries
-start with the observer, then the other seats in seat order after it):
+The observation is the :class:`SeatObserver`'s pieces (``env.observer.pieces``;
+per-seat pieces start with the observer, then the other seats in seat order
+after it). For 2 seats with ``answer_beliefs=True`` (``n`` seats: the three
+per-seat pieces have ``n`` entries; without ``answer_beliefs`` the last piece
+is absent; ``elapsed_s`` and ``tick_s`` scale with the options, here the
+defaults):
 
-=====================  ===============================================================  ========
-index                  meaning                                                          scale
-=====================  ===============================================================  ========
-0 .. 6                 identity posterior of the card showing: apple, egg, cheese,      0..1
-                       fish, chili, fly, rat (the seat's own glimpses, see
-                       :mod:`~ratenvs.ratto_zakko.perception`; all 0 without a card)
-7 .. 11                colour posterior: green, white, yellow, blue, red                0..1
-12                     a card is showing (the reaction phase)                           0/1
-13 .. 17               ``shaker_on``: the cloche the rat shaker sits on (one-hot)       0/1
-18 .. 22               ``fly_under``: the cloche hiding the fly (one-hot); in the       0/1
-                       memoryless mode only while ``fly_shown`` (else all 0)
-23                     the fly's place is shown in 18..22 (knowledge mode: always 1;    0/1
-                       memoryless: 1 at the first tick of the game and of the card
-                       after the fly was moved)
-24 .. 26               level: starter, main, dessert (one-hot)                          0/1
-27                     tick / ``window_ticks`` (0 at the card's first tick)             0..1
-28                     time since the card was revealed, at the end of this tick:       seconds
-                       (tick + 1) * ``tick_ms`` / 1000
-29                     ``tick_ms`` / 1000 (the length of a tick)                        seconds
-30                     relocation phase: a winner may move the fly or the shaker        0/1
-31                     the observer is that winner                                      0/1
-32                     jackpot / deck size                                              0..1
-33                     cards left in the deck / deck size                               0..1
-34                     variant ``fly_card_under_shaker="rat"``: a fly card whose fly    0/1
-                       hides under the shaker is answered RAT (0: grab, the ruling)
-35 .. 35+n-1           cards won by each seat / deck size (own first)                   0..1
-35+n .. 35+2n-1        has answered this card in an earlier tick (own first)            0/1
-35+2n .. 35+3n-1       the dealer of this card, i.e. the last winner (one-hot, own      0/1
-                       first)
-35+3n .. 35+3n+12      only with ``answer_beliefs=True``: the probability that each     0..1
-                       of the 13 responses (:data:`rules.RESPONSES`, the order of
-                       actions 1 .. 13) is the correct answer to the card showing,
-                       by the seat's own posteriors and the table it sees (the
-                       oracle applied to every card it might be); all 0 without a
-                       card
-=====================  ===============================================================  ========
+{table}
+
+The kinds: ``"knowledge"`` (the fly's hiding place is public, so always
+shown), ``"memoryless"`` (``fly_under`` and ``fly_shown`` only at the first
+tick of the game and of the card after the fly was moved: ``State.fly_shown``)
+and ``"privileged"`` (:class:`PrivilegedObserver`, the whole truth, PettingZoo's
+``state()``):
+
+{privileged}
 
 Answers given in the current tick are simultaneous: nobody sees them before
 the tick ends (so the AEC form, where seats act one after another within a
 tick, shows the same thing as the parallel form).
 
-Actions (25):
+Perception: ``identity`` and ``colour`` are the seat's own Bayes posteriors
+(:mod:`~ratenvs.ratto_zakko.perception`), all 0 without a card.
+
+Actions (25, :data:`rules.NUM_ACTIONS`):
 
 =========  =================================================  ================================
 action     meaning                                            legal when
@@ -69,76 +49,165 @@ then the shaker (19..23 or 24).
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ratenvs.ratto_zakko.perception import NUM_CHANNELS
+from ratenvs.common.observer import Observer, Piece
+from ratenvs.ratto_zakko.perception import CERTAINTY, NUM_CHANNELS
 from ratenvs.ratto_zakko.rules import (
+    ACTION_RELOCATE_FIRST,
+    ACTION_RESPONSE_FIRST,
+    ACTION_WAIT,
     CARD_NAMES,
+    COLOURS,
     FLY_CARD,
-    LEAVE_BOTH,
+    FOODS,
+    IDENTITIES,
     LEVELS,
     NO_ANSWER,
+    NUM_ACTIONS,
+    NUM_CARD_KINDS,
     NUM_COLOURS,
     NUM_FOODS,
-    NUM_RELOCATIONS,
     NUM_RESPONSES,
+    OBSERVATIONS,
     PHASE_REACT,
     PHASE_RELOCATE,
     RAT_CARD,
-    RELOCATE_FLY_FIRST,
-    RELOCATE_SHAKER_FIRST,
+    RESPONSES,
     State,
     correct_response_index,
 )
 
-OBSERVATIONS = ("knowledge", "memoryless")
+if TYPE_CHECKING:
+    from ratenvs.ratto_zakko.rules import RattoZakko
 
-ACTION_WAIT = 0
-ACTION_RESPONSE_FIRST = 1
-"""Action ``ACTION_RESPONSE_FIRST + r`` gives response ``rules.RESPONSES[r]``."""
-ACTION_RELOCATE_FIRST = ACTION_RESPONSE_FIRST + NUM_RESPONSES
-"""Action ``ACTION_RELOCATE_FIRST + c`` is relocation choice ``c`` (see :mod:`rules`)."""
-NUM_ACTIONS = ACTION_RELOCATE_FIRST + NUM_RELOCATIONS
+__all__ = [
+    "ACTION_RELOCATE_FIRST",
+    "ACTION_RESPONSE_FIRST",
+    "ACTION_WAIT",
+    "NUM_ACTIONS",
+    "OBSERVATIONS",
+    "PrivilegedObserver",
+    "SeatObserver",
+    "answer_beliefs",
+    "observation_size",
+    "response_beliefs",
+]
 
-POSTERIOR_SLICE = slice(0, NUM_CHANNELS)
-IDENTITY_SLICE = slice(0, 7)
-COLOUR_SLICE = slice(7, 12)
-CARD_SHOWING = 12
-SHAKER_SLICE = slice(13, 13 + NUM_FOODS)
-FLY_SLICE = slice(18, 18 + NUM_FOODS)
-FLY_SHOWN = 23
-LEVEL_SLICE = slice(24, 27)
-TICK_FRACTION = 27
-ELAPSED_S = 28
-TICK_S = 29
-RELOCATION_PHASE = 30
-I_RELOCATE = 31
-JACKPOT = 32
-CARDS_LEFT = 33
-FLY_CARD_RAT_VARIANT = 34
-PER_SEAT = 35
-"""Start of the per-seat blocks: won cards, answered, dealer (``n`` entries each)."""
 MS_PER_S = 1000.0
+NUM_LEVELS = len(LEVELS)
+
+
+def seat_pieces(
+    num_players: int, tick_ms: int, window_ticks: int, answer_beliefs: bool = False
+) -> list[Piece]:
+    """The named pieces of a seat's observation (the same for both seat kinds)."""
+    n = num_players
+    out = [
+        Piece(
+            "identity",
+            (7,),
+            "identity posterior of the card showing: apple, egg, cheese, fish, chili, fly, "
+            "rat (the seat's own glimpses; all 0 without a card)",
+        ),
+        Piece("colour", (NUM_COLOURS,), "colour posterior: green, white, yellow, blue, red"),
+        Piece("card_showing", (1,), "a card is showing (the reaction phase)"),
+        Piece("shaker_on", (NUM_FOODS,), "the cloche the rat shaker sits on (one-hot)"),
+        Piece(
+            "fly_under",
+            (NUM_FOODS,),
+            "the cloche hiding the fly (one-hot); memoryless: only while `fly_shown`, else 0",
+        ),
+        Piece(
+            "fly_shown",
+            (1,),
+            "the fly's place is shown in `fly_under` (knowledge: always 1; memoryless: 1 at "
+            "the first tick of the game and of the card after the fly was moved)",
+        ),
+        Piece("level", (NUM_LEVELS,), "level: starter, main, dessert (one-hot)"),
+        Piece("tick_fraction", (1,), "tick / `window_ticks` (0 at the card's first tick)"),
+        Piece(
+            "elapsed_s",
+            (1,),
+            "seconds since the card was revealed, at the end of this tick: "
+            "(tick + 1) * `tick_ms` / 1000",
+            high=window_ticks * tick_ms / MS_PER_S,
+        ),
+        Piece(
+            "tick_s",
+            (1,),
+            "`tick_ms` / 1000 (the length of a tick, seconds)",
+            high=tick_ms / MS_PER_S,
+        ),
+        Piece(
+            "relocation_phase", (1,), "relocation phase: a winner may move the fly or the shaker"
+        ),
+        Piece("i_relocate", (1,), "the observer is that winner"),
+        Piece("jackpot", (1,), "jackpot / deck size"),
+        Piece("cards_left", (1,), "cards left in the deck / deck size"),
+        Piece(
+            "fly_card_rat_variant",
+            (1,),
+            'variant `fly_card_under_shaker="rat"`: a fly card whose fly hides under the '
+            "shaker is answered RAT (0: grab, the ruling)",
+        ),
+        Piece("cards_won", (n,), "cards won by each seat / deck size (own first)"),
+        Piece("answered", (n,), "has answered this card in an earlier tick (own first)"),
+        Piece("dealer", (n,), "the dealer of this card, i.e. the last winner (one-hot, own first)"),
+    ]
+    if answer_beliefs:
+        out.append(
+            Piece(
+                "answer_beliefs",
+                (NUM_RESPONSES,),
+                "only with `answer_beliefs=True`: the probability that each of the 13 responses "
+                "(`rules.RESPONSES`, the order of actions 1 .. 13) is the correct answer, by the "
+                "seat's own posteriors and the table it sees; all 0 without a card",
+            )
+        )
+    return out
+
+
+PREFIX = Observer("knowledge", seat_pieces(1, 25, 120)[:15])
+"""The pieces before the per-seat ones: their place does not depend on the table size or the
+options (bots that are not bound to an observer read these)."""
+PER_SEAT = PREFIX.size
+"""Start of the per-seat pieces (35)."""
 
 
 def observation_size(num_players: int, answer_beliefs: bool = False) -> int:
-    """Length of the observation vector for ``num_players`` seats."""
+    """Length of a seat's observation vector for ``num_players`` seats."""
     return PER_SEAT + 3 * num_players + (NUM_RESPONSES if answer_beliefs else 0)
 
 
-def observation_bounds(
-    num_players: int, tick_ms: int, window_ticks: int, answer_beliefs: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """Low and high bounds of every entry."""
-    size = observation_size(num_players, answer_beliefs)
-    low = np.zeros(size, dtype=np.float32)
-    high = np.ones(size, dtype=np.float32)
-    high[ELAPSED_S] = window_ticks * tick_ms / MS_PER_S
-    high[TICK_S] = tick_ms / MS_PER_S
-    return low, high
+def _start(name: str) -> int:
+    return PREFIX.slices[name].start
 
 
+# Offsets of the fixed prefix, derived from the pieces (for tests and tools reading raw vectors;
+# bots read named views through ``bind(observer)``).
+IDENTITY_SLICE = PREFIX.slices["identity"]
+COLOUR_SLICE = PREFIX.slices["colour"]
+POSTERIOR_SLICE = slice(IDENTITY_SLICE.start, COLOUR_SLICE.stop)
+CARD_SHOWING = _start("card_showing")
+SHAKER_SLICE = PREFIX.slices["shaker_on"]
+FLY_SLICE = PREFIX.slices["fly_under"]
+FLY_SHOWN = _start("fly_shown")
+LEVEL_SLICE = PREFIX.slices["level"]
+TICK_FRACTION = _start("tick_fraction")
+ELAPSED_S = _start("elapsed_s")
+TICK_S = _start("tick_s")
+RELOCATION_PHASE = _start("relocation_phase")
+I_RELOCATE = _start("i_relocate")
+JACKPOT = _start("jackpot")
+CARDS_LEFT = _start("cards_left")
+FLY_CARD_RAT_VARIANT = _start("fly_card_rat_variant")
+assert POSTERIOR_SLICE.stop == NUM_CHANNELS
+
+
+# ------------------------------------------------------------ answer beliefs
 @cache
 def _answer_table(
     shaker_on: int, fly_under: int, level: str, fly_card_under_shaker: str
@@ -179,7 +248,7 @@ def response_beliefs(
     return np.bincount(table, weights=joint, minlength=NUM_RESPONSES).astype(np.float32)
 
 
-def answer_beliefs(state: State, seat: int) -> np.ndarray:
+def answer_beliefs(game: RattoZakko, state: State, seat: int) -> np.ndarray:
     """:func:`response_beliefs` of ``seat`` for the card showing (all 0 when none shows).
 
     Only what the seat knows enters (its own posteriors, the shaker, the fly
@@ -190,89 +259,283 @@ def answer_beliefs(state: State, seat: int) -> np.ndarray:
         return np.zeros(NUM_RESPONSES, dtype=np.float32)
     post = state.posterior[seat]
     return response_beliefs(
-        post[0],
-        post[1],
-        state.shaker_on,
-        state.fly_under,
-        state.level,
-        state.fly_card_under_shaker,
+        post[0], post[1], state.shaker_on, state.fly_under, game.level, game.fly_card_under_shaker
     )
 
 
-def observe(
-    state: State, seat: int, tick_ms: int, memoryless: bool, with_answers: bool = False
-) -> np.ndarray:
-    """The observation vector of ``seat`` (see the module table); ``with_answers`` appends
-    :func:`answer_beliefs` (the env option ``answer_beliefs``)."""
-    n = state.num_players
-    total = float(state.total_cards)
-    vec = np.zeros(observation_size(n, with_answers), dtype=np.float32)
-    reacting = state.phase == PHASE_REACT
-    if reacting:
-        post = state.posterior[seat]
-        vec[IDENTITY_SLICE] = post[0]
-        vec[COLOUR_SLICE] = post[1, :NUM_COLOURS]
-        vec[CARD_SHOWING] = 1.0
-        vec[TICK_FRACTION] = state.tick / state.window_ticks
-        vec[ELAPSED_S] = (state.tick + 1) * tick_ms / MS_PER_S
-    vec[13 + state.shaker_on] = 1.0
-    if not memoryless or state.fly_shown:
-        vec[18 + state.fly_under] = 1.0
-        vec[FLY_SHOWN] = 1.0
-    vec[24 + LEVELS.index(state.level)] = 1.0
-    vec[TICK_S] = tick_ms / MS_PER_S
-    if state.phase == PHASE_RELOCATE:
-        vec[RELOCATION_PHASE] = 1.0
-        vec[I_RELOCATE] = 1.0 if state.relocator == seat else 0.0
-    vec[JACKPOT] = len(state.jackpot) / total
-    vec[CARDS_LEFT] = len(state.deck) / total
-    if state.fly_card_under_shaker == "rat":
-        vec[FLY_CARD_RAT_VARIANT] = 1.0
-    won = state.won
-    answer = state.answer
-    for i in range(n):
-        s = (seat + i) % n
-        vec[PER_SEAT + i] = len(won[s]) / total
-        if reacting and answer[s] != NO_ANSWER:
-            vec[PER_SEAT + n + i] = 1.0
-    vec[PER_SEAT + 2 * n + (state.dealer - seat) % n] = 1.0
-    if with_answers:
-        vec[PER_SEAT + 3 * n :] = answer_beliefs(state, seat)
-    return vec
+# ------------------------------------------------------------ words
+def perceived(identity: np.ndarray, colour: np.ndarray) -> tuple[int | None, int | None, str]:
+    """What a seat may name from its posteriors: the identity and colour it is
+    :data:`~ratenvs.ratto_zakko.perception.CERTAINTY` sure of (else None), and a caption
+    with its best guesses."""
+    best_id, best_col = int(np.argmax(identity)), int(np.argmax(colour))
+    p_id, p_col = float(identity[best_id]), float(colour[best_col])
+    sure_id = best_id if p_id >= CERTAINTY else None
+    coloured = best_id < NUM_FOODS or sure_id is None
+    sure_col = best_col if p_col >= CERTAINTY and coloured else None
+    caption = f"best guess: {IDENTITIES[best_id]} {100 * p_id:.0f}%"
+    if coloured:
+        caption += f", {COLOURS[best_col]} {100 * p_col:.0f}%"
+    return sure_id, sure_col, caption
 
 
-_REACT_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_REACT_MASK[: ACTION_RESPONSE_FIRST + NUM_RESPONSES] = 1
-_WAIT_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_WAIT_MASK[ACTION_WAIT] = 1
-_RELOCATE_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_RELOCATE_MASK[ACTION_RELOCATE_FIRST:] = 1
-_RELOCATE_FLY_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_RELOCATE_FLY_MASK[ACTION_RELOCATE_FIRST + RELOCATE_FLY_FIRST + np.arange(NUM_FOODS)] = 1
-_RELOCATE_FLY_MASK[ACTION_RELOCATE_FIRST + LEAVE_BOTH] = 1
-_RELOCATE_SHAKER_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_RELOCATE_SHAKER_MASK[ACTION_RELOCATE_FIRST + RELOCATE_SHAKER_FIRST + np.arange(NUM_FOODS)] = 1
-_RELOCATE_SHAKER_MASK[ACTION_RELOCATE_FIRST + LEAVE_BOTH] = 1
-_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
-
-
-def action_mask(state: State, seat: int) -> np.ndarray:
-    """What ``seat`` may do in this tick (the parallel form's mask).
-
-    Reaction phase: wait or any of the 13 responses if it has not answered
-    this card, else only wait. Relocation phase: the winner chooses one of the
-    11 relocation choices (all always legal: moving the fly to its own cloche
-    puts it back, so the mask never reveals where it hides; with
-    ``relocation="both"`` first a fly move or none, then a shaker move or
-    none); the others wait.
-    Game over: nothing.
-    """
+def _omniscient_text(game: RattoZakko, state: State, agents: list[str]) -> str:
+    """A few lines describing the table (the truth)."""
+    lines = [
+        f"level {game.level}  shaker on {FOODS[state.shaker_on]}  "
+        f"fly under {FOODS[state.fly_under]}  jackpot {len(state.jackpot)}  "
+        f"deck {len(state.deck)}"
+    ]
+    last = state.last_result
+    if last is not None:
+        who = "nobody (jackpot)" if last.winner is None else agents[last.winner]
+        lines.append(
+            f"last card {CARD_NAMES[last.card]}: {RESPONSES[last.correct]} "
+            f"-> {who} at tick {last.tick}"
+        )
+    for i, a in enumerate(agents):
+        ans = state.answer[i] if state.phase == PHASE_REACT else NO_ANSWER
+        said = "" if ans == NO_ANSWER else f"  answered {RESPONSES[ans]}"
+        lines.append(f"  {a}: {len(state.won[i]):2d} cards{said}")
     if state.phase == PHASE_REACT:
-        return (_REACT_MASK if state.answer[seat] == NO_ANSWER else _WAIT_MASK).copy()
-    if state.phase == PHASE_RELOCATE:
-        if seat != state.relocator:
-            return _WAIT_MASK.copy()
-        if state.relocation == "one":
-            return _RELOCATE_MASK.copy()
-        return (_RELOCATE_FLY_MASK if state.relocation_stage == 0 else _RELOCATE_SHAKER_MASK).copy()
-    return _NO_ACTIONS.copy()
+        lines.append(f"card {CARD_NAMES[state.card]}  tick {state.tick}")
+    elif state.phase == PHASE_RELOCATE:
+        lines.append(f"{agents[state.relocator]} may move the fly or the shaker")
+    else:
+        winners = [a for a, w in zip(agents, state.winners()) if w]
+        lines.append(f"game over - winner(s): {', '.join(winners)}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------ the seat's view
+class SeatObserver(Observer):
+    """A seat's observation ("knowledge" or "memoryless"): its own perception of the card,
+    the table it may see, the public counts."""
+
+    def __init__(self, game: RattoZakko, kind: str) -> None:
+        if kind not in OBSERVATIONS:
+            raise ValueError(f"unknown seat observer kind {kind!r}; choose one of {OBSERVATIONS}")
+        beliefs = game.answer_beliefs and kind == "knowledge"
+        super().__init__(
+            kind, seat_pieces(game.num_players, game.tick_ms, game.window_ticks, beliefs)
+        )
+        self.game = game
+        self.memoryless = kind == "memoryless"
+        self.with_beliefs = beliefs
+        n = game.num_players
+        self._n = n
+        self._total = float(game.total_cards)
+        self._window_ticks = game.window_ticks
+        self._tick_ms = game.tick_ms
+        self._tick_s = game.tick_ms / MS_PER_S
+        self._level_at = LEVELS.index(game.level)
+        self._rat_variant = game.fly_card_under_shaker == "rat"
+        s = self.slices
+        self._identity = s["identity"]
+        self._colour = s["colour"]
+        self._card_showing = s["card_showing"].start
+        self._shaker = s["shaker_on"].start
+        self._fly = s["fly_under"].start
+        self._fly_shown = s["fly_shown"].start
+        self._level = s["level"].start
+        self._tick_fraction = s["tick_fraction"].start
+        self._elapsed = s["elapsed_s"].start
+        self._tick_s_at = s["tick_s"].start
+        self._relocation = s["relocation_phase"].start
+        self._i_relocate = s["i_relocate"].start
+        self._jackpot = s["jackpot"].start
+        self._cards_left = s["cards_left"].start
+        self._variant = s["fly_card_rat_variant"].start
+        self._won = s["cards_won"].start
+        self._answered = s["answered"].start
+        self._dealer = s["dealer"].start
+        self._beliefs = s["answer_beliefs"].start if beliefs else 0
+
+    def observe(self, state: State, seat: int | None) -> np.ndarray:
+        """The vector of ``seat`` (see the module table)."""
+        if seat is None:
+            raise ValueError("a seat observer needs a seat; the privileged view is its own kind")
+        n = self._n
+        total = self._total
+        vec = np.zeros(self.size, dtype=np.float32)
+        reacting = state.phase == PHASE_REACT
+        if reacting:
+            post = state.posterior[seat]
+            vec[self._identity] = post[0]
+            vec[self._colour] = post[1, :NUM_COLOURS]
+            vec[self._card_showing] = 1.0
+            vec[self._tick_fraction] = state.tick / self._window_ticks
+            vec[self._elapsed] = (state.tick + 1) * self._tick_ms / MS_PER_S
+        vec[self._shaker + state.shaker_on] = 1.0
+        if not self.memoryless or state.fly_shown:
+            vec[self._fly + state.fly_under] = 1.0
+            vec[self._fly_shown] = 1.0
+        vec[self._level + self._level_at] = 1.0
+        vec[self._tick_s_at] = self._tick_s
+        if state.phase == PHASE_RELOCATE:
+            vec[self._relocation] = 1.0
+            vec[self._i_relocate] = 1.0 if state.relocator == seat else 0.0
+        vec[self._jackpot] = len(state.jackpot) / total
+        vec[self._cards_left] = len(state.deck) / total
+        if self._rat_variant:
+            vec[self._variant] = 1.0
+        won = state.won
+        answer = state.answer
+        w0, a0 = self._won, self._answered
+        for i in range(n):
+            s = (seat + i) % n
+            vec[w0 + i] = len(won[s]) / total
+            if reacting and answer[s] != NO_ANSWER:
+                vec[a0 + i] = 1.0
+        vec[self._dealer + (state.dealer - seat) % n] = 1.0
+        if self.with_beliefs:
+            vec[self._beliefs :] = answer_beliefs(self.game, state, seat)
+        return vec
+
+    def string_from(self, state: State, seat: int | None) -> str:
+        """The table as text from ``seat`` (None: the truth). A seat's text shows only what
+        its observation carries: the card as perceived so far, the fly only when shown."""
+        game = self.game
+        agents = [f"player_{i}" for i in range(self._n)]
+        if seat is None:
+            return _omniscient_text(game, state, agents)
+        v = self.views(self.observe(state, seat))
+        n = self._n
+        order = [(seat + i) % n for i in range(n)]
+        fly = (
+            f"fly under {FOODS[int(np.argmax(v['fly_under']))]}"
+            if v["fly_shown"] > 0.5
+            else "fly not shown (remember it)"
+        )
+        lines = [
+            f"level {game.level}  shaker on {FOODS[int(np.argmax(v['shaker_on']))]}  {fly}  "
+            f"jackpot {len(state.jackpot)}  deck {len(state.deck)}"
+        ]
+        last = state.last_result
+        if last is not None:
+            if last.winner is not None:
+                outcome = f"{agents[last.winner]} won {last.cards_won} card(s) at tick {last.tick}"
+            elif last.tied:
+                outcome = "a tie: to the jackpot"
+            else:
+                outcome = "nobody was right: to the jackpot"
+            lines.append(f"last card: {outcome}")
+        dealer = order[int(np.argmax(v["dealer"]))]
+        for i, p in enumerate(order):
+            you = " (you)" if p == seat else ""
+            said = "  answered" if v["answered"][i] > 0.5 else ""
+            deals = "  dealer" if p == dealer and v["card_showing"] > 0.5 else ""
+            lines.append(f"  {agents[p]}{you}: {len(state.won[p]):2d} cards{said}{deals}")
+        if v["card_showing"] > 0.5:
+            sure_id, sure_col, caption = perceived(v["identity"], v["colour"])
+            if sure_id is None:
+                card = "?"
+            elif sure_id == NUM_FOODS:
+                card = "FLY card"
+            elif sure_id == NUM_FOODS + 1:
+                card = "RAT card"
+            else:
+                card = FOODS[sure_id] + (f" ({COLOURS[sure_col]})" if sure_col is not None else "")
+            lines.append(f"card {card} ({caption})  tick {state.tick}")
+        elif v["relocation_phase"] > 0.5:
+            lines.append(f"{agents[state.relocator]} may move the fly or the shaker")
+        else:
+            winners = [a for a, w in zip(agents, state.winners()) if w]
+            lines.append(f"game over - winner(s): {', '.join(winners)}")
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------ the whole truth
+def privileged_pieces(num_players: int, tick_ms: int, window_ticks: int) -> list[Piece]:
+    """The named pieces of the privileged view (seat order, seat 0 first)."""
+    n = num_players
+    return [
+        Piece("card", (NUM_CARD_KINDS,), "the true card showing (one-hot over the 27 card ids)"),
+        Piece("phase", (3,), "react, relocate, over (one-hot)"),
+        Piece("shaker_on", (NUM_FOODS,), "the cloche the rat shaker sits on (one-hot)"),
+        Piece("fly_under", (NUM_FOODS,), "the cloche hiding the fly (one-hot, always)"),
+        Piece("fly_shown", (1,), "a memoryless observation shows the fly now"),
+        Piece("level", (NUM_LEVELS,), "level: starter, main, dessert (one-hot)"),
+        Piece("tick_fraction", (1,), "tick / `window_ticks`"),
+        Piece(
+            "elapsed_s",
+            (1,),
+            "(tick + 1) * `tick_ms` / 1000",
+            high=window_ticks * tick_ms / MS_PER_S,
+        ),
+        Piece("tick_s", (1,), "`tick_ms` / 1000", high=tick_ms / MS_PER_S),
+        Piece("relocation_stage", (1,), '`relocation="both"`: 1 while the shaker may move'),
+        Piece("relocator", (n,), "the seat that may move the fly or the shaker (one-hot)"),
+        Piece("jackpot", (1,), "jackpot / deck size"),
+        Piece("cards_left", (1,), "cards left in the deck / deck size"),
+        Piece("deck", (NUM_CARD_KINDS,), "the cards left in the deck by card id / deck size"),
+        Piece("fly_card_rat_variant", (1,), 'variant `fly_card_under_shaker="rat"`'),
+        Piece("cards_won", (n,), "cards won by each seat / deck size"),
+        Piece("answers", (n, NUM_RESPONSES), "each seat's answer to this card (one-hot)"),
+        Piece("answer_tick", (n,), "the tick of each seat's answer / `window_ticks`"),
+        Piece("dealer", (n,), "the dealer of this card (one-hot)"),
+        Piece("posteriors", (n, NUM_CHANNELS), "each seat's identity and colour posteriors"),
+    ]
+
+
+class PrivilegedObserver(Observer):
+    """The whole truth (``env.state()``): the true card, the fly, every seat's answers and
+    perception, the deck's composition."""
+
+    def __init__(self, game: RattoZakko) -> None:
+        super().__init__(
+            "privileged", privileged_pieces(game.num_players, game.tick_ms, game.window_ticks)
+        )
+        self.game = game
+
+    def observe(self, state: State, seat: int | None = None) -> np.ndarray:
+        game = self.game
+        n = game.num_players
+        total = float(game.total_cards)
+        vec = np.zeros(self.size, dtype=np.float32)
+        v = self.views(vec)
+        reacting = state.phase == PHASE_REACT
+        if reacting:
+            v["card"][state.card] = 1.0
+            v["tick_fraction"][...] = state.tick / game.window_ticks
+            v["elapsed_s"][...] = (state.tick + 1) * game.tick_ms / MS_PER_S
+            for s in range(n):
+                if state.answer[s] != NO_ANSWER:
+                    v["answers"][s, state.answer[s]] = 1.0
+                    v["answer_tick"][s] = state.answer_tick[s] / game.window_ticks
+            v["posteriors"][:, :7] = state.posterior[:, 0]
+            v["posteriors"][:, 7:] = state.posterior[:, 1, :NUM_COLOURS]
+        v["phase"][state.phase] = 1.0
+        v["shaker_on"][state.shaker_on] = 1.0
+        v["fly_under"][state.fly_under] = 1.0
+        v["fly_shown"][...] = float(state.fly_shown)
+        v["level"][LEVELS.index(game.level)] = 1.0
+        v["tick_s"][...] = game.tick_ms / MS_PER_S
+        if state.phase == PHASE_RELOCATE:
+            v["relocation_stage"][...] = float(state.relocation_stage)
+            v["relocator"][state.relocator] = 1.0
+        v["jackpot"][...] = len(state.jackpot) / total
+        v["cards_left"][...] = len(state.deck) / total
+        if state.deck:
+            v["deck"][:] = np.bincount(state.deck, minlength=NUM_CARD_KINDS) / total
+        v["fly_card_rat_variant"][...] = float(game.fly_card_under_shaker == "rat")
+        v["cards_won"][:] = [len(w) / total for w in state.won]
+        v["dealer"][state.dealer] = 1.0
+        return vec
+
+    def string_from(self, state: State, seat: int | None = None) -> str:
+        """The omniscient text (the truth)."""
+        return _omniscient_text(
+            self.game, state, [f"player_{i}" for i in range(self.game.num_players)]
+        )
+
+
+def _tables() -> tuple[str, str]:
+    from ratenvs.ratto_zakko.rules import RattoZakko
+
+    game = RattoZakko(num_players=2, answer_beliefs=True)
+    return game.observer("knowledge").table(), game.observer("privileged").table()
+
+
+_SEAT_TABLE, _PRIVILEGED_TABLE = _tables()
+__doc__ = __doc__.format(table=_SEAT_TABLE, privileged=_PRIVILEGED_TABLE)

@@ -22,7 +22,6 @@ from collections.abc import Callable
 import numpy as np
 
 from ratenvs.common.bots import opponent_bots
-from ratenvs.ratto_zakko import observe as ob
 from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.bots import BOTS, get_bot
 from ratenvs.ratto_zakko.env import MAX_PLAYERS, MIN_PLAYERS, raw_env
@@ -119,9 +118,11 @@ def _ask_relocation(ask: InputFn, say: Callable[[str], None]) -> int:
 
 
 def _table_line(env: raw_env) -> str:
+    """The table as player_0 sees it (its observation: the fly only when it shows it)."""
     s = env.truth
-    obs = env._observation_vector(0)
-    fly = rules.FOODS[s.fly_under] if obs[ob.FLY_SHOWN] else "? (remember it)"
+    seen = env.observer.views(env.observe("player_0")["observation"])
+    shown = seen["fly_shown"][0] > 0.5
+    fly = rules.FOODS[int(np.argmax(seen["fly_under"]))] if shown else "? (remember it)"
     counts = ", ".join(f"{a} {len(w)}" for a, w in zip(env.possible_agents, s.won))
     return (
         f"shaker on {rules.FOODS[s.shaker_on]} | fly under {fly} | cards: {counts} | "
@@ -184,9 +185,13 @@ def main(
     except ValueError as err:
         parser.error(str(err))
     rng = np.random.default_rng(args.seed)
+    for bot in bots:
+        bind = getattr(bot, "bind", None)
+        if bind is not None:
+            bind(env.observer)
     env.reset(seed=args.seed)
-    tick_ms = env.config.tick_ms
-    window = env.config.window_ticks
+    tick_ms = env.game.tick_ms
+    window = env.game.window_ticks
     say(f"You are player_0 at the {args.level} level. " + HELP)
     response, answer_tick, card_seen = NO_RESPONSE, window, -1
     try:
@@ -197,7 +202,7 @@ def main(
             state = env.truth
             seat = env.agent_name_mapping[agent]
             if seat == 0 and state.phase == rules.PHASE_RELOCATE:
-                action = ob.ACTION_RELOCATE_FIRST + _ask_relocation(ask, say)
+                action = rules.ACTION_RELOCATE_FIRST + _ask_relocation(ask, say)
             elif seat == 0:
                 if state.cards_dealt != card_seen:
                     card_seen = state.cards_dealt
@@ -211,16 +216,15 @@ def main(
                         said = rules.RESPONSES[response]
                         say(f"  you: {said} after {seconds * MS_PER_S:.0f} ms{late}")
                 give = response is not NO_RESPONSE and state.tick == answer_tick
-                action = ob.ACTION_RESPONSE_FIRST + response if give else ob.ACTION_WAIT
+                action = rules.ACTION_RESPONSE_FIRST + response if give else rules.ACTION_WAIT
             else:
-                action = bots[seat - 1].act(
-                    env._observation_vector(seat), env._action_mask(seat), rng
-                )
+                seen = env.observe(agent)
+                action = bots[seat - 1].act(seen["observation"], seen["action_mask"], rng)
             previous = state.last_result
             relocating = state.phase == rules.PHASE_RELOCATE
             env.step(action)
             if relocating and seat != 0:
-                say(f"  {agent} {describe_relocation(action - ob.ACTION_RELOCATE_FIRST)}")
+                say(f"  {agent} {describe_relocation(action - rules.ACTION_RELOCATE_FIRST)}")
             result = env.truth.last_result
             if result is not previous:
                 _report(env, result, tick_ms, say)
@@ -228,5 +232,5 @@ def main(
         say("\nGame abandoned.")
         return 0
     say("")
-    say(env._render_text())
+    say(env.render_text())
     return 0

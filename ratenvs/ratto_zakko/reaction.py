@@ -65,9 +65,10 @@ from functools import cache
 
 import numpy as np
 
+from ratenvs.common.observer import Observer
 from ratenvs.ratto_zakko import observe as ob
 from ratenvs.ratto_zakko import rules
-from ratenvs.ratto_zakko.observe import (
+from ratenvs.ratto_zakko.rules import (
     ACTION_RELOCATE_FIRST,
     ACTION_RESPONSE_FIRST,
     ACTION_WAIT,
@@ -195,27 +196,50 @@ class SeatView:
         return self.identity * rules.NUM_COLOURS + self.colour
 
 
-def read_observation(observation: np.ndarray) -> SeatView:
-    """Decode the parts of an observation vector a bot needs."""
+class Layout:
+    """Where a bot finds the pieces it reads in an observation vector, taken from an
+    observer's named pieces (:meth:`_CardBot.bind`); the default is the fixed prefix
+    (:data:`~ratenvs.ratto_zakko.observe.PREFIX`), the same for every table size."""
+
+    def __init__(self, observer: Observer = ob.PREFIX) -> None:
+        s = observer.slices
+        self.identity = s["identity"]
+        self.colour = s["colour"]
+        self.card_showing = s["card_showing"].start
+        self.shaker_on = s["shaker_on"]
+        self.fly_under = s["fly_under"]
+        self.fly_shown = s["fly_shown"].start
+        self.level = s["level"]
+        self.elapsed_s = s["elapsed_s"].start
+        self.cards_left = s["cards_left"].start
+        self.fly_card_rat_variant = s["fly_card_rat_variant"].start
+        self.tick_fraction = s["tick_fraction"].start
+
+
+DEFAULT_LAYOUT = Layout()
+
+
+def read_observation(observation: np.ndarray, layout: Layout = DEFAULT_LAYOUT) -> SeatView:
+    """Decode the pieces of an observation vector a bot needs (at ``layout``'s places)."""
     o = observation
-    ident = o[ob.IDENTITY_SLICE]
-    colour = o[ob.COLOUR_SLICE]
+    ident = o[layout.identity]
+    colour = o[layout.colour]
     i = int(ident.argmax())
     c = int(colour.argmax())
-    fly_shown = o[ob.FLY_SHOWN] > 0.5
+    fly_shown = o[layout.fly_shown] > 0.5
     return SeatView(
-        showing=bool(o[ob.CARD_SHOWING] > 0.5),
+        showing=bool(o[layout.card_showing] > 0.5),
         identity=i,
         identity_p=float(ident[i]),
         colour=c,
         colour_p=float(colour[c]),
-        shaker_on=int(o[ob.SHAKER_SLICE].argmax()),
-        fly_under=int(o[ob.FLY_SLICE].argmax()) if fly_shown else None,
-        level=rules.LEVELS[int(o[ob.LEVEL_SLICE].argmax())],
-        elapsed_ms=float(o[ob.ELAPSED_S]) * MS_PER_S,
-        cards_left=float(o[ob.CARDS_LEFT]),
-        fly_card_rule="rat" if o[ob.FLY_CARD_RAT_VARIANT] > 0.5 else "grab",
-        first_tick=bool(o[ob.TICK_FRACTION] == 0.0),
+        shaker_on=int(o[layout.shaker_on].argmax()),
+        fly_under=int(o[layout.fly_under].argmax()) if fly_shown else None,
+        level=rules.LEVELS[int(o[layout.level].argmax())],
+        elapsed_ms=float(o[layout.elapsed_s]) * MS_PER_S,
+        cards_left=float(o[layout.cards_left]),
+        fly_card_rule="rat" if o[layout.fly_card_rat_variant] > 0.5 else "grab",
+        first_tick=bool(o[layout.tick_fraction] == 0.0),
     )
 
 
@@ -233,19 +257,28 @@ class _CardBot:
         self._card_key: float | None = None
         self._earliest_s = 0.0
         """No answer to this card before this time (seconds): ticks before it just wait."""
+        self.bind(ob.PREFIX)
+
+    def bind(self, observer: Observer) -> None:
+        """Read observations at the places of ``observer``'s named pieces (called by
+        ``play_game`` and ``SingleAgentEnv``; unbound bots read the fixed prefix)."""
+        self.layout = layout = Layout(observer)
+        self._elapsed_at = layout.elapsed_s
+        self._tick_fraction_at = layout.tick_fraction
+        self._cards_left_at = layout.cards_left
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
         if (
-            observation[ob.ELAPSED_S] < self._earliest_s - _FAST_PATH_MARGIN_S
-            and observation[ob.TICK_FRACTION] != 0.0
-            and observation[ob.CARDS_LEFT] == self._card_key
+            observation[self._elapsed_at] < self._earliest_s - _FAST_PATH_MARGIN_S
+            and observation[self._tick_fraction_at] != 0.0
+            and observation[self._cards_left_at] == self._card_key
             and action_mask[ACTION_RESPONSE_FIRST]
         ):
             # fast path: the same card (fly and shaker cannot move during a card), too early
             return ACTION_WAIT
-        view = read_observation(observation)
+        view = read_observation(observation, self.layout)
         if view.fly_under is not None:
             self._fly_memory = view.fly_under
         if action_mask[ACTION_RELOCATE_FIRST:].any():
@@ -408,8 +441,8 @@ class BayesBot(_CardBot):
     def decide(self, view: SeatView) -> int | None:
         o = self._observation
         beliefs = ob.response_beliefs(
-            o[ob.IDENTITY_SLICE],
-            o[ob.COLOUR_SLICE],
+            o[self.layout.identity],
+            o[self.layout.colour],
             view.shaker_on,
             self._fly_memory,
             view.level,

@@ -10,9 +10,12 @@ chip hides under one cloche (``fly_under``), the rat shaker sits on one
 Real time runs in discrete ticks: each tick every player that has not
 answered this card waits or answers; answers of the same tick are
 simultaneous. This module holds the pure game state (:class:`State`) and the
-tick-by-tick engine (:func:`submit`, :func:`end_tick`, :func:`relocate`);
-chance (the shuffle, the perception glimpses) goes through an explicit
-``numpy.random.Generator``. No gymnasium, no pettingzoo here.
+tick-by-tick engine (:func:`submit`, :func:`end_tick`, :func:`relocate`), and
+the :class:`RattoZakko` game (its options, declared once, and the
+:class:`~ratenvs.common.game.Game` interface the envs, bots and records use).
+Chance (the shuffle, every perception glimpse) is drawn only through the
+``rng`` argument (a :class:`~ratenvs.common.game.Chance`). No gymnasium, no
+pettingzoo here.
 
 Cards are small ints internally (:data:`CARD_NAMES` gives their names); a
 response is an index into :data:`RESPONSES`.
@@ -20,12 +23,18 @@ response is an index into :data:`RESPONSES`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 import numpy as np
 
+from ratenvs.common.game import Chance, Game
+from ratenvs.common.options import Option, OptionSpec
+from ratenvs.common.rewards import win_rewards
 from ratenvs.ratto_zakko.perception import (
+    DEFAULT_GLIMPSE_SNR,
     PERCEPTIONS,
     add_glimpses,
     clear_evidence,
@@ -278,13 +287,14 @@ class CardResult:
 
 @dataclass
 class State:
-    """One game of Ratto Zakko (everything, including what the players cannot know)."""
+    """One game of Ratto Zakko in play (everything, including what the players cannot know).
+
+    Only what changes in play lives here; the game's parameters (level, window,
+    perception, rule variants) are on :class:`RattoZakko`, which every engine
+    function below takes first.
+    """
 
     num_players: int
-    level: str
-    window_ticks: int
-    perception: str
-    glimpse_snr: float
     deck: list[int]
     """Cards still to come; the next card is ``deck[-1]``."""
     shaker_on: int
@@ -315,19 +325,10 @@ class State:
     """The fly was placed this card (game start or just moved): memoryless observers see it now."""
     last_result: CardResult | None = None
     cards_dealt: int = 0
-    fly_card_under_shaker: str = "grab"
-    """Variant option for a fly card under the shaker (:data:`FLY_CARD_RULES`)."""
-    relocation: str = "one"
-    """Variant option for the winner's move (:data:`RELOCATION_MODES`)."""
     relocation_stage: int = 0
     """With ``relocation="both"``: 0 while the fly may move, 1 while the shaker may move."""
     fly_moved: bool = False
     """The fly was moved during this relocation (shown with the next card)."""
-
-    @property
-    def total_cards(self) -> int:
-        """The level's deck size (47 or 54)."""
-        return DECK_SIZE[self.level]
 
     @property
     def is_over(self) -> bool:
@@ -361,48 +362,24 @@ class State:
         return [c == best for c in counts]
 
 
-def new_game(
-    num_players: int,
-    level: str,
-    window_ticks: int,
-    perception: str,
-    glimpse_snr: float,
-    rng: np.random.Generator,
-    *,
-    original_colour_cards: int = CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
-    fly_card_under_shaker: str = "grab",
-    relocation: str = "one",
-) -> State:
-    """Shuffle the deck of ``level``, place fly and shaker, and reveal the first card."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown level {level!r}; choose one of {LEVELS}")
-    if perception not in PERCEPTIONS:
-        raise ValueError(f"unknown perception {perception!r}; choose one of {PERCEPTIONS}")
-    if fly_card_under_shaker not in FLY_CARD_RULES:
-        raise ValueError(f"option 'fly_card_under_shaker' must be one of {FLY_CARD_RULES}")
-    if relocation not in RELOCATION_MODES:
-        raise ValueError(f"option 'relocation' must be one of {RELOCATION_MODES}")
-    deck = build_deck(level, original_colour_cards)
+def new_game(game: RattoZakko, rng: Chance) -> State:
+    """Shuffle the deck of the game's level, place fly and shaker, and reveal the first card."""
+    deck = build_deck(game.level, game.original_colour_cards)
     order = rng.permutation(len(deck))
+    n = game.num_players
     state = State(
-        num_players=num_players,
-        level=level,
-        window_ticks=window_ticks,
-        perception=perception,
-        glimpse_snr=glimpse_snr,
+        num_players=n,
         deck=[deck[i] for i in order],
         shaker_on=FOODS.index(START_SHAKER_ON),
         fly_under=FOODS.index(START_FLY_UNDER),
-        won=[[] for _ in range(num_players)],
-        fly_card_under_shaker=fly_card_under_shaker,
-        relocation=relocation,
+        won=[[] for _ in range(n)],
     )
-    _deal(state, rng)
+    _deal(game, state, rng)
     state.fly_shown = True
     return state
 
 
-def _deal(state: State, rng: np.random.Generator) -> None:
+def _deal(game: RattoZakko, state: State, rng: Chance) -> None:
     """Reveal the next card: a new reaction window opens at tick 0 with everyone's first glimpse."""
     n = state.num_players
     state.card = state.deck.pop()
@@ -414,25 +391,25 @@ def _deal(state: State, rng: np.random.Generator) -> None:
     state.answer_tick = [NO_ANSWER] * n
     state.pending = [WAIT] * n
     state.fly_shown = False
-    if state.perception == "clear":
-        state.evidence = clear_evidence(state.card, n, state.level)
+    if game.perception == "clear":
+        state.evidence = clear_evidence(state.card, n, game.level)
     else:
-        state.evidence = prior_evidence(n, state.level)
-        add_glimpses(state.evidence, state.card, state.glimpse_snr, rng)
+        state.evidence = prior_evidence(n, game.level)
+        add_glimpses(state.evidence, state.card, game.glimpse_snr, rng)
     state.posterior = posteriors(state.evidence)
 
 
-def _next_tick(state: State, rng: np.random.Generator) -> None:
+def _next_tick(game: RattoZakko, state: State, rng: Chance) -> None:
     state.tick += 1
     state.pending = [WAIT] * state.num_players
     state.fly_shown = False
-    if state.perception != "clear":
-        add_glimpses(state.evidence, state.card, state.glimpse_snr, rng)
+    if game.perception != "clear":
+        add_glimpses(state.evidence, state.card, game.glimpse_snr, rng)
         state.posterior = posteriors(state.evidence)
 
 
 def submit(state: State, seat: int, action: int) -> None:
-    """Record ``seat``'s decision for this tick: WAIT, a response index, or a relocation choice.
+    """Record ``seat``'s decision for this tick: WAIT or a response index.
 
     Responses take effect together at the end of the tick (:func:`end_tick`);
     a relocation takes effect at once (:func:`relocate`). Raises ValueError
@@ -448,7 +425,7 @@ def submit(state: State, seat: int, action: int) -> None:
         raise ValueError("no card is showing: submit a relocation with relocate()")
 
 
-def end_tick(state: State, rng: np.random.Generator) -> list[int]:
+def end_tick(game: RattoZakko, state: State, rng: Chance) -> list[int]:
     """Apply this tick's answers together and resolve the card if it is decided.
 
     The card resolves at the earliest tick with a correct response, when every
@@ -463,18 +440,18 @@ def end_tick(state: State, rng: np.random.Generator) -> list[int]:
             state.answer[s] = a
             state.answer_tick[s] = t
     correct = correct_response_index(
-        state.card, state.shaker_on, state.fly_under, state.level, state.fly_card_under_shaker
+        state.card, state.shaker_on, state.fly_under, game.level, game.fly_card_under_shaker
     )
     right_now = [s for s in range(n) if state.answer_tick[s] == t and state.answer[s] == correct]
     everyone = all(a != NO_ANSWER for a in state.answer)
-    if not right_now and not everyone and t + 1 < state.window_ticks:
-        _next_tick(state, rng)
+    if not right_now and not everyone and t + 1 < game.window_ticks:
+        _next_tick(game, state, rng)
         return [0] * n
-    return _resolve(state, correct, right_now, rng)
+    return _resolve(game, state, correct, right_now, rng)
 
 
 def _resolve(
-    state: State, correct: int, right_now: list[int], rng: np.random.Generator
+    game: RattoZakko, state: State, correct: int, right_now: list[int], rng: Chance
 ) -> list[int]:
     n = state.num_players
     delta = [0] * n
@@ -525,11 +502,11 @@ def _resolve(
         state.fly_moved = False
         state.pending = [WAIT] * n
     else:
-        _deal(state, rng)
+        _deal(game, state, rng)
     return delta
 
 
-def legal_relocations(state: State) -> list[int]:
+def legal_relocations(game: RattoZakko, state: State) -> list[int]:
     """Relocation choices open to the winner now.
 
     ``relocation="one"``: all 11 (the fly or the shaker onto any cloche, or no
@@ -537,25 +514,299 @@ def legal_relocations(state: State) -> list[int]:
     shaker likewise. Putting a piece back where it was is allowed, so no
     choice reveals where the fly hides.
     """
-    if state.relocation == "one":
+    if game.relocation == "one":
         return list(range(NUM_RELOCATIONS))
     first = RELOCATE_FLY_FIRST if state.relocation_stage == 0 else RELOCATE_SHAKER_FIRST
     return [*range(first, first + NUM_FOODS), LEAVE_BOTH]
 
 
-def relocate(state: State, seat: int, choice: int, rng: np.random.Generator) -> None:
+def relocate(game: RattoZakko, state: State, seat: int, choice: int, rng: Chance) -> None:
     """The winner's move after a fly or rat event (everyone sees it); then the next card."""
     if state.phase != PHASE_RELOCATE or seat != state.relocator:
         raise ValueError(f"seat {seat} may not move the fly or the shaker now")
-    if choice not in legal_relocations(state):
+    if choice not in legal_relocations(game, state):
         raise ValueError(f"relocation {choice!r} is not legal now")
     if RELOCATE_FLY_FIRST <= choice < RELOCATE_SHAKER_FIRST:
         state.fly_under = choice - RELOCATE_FLY_FIRST
         state.fly_moved = True
     elif RELOCATE_SHAKER_FIRST <= choice < LEAVE_BOTH:
         state.shaker_on = choice - RELOCATE_SHAKER_FIRST
-    if state.relocation == "both" and state.relocation_stage == 0:
+    if game.relocation == "both" and state.relocation_stage == 0:
         state.relocation_stage = 1
         return
-    _deal(state, rng)
+    _deal(game, state, rng)
     state.fly_shown = state.fly_moved
+
+
+# --------------------------------------------------------------------- actions
+ACTION_WAIT = 0
+"""Action 0: wait (no response this tick)."""
+ACTION_RESPONSE_FIRST = 1
+"""Action ``ACTION_RESPONSE_FIRST + r`` gives response ``RESPONSES[r]``."""
+ACTION_RELOCATE_FIRST = ACTION_RESPONSE_FIRST + NUM_RESPONSES
+"""Action ``ACTION_RELOCATE_FIRST + c`` is relocation choice ``c``."""
+NUM_ACTIONS = ACTION_RELOCATE_FIRST + NUM_RELOCATIONS
+
+_REACT_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_REACT_MASK[: ACTION_RESPONSE_FIRST + NUM_RESPONSES] = 1
+_WAIT_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_WAIT_MASK[ACTION_WAIT] = 1
+_RELOCATE_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_RELOCATE_MASK[ACTION_RELOCATE_FIRST:] = 1
+_RELOCATE_FLY_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_RELOCATE_FLY_MASK[ACTION_RELOCATE_FIRST + RELOCATE_FLY_FIRST + np.arange(NUM_FOODS)] = 1
+_RELOCATE_FLY_MASK[ACTION_RELOCATE_FIRST + LEAVE_BOTH] = 1
+_RELOCATE_SHAKER_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_RELOCATE_SHAKER_MASK[ACTION_RELOCATE_FIRST + RELOCATE_SHAKER_FIRST + np.arange(NUM_FOODS)] = 1
+_RELOCATE_SHAKER_MASK[ACTION_RELOCATE_FIRST + LEAVE_BOTH] = 1
+_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+OBSERVATIONS = ("knowledge", "memoryless")
+"""Option ``observation``: the fly's hiding place always in the observation, or only when it
+was just placed."""
+REWARD_MODES = ("cards", "win")
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8
+MAX_TICK_MS = 1000
+MAX_WINDOW_TICKS = 10_000
+PHASE_NAMES = ("react", "relocate", "over")
+
+
+class RattoZakko(Game):
+    """Ratto Zakko for 2 - 8 seats answering in simultaneous ticks (RULES.md section 3).
+
+    ``to_act`` is every seat that has not answered the card showing (they act at
+    once, one tick per :meth:`apply`), or the relocating winner alone. Rewards:
+    "cards" gives each resolved card's change in won cards; "win" gives
+    ``common.rewards.win_rewards`` at the end.
+    """
+
+    name = "ratto_zakko"
+    title = "Ratto Zakko"
+    simultaneous = True
+    options = OptionSpec(
+        Option("num_players", "int", 4, "seats", low=MIN_PLAYERS, high=MAX_PLAYERS),
+        Option(
+            "level",
+            "choice",
+            "starter",
+            '"starter" (47 cards, no rats), "main" (54), "dessert" (54 and BANG on a food in '
+            "its original colour)",
+            choices=LEVELS,
+        ),
+        Option("tick_ms", "int", 25, "length of a tick in milliseconds", low=1, high=MAX_TICK_MS),
+        Option(
+            "window_ticks",
+            "int",
+            120,
+            "ticks a card stays open (120 ticks of 25 ms: 3 s); then nobody was right",
+            low=1,
+            high=MAX_WINDOW_TICKS,
+        ),
+        Option(
+            "perception",
+            "choice",
+            "gradual",
+            '"gradual": one noisy glimpse per tick, the observation carries the Bayes posterior '
+            '(calibrated: an ideal observer is 95% sure after ~8 ticks); "clear": the card is '
+            "fully seen at tick 0",
+            choices=PERCEPTIONS,
+        ),
+        Option(
+            "observation",
+            "choice",
+            "knowledge",
+            '"knowledge": the fly\'s hiding place is always in the observation; "memoryless": '
+            "only at the first tick of the game and of the card after it moved",
+            choices=OBSERVATIONS,
+        ),
+        Option(
+            "reward",
+            "choice",
+            "cards",
+            '"cards": +1 per card won, -1 per card returned; "win": zero-sum at the end',
+            choices=REWARD_MODES,
+        ),
+        Option(
+            "original_colour_cards",
+            "choice",
+            CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
+            "ruling: of each food's 8 cards, 4 in its original colour and 1 in each other "
+            "colour; 0 (2 in each other colour) or 8 (all in the original colour) are the "
+            "variants",
+            choices=ORIGINAL_COLOUR_CARD_CHOICES,
+        ),
+        Option(
+            "fly_card_under_shaker",
+            "choice",
+            "grab",
+            'ruling "grab": a fly card is answered by grabbing the fly\'s cloche even under the '
+            'shaker; "rat": shout RAT then',
+            choices=FLY_CARD_RULES,
+        ),
+        Option(
+            "relocation",
+            "choice",
+            "one",
+            'ruling "one": after a fly or rat event the winner moves the fly or the shaker or '
+            'nothing; "both": first the fly, then the shaker',
+            choices=RELOCATION_MODES,
+        ),
+        Option(
+            "answer_beliefs",
+            "bool",
+            False,
+            "True appends 13 entries: how likely each response is the correct answer, by the "
+            "seat's own posteriors and the table it knows (no new information; saves a learner "
+            "the rules); needs observation='knowledge'",
+        ),
+    )
+    observer_kinds = ("knowledge", "memoryless", "privileged")
+    num_actions = NUM_ACTIONS
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        p = self.params
+        if p["answer_beliefs"] and p["observation"] == "memoryless":
+            raise ValueError(
+                "option 'answer_beliefs' needs observation='knowledge': the beliefs use where "
+                "the fly hides, which a memoryless observation does not show"
+            )
+        self.level: str = p["level"]
+        self.tick_ms: int = p["tick_ms"]
+        self.window_ticks: int = p["window_ticks"]
+        self.perception: str = p["perception"]
+        self.observation_kind = p["observation"]
+        self.memoryless = p["observation"] == "memoryless"
+        self.reward_mode: str = p["reward"]
+        self.original_colour_cards: int = p["original_colour_cards"]
+        self.fly_card_under_shaker: str = p["fly_card_under_shaker"]
+        self.relocation: str = p["relocation"]
+        self.answer_beliefs: bool = p["answer_beliefs"]
+        self.glimpse_snr: float = DEFAULT_GLIMPSE_SNR
+        """The glimpse quality d (not an option: the calibrated constant)."""
+        self.total_cards: int = DECK_SIZE[self.level]
+        """The level's deck size (47 or 54)."""
+
+    # -------------------------------------------------------------- rules
+    def init(self, rng: Chance) -> State:
+        """Shuffle, place fly and shaker, reveal the first card (its first glimpses drawn)."""
+        return new_game(self, rng)
+
+    def to_act(self, state: State) -> tuple[int, ...]:
+        """The seats still answering this tick (seat order), or the relocating winner."""
+        phase = state.phase
+        if phase == PHASE_REACT:
+            return tuple(s for s, a in enumerate(state.answer) if a == NO_ANSWER)
+        if phase == PHASE_RELOCATE:
+            return (state.relocator,)
+        return ()
+
+    def correct(self, state: State) -> int:
+        """The response index that is correct for the card showing now."""
+        return correct_response_index(
+            state.card, state.shaker_on, state.fly_under, self.level, self.fly_card_under_shaker
+        )
+
+    def legal_mask(self, state: State, seat: int) -> np.ndarray:
+        """Reaction: wait or any of the 13 responses if ``seat`` has not answered this card.
+        Relocation (the winner): the 11 choices (``relocation="both"``: first a fly move or
+        none, then a shaker move or none); moving a piece back where it was is legal, so
+        the mask never reveals where the fly hides. All zero for a seat not to act."""
+        phase = state.phase
+        if phase == PHASE_REACT:
+            return (_REACT_MASK if state.answer[seat] == NO_ANSWER else _NO_ACTIONS).copy()
+        if phase == PHASE_RELOCATE and seat == state.relocator:
+            if self.relocation == "one":
+                return _RELOCATE_MASK.copy()
+            stage = state.relocation_stage
+            return (_RELOCATE_FLY_MASK if stage == 0 else _RELOCATE_SHAKER_MASK).copy()
+        return _NO_ACTIONS.copy()
+
+    def waiting_mask(self, state: State, seat: int) -> np.ndarray:
+        """A live seat that does not act now (it answered, or another seat relocates) may
+        only wait (the parallel env's mask for it); nothing once the game is over."""
+        return (_NO_ACTIONS if state.phase == PHASE_OVER else _WAIT_MASK).copy()
+
+    def default_action(self, state: State, seat: int) -> int:
+        """Wait in a tick; "leave both" for the relocating winner."""
+        if state.phase == PHASE_RELOCATE:
+            return ACTION_RELOCATE_FIRST + LEAVE_BOTH
+        return ACTION_WAIT
+
+    def apply(
+        self,
+        state: State,
+        actions: Mapping[int, int],
+        rng: Chance,
+        infos: dict[int, dict[str, Any]] | None = None,
+    ) -> list[float] | None:
+        """One tick: every seat of ``to_act`` waits or answers, then the tick ends (and the
+        card may resolve); or the winner's relocation choice."""
+        delta = None
+        if state.phase == PHASE_RELOCATE:
+            seat = state.relocator
+            relocate(self, state, seat, actions[seat] - ACTION_RELOCATE_FIRST, rng)
+        else:
+            for seat, action in actions.items():
+                submit(
+                    state, seat, WAIT if action == ACTION_WAIT else action - ACTION_RESPONSE_FIRST
+                )
+            delta = end_tick(self, state, rng)
+        if self.reward_mode == "cards":
+            if delta is None or not any(delta):
+                return None
+            return [float(d) for d in delta]
+        if state.phase == PHASE_OVER:
+            return win_rewards(state.winners()).tolist()
+        return None
+
+    def is_terminal(self, state: State) -> bool:
+        return state.phase == PHASE_OVER
+
+    def winners(self, state: State) -> list[bool]:
+        return state.winners()
+
+    def to_json(self, state: State) -> dict[str, Any]:
+        """The whole game as JSON-ready data (the truth, for replays and debugging)."""
+        last = state.last_result
+        return {
+            "level": self.level,
+            "phase": PHASE_NAMES[state.phase],
+            "card": None if state.card is None else CARD_NAMES[state.card],
+            "tick": state.tick,
+            "shaker_on": FOODS[state.shaker_on],
+            "fly_under": FOODS[state.fly_under],
+            "dealer": state.dealer,
+            "relocator": state.relocator,
+            "relocation_stage": state.relocation_stage,
+            "answers": [
+                None if a == NO_ANSWER else [RESPONSES[a], t]
+                for a, t in zip(state.answer, state.answer_tick)
+            ],
+            "cards_won": state.card_counts(),
+            "won_piles": [[CARD_NAMES[c] for c in pile] for pile in state.won],
+            "jackpot": [CARD_NAMES[c] for c in state.jackpot],
+            "deck": [CARD_NAMES[c] for c in state.deck],
+            "cards_dealt": state.cards_dealt,
+            "last_result": None
+            if last is None
+            else {
+                "card": CARD_NAMES[last.card],
+                "correct": RESPONSES[last.correct],
+                "tick": last.tick,
+                "winner": last.winner,
+                "answers": {str(s): [RESPONSES[a], t] for s, (a, t) in last.answers.items()},
+                "returned_by": list(last.returned_by),
+                "tied": list(last.tied),
+                "cards_won": last.cards_won,
+                "event": last.event,
+            },
+        }
+
+    def make_observer(self, kind: str) -> Any:
+        from ratenvs.ratto_zakko.observe import PrivilegedObserver, SeatObserver
+
+        if kind == "privileged":
+            return PrivilegedObserver(self)
+        return SeatObserver(self, kind)

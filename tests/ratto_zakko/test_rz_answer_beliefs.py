@@ -15,22 +15,22 @@ from ratenvs.ratto_zakko import observe as ob
 from ratenvs.ratto_zakko import rules
 
 
-def brute_force_beliefs(state: rules.State, seat: int) -> np.ndarray:
+def brute_force_beliefs(game: rules.RattoZakko, state: rules.State, seat: int) -> np.ndarray:
     """The same probabilities by name, card by card, through the string oracle."""
     out = np.zeros(rules.NUM_RESPONSES)
     ident, colour = state.posterior[seat][0], state.posterior[seat][1]
     shaker, fly = rules.FOODS[state.shaker_on], rules.FOODS[state.fly_under]
-    rule = state.fly_card_under_shaker
+    rule = game.fly_card_under_shaker
     for i, name in enumerate(rules.IDENTITIES):
-        if name == rules.RAT and state.level == "starter":
+        if name == rules.RAT and game.level == "starter":
             continue
         if name in (rules.FLY, rules.RAT):
-            ans = rules.correct_response(name, shaker, fly, state.level, fly_card_under_shaker=rule)
+            ans = rules.correct_response(name, shaker, fly, game.level, fly_card_under_shaker=rule)
             out[rules.RESPONSE_INDEX[ans]] += ident[i]
             continue
         for c, cname in enumerate(rules.COLOURS):
             ans = rules.correct_response(
-                f"{name}/{cname}", shaker, fly, state.level, fly_card_under_shaker=rule
+                f"{name}/{cname}", shaker, fly, game.level, fly_card_under_shaker=rule
             )
             out[rules.RESPONSE_INDEX[ans]] += ident[i] * colour[c]
     return out
@@ -44,8 +44,8 @@ def walk(env: ratto_zakko_v0.raw_env, seed: int, every: int = 1):
     while not env.truth.is_over:
         if step % every == 0:
             yield env
-        seat = env._current_seat()
-        legal = np.flatnonzero(env._action_mask(seat))
+        seat = env.agent_name_mapping[env.agent_selection]
+        legal = np.flatnonzero(env.action_mask(env.possible_agents[seat]))
         wait = env.truth.phase == rules.PHASE_REACT and rng.random() < 0.9
         env.step(ob.ACTION_WAIT if wait else int(rng.choice(legal)))
         step += 1
@@ -72,8 +72,8 @@ def test_the_beliefs_are_appended_and_nothing_else_changes(n):
     assert rich.observation_space("player_0")["observation"].shape == (size + 13,)
     steps = 0
     for a, b in zip(walk(plain, seed=4), walk(rich, seed=4), strict=True):
-        seat = a._current_seat()
-        x, y = a._observation_vector(seat), b._observation_vector(seat)
+        seat = a.agent_name_mapping[a.agent_selection]
+        x, y = a.observer.observe(a.truth, seat), b.observer.observe(b.truth, seat)
         np.testing.assert_array_equal(x, y[:size])
         assert b.observation_space(b.agent_selection)["observation"].contains(y)
         steps += 1
@@ -90,11 +90,11 @@ def test_beliefs_are_the_oracle_applied_to_the_posteriors(level, fly_rule):
     for e in walk(env, seed=7, every=3):
         state = e.truth
         for seat in range(3):
-            got = e._observation_vector(seat)[ob.observation_size(3) :]
+            got = e.observer.observe(e.truth, seat)[ob.observation_size(3) :]
             if state.phase != rules.PHASE_REACT:
                 assert not got.any()
                 continue
-            np.testing.assert_allclose(got, brute_force_beliefs(state, seat), atol=1e-6)
+            np.testing.assert_allclose(got, brute_force_beliefs(e.game, state, seat), atol=1e-6)
             assert got.sum() == pytest.approx(1.0, abs=1e-5)
             checked += 1
     assert checked > 300
@@ -110,8 +110,10 @@ def test_clear_perception_gives_the_correct_answer_with_certainty(level):
         s = e.truth
         if s.phase != rules.PHASE_REACT:
             continue
-        correct = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, s.level)
-        beliefs = e._observation_vector(e._current_seat())[ob.observation_size(2) :]
+        correct = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, e.game.level)
+        beliefs = e.observer.observe(e.truth, e.agent_name_mapping[e.agent_selection])[
+            ob.observation_size(2) :
+        ]
         assert beliefs.argmax() == correct and beliefs[correct] == pytest.approx(1.0)
         cards.add(s.card)
     assert len(cards) > 20
@@ -133,12 +135,13 @@ def test_the_beliefs_leak_nothing():
             for other in range(3):
                 if other != seat:
                     hidden.posterior[other] = rng.dirichlet(np.ones(7), size=2)
-            before = ob.observe(state, seat, 25, False, True)
-            np.testing.assert_array_equal(before, ob.observe(hidden, seat, 25, False, True))
+            observe = e.observer.observe
+            before = observe(state, seat)
+            np.testing.assert_array_equal(before, observe(hidden, seat))
             mine = copy.deepcopy(state)
             mine.posterior[seat] = rng.dirichlet(np.ones(7), size=2)
             mine.posterior[seat][1, rules.NUM_COLOURS :] = 0.0
-            own_changes += not np.array_equal(before, ob.observe(mine, seat, 25, False, True))
+            own_changes += not np.array_equal(before, observe(mine, seat))
             checked += 1
     assert checked > 100 and own_changes == checked
 
@@ -184,7 +187,7 @@ def test_a_belief_threshold_answers_almost_always_correctly():
             s = env.aec.truth
             answers += 1
             correct += beliefs.argmax() == rules.correct_response_index(
-                s.card, s.shaker_on, s.fly_under, s.level
+                s.card, s.shaker_on, s.fly_under, env.aec.game.level
             )
         else:
             action = int(np.flatnonzero(mask)[0])
@@ -209,8 +212,11 @@ def test_the_bayes_bot_answers_what_the_beliefs_say():
     rng = np.random.default_rng(0)
     answered = 0
     while not env.truth.is_over:
-        seat = env._current_seat()
-        vec, mask = env._observation_vector(seat), env._action_mask(seat)
+        seat = env.agent_name_mapping[env.agent_selection]
+        vec, mask = (
+            env.observer.observe(env.truth, seat),
+            env.action_mask(env.possible_agents[seat]),
+        )
         action = bots[seat].act(vec[:size], mask, rng)
         beliefs = vec[size:]
         if mask[ob.ACTION_RESPONSE_FIRST]:

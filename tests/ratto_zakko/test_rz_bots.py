@@ -120,8 +120,8 @@ def test_the_perfect_bot_beats_the_humans_and_experts_beat_children():
 def test_bots_are_reproducible_and_resample_per_card():
     raw = ratto_zakko_v0.raw_env(num_players=2, level="main")
     raw.reset(seed=0)
-    obs = raw._observation_vector(0)
-    mask = raw._action_mask(0)
+    obs = raw.observer.observe(raw.truth, 0)
+    mask = raw.action_mask(raw.possible_agents[0])
     a = BOTS["adult"]()
     b = BOTS["adult"]()
     a.act(obs, mask, np.random.default_rng(9))
@@ -133,13 +133,21 @@ def test_bots_are_reproducible_and_resample_per_card():
     raw.step(ob.ACTION_WAIT)
     raw.step(ob.ACTION_WAIT)
     kept = a._deviation_ms
-    a.act(raw._observation_vector(0), raw._action_mask(0), np.random.default_rng(11))
+    a.act(
+        raw.observer.observe(raw.truth, 0),
+        raw.action_mask(raw.possible_agents[0]),
+        np.random.default_rng(11),
+    )
     assert a._deviation_ms == kept  # tick 1 of the same card: no new draw
     for _ in range(1000):  # next card (after the 120-tick window): a new draw
         if raw.truth.cards_dealt > 1:
             break
         raw.step(ob.ACTION_WAIT)
-    a.act(raw._observation_vector(0), raw._action_mask(0), np.random.default_rng(12))
+    a.act(
+        raw.observer.observe(raw.truth, 0),
+        raw.action_mask(raw.possible_agents[0]),
+        np.random.default_rng(12),
+    )
     assert a._deviation_ms != kept
 
 
@@ -149,9 +157,9 @@ def test_bot_remembers_the_fly_in_memoryless_mode():
     bot = BOTS["perfect"]()
     rng = np.random.default_rng(0)
     raw.truth.fly_under = FOOD("egg")  # as if it had been moved there and shown
-    bot.act(raw._observation_vector(0), raw._action_mask(0), rng)
+    bot.act(raw.observer.observe(raw.truth, 0), raw.action_mask(raw.possible_agents[0]), rng)
     assert bot._fly_memory == FOOD("egg")
     raw.step(ob.ACTION_WAIT)
     raw.step(ob.ACTION_WAIT)
-    bot.act(raw._observation_vector(0), raw._action_mask(0), rng)
+    bot.act(raw.observer.observe(raw.truth, 0), raw.action_mask(raw.possible_agents[0]), rng)
     assert bot._fly_memory == FOOD("egg")  # hidden now, still remembered

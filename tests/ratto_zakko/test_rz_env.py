@@ -180,7 +180,7 @@ def test_parallel_relocation_defaults_to_leave_both():
             par.step({a: ob.ACTION_WAIT for a in par.agents})  # illegal for the winner
             assert (par.truth.shaker_on, par.truth.fly_under) == (shaker, fly)
             return
-        right = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, s.level)
+        right = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, par.game.level)
         obs, *_ = par.step({"player_0": ob.ACTION_RESPONSE_FIRST + right})
     pytest.fail("no fly or rat event in 500 cards")
 
@@ -290,19 +290,22 @@ def test_memoryless_mode_hides_the_fly_except_when_it_moves():
     raw = ratto_zakko_v0.raw_env(num_players=2, level="main", observation="memoryless")
     raw.reset(seed=4)
     s = raw.truth
-    o = raw._observation_vector(0)
+    o = raw.observer.observe(raw.truth, 0)
     assert o[ob.FLY_SHOWN] == 1 and o[ob.FLY_SLICE].argmax() == s.fly_under  # game start
     raw.step(ob.ACTION_WAIT)
     raw.step(ob.ACTION_WAIT)  # tick 1: hidden
     assert s.tick == 1
-    o = raw._observation_vector(0)
+    o = raw.observer.observe(raw.truth, 0)
     assert o[ob.FLY_SHOWN] == 0 and not o[ob.FLY_SLICE].any()
     assert o[ob.SHAKER_SLICE].argmax() == s.shaker_on  # the shaker is visible on the table
     knowledge = ratto_zakko_v0.raw_env(num_players=2, level="main")
     knowledge.reset(seed=4)
     knowledge.step(ob.ACTION_WAIT)
     knowledge.step(ob.ACTION_WAIT)
-    assert knowledge._observation_vector(0)[ob.FLY_SLICE].argmax() == knowledge.truth.fly_under
+    assert (
+        knowledge.observer.observe(knowledge.truth, 0)[ob.FLY_SLICE].argmax()
+        == knowledge.truth.fly_under
+    )
     # win cards until a fly or rat event; the winner moves the fly; it is shown once
     for _ in range(2000):
         s = raw.truth
@@ -310,14 +313,14 @@ def test_memoryless_mode_hides_the_fly_except_when_it_moves():
             target = (s.fly_under + 1) % rules.NUM_FOODS
             raw.step(ob.ACTION_RELOCATE_FIRST + rules.RELOCATE_FLY_FIRST + target)
             for seat in (0, 1):
-                o = raw._observation_vector(seat)
+                o = raw.observer.observe(raw.truth, seat)
                 assert o[ob.FLY_SHOWN] == 1 and o[ob.FLY_SLICE].argmax() == target
             raw.step(ob.ACTION_WAIT)
             raw.step(ob.ACTION_WAIT)
-            assert not raw._observation_vector(1)[ob.FLY_SLICE].any()
+            assert not raw.observer.observe(raw.truth, 1)[ob.FLY_SLICE].any()
             return
         seat = raw.agent_name_mapping[raw.agent_selection]
-        right = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, s.level)
+        right = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, raw.game.level)
         raw.step(ob.ACTION_RESPONSE_FIRST + right if seat == 0 else ob.ACTION_WAIT)
     pytest.fail("no fly or rat event")
 
@@ -328,11 +331,11 @@ def test_the_relocation_mask_does_not_reveal_the_fly():
     for _ in range(2000):
         s = raw.truth
         if s.phase == rules.PHASE_RELOCATE:
-            mask = raw._action_mask(s.relocator)
+            mask = raw.action_mask(raw.possible_agents[s.relocator])
             assert mask[ob.ACTION_RELOCATE_FIRST :].all()
             return
         seat = raw.agent_name_mapping[raw.agent_selection]
-        right = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, s.level)
+        right = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, raw.game.level)
         raw.step(ob.ACTION_RESPONSE_FIRST + right if seat == 1 else ob.ACTION_WAIT)
     pytest.fail("no fly or rat event")
 
@@ -341,7 +344,7 @@ def test_observation_contents():
     raw = ratto_zakko_v0.raw_env(num_players=3, level="dessert", perception="clear", tick_ms=40)
     raw.reset(seed=1)
     s = raw.truth
-    o = raw._observation_vector(1)
+    o = raw.observer.observe(raw.truth, 1)
     card = s.card
     assert raw.observation_space("player_1")["observation"].contains(o)
     assert o[ob.IDENTITY_SLICE].argmax() == rules.CARD_IDENTITY[card]
@@ -350,14 +353,14 @@ def test_observation_contents():
     assert o[ob.ELAPSED_S] == pytest.approx(0.04) and o[ob.TICK_S] == pytest.approx(0.04)
     assert o[ob.CARDS_LEFT] == pytest.approx(53 / 54)
     # seat 0 answers wrongly at tick 0; from tick 1 everyone sees it answered
-    wrong = (rules.correct_response_index(card, s.shaker_on, s.fly_under, s.level) + 1) % 13
+    wrong = (rules.correct_response_index(card, s.shaker_on, s.fly_under, raw.game.level) + 1) % 13
     raw.step(ob.ACTION_RESPONSE_FIRST + wrong)
-    o_same_tick = raw._observation_vector(1)
+    o_same_tick = raw.observer.observe(raw.truth, 1)
     assert not o_same_tick[ob.PER_SEAT + 3 : ob.PER_SEAT + 6].any()  # simultaneous
     raw.step(ob.ACTION_WAIT)
     raw.step(ob.ACTION_WAIT)
     assert s.tick == 1
-    o = raw._observation_vector(1)
+    o = raw.observer.observe(raw.truth, 1)
     n = 3
     answered = o[ob.PER_SEAT + n : ob.PER_SEAT + 2 * n]
     assert answered.tolist() == [0, 0, 1]  # own first: seat 1, seat 2, seat 0
@@ -380,7 +383,7 @@ def test_rule_variants_reach_the_env_and_the_bots(fly_rule):
         original_colour_cards=8,
     )
     raw.reset(seed=3)
-    assert raw._observation_vector(0)[ob.FLY_CARD_RAT_VARIANT] == (fly_rule == "rat")
+    assert raw.observer.observe(raw.truth, 0)[ob.FLY_CARD_RAT_VARIANT] == (fly_rule == "rat")
     assert all(rules.CARD_COLOUR[c] in (-1, rules.CARD_IDENTITY[c]) for c in raw.truth.deck)
     players = [BOTS["perfect"](), IdleBot()]
     rng = np.random.default_rng(0)

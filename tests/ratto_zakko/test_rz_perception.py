@@ -44,7 +44,7 @@ def ideal_observer_ticks(level: str, perception_mode: str, seed: int) -> list[in
     while not raw.truth.is_over:
         s = raw.truth
         if s.card < rules.FLY_CARD and s.cards_dealt not in firsts:
-            o = raw._observation_vector(0)
+            o = raw.observer.observe(raw.truth, 0)
             if o[ob.IDENTITY_SLICE].max() >= CERTAINTY and o[ob.COLOUR_SLICE].max() >= CERTAINTY:
                 firsts[s.cards_dealt] = s.tick + 1
         raw.step(ob.ACTION_WAIT)
@@ -66,8 +66,8 @@ def test_clear_perception_shows_the_card_at_tick_zero():
 def test_posteriors_are_distributions_and_seats_see_independently():
     raw = ratto_zakko_v0.raw_env(num_players=3, level="starter")
     raw.reset(seed=2)
-    o0 = raw._observation_vector(0)
-    o1 = raw._observation_vector(1)
+    o0 = raw.observer.observe(raw.truth, 0)
+    o1 = raw.observer.observe(raw.truth, 1)
     for o in (o0, o1):
         assert o[ob.IDENTITY_SLICE].sum() == pytest.approx(1.0, abs=1e-5)
         assert o[ob.COLOUR_SLICE].sum() == pytest.approx(1.0, abs=1e-5)

@@ -18,7 +18,12 @@ from pettingzoo.test import render_test
 from ratenvs import ratto_zakko_v0
 from ratenvs.common.render import WHITE
 from ratenvs.ratto_zakko import frames, rules
-from ratenvs.ratto_zakko.observe import ACTION_RELOCATE_FIRST, ACTION_RESPONSE_FIRST, ACTION_WAIT
+from ratenvs.ratto_zakko.observe import (
+    ACTION_RELOCATE_FIRST,
+    ACTION_RESPONSE_FIRST,
+    ACTION_WAIT,
+    perceived,
+)
 from ratenvs.ratto_zakko.perception import CERTAINTY, clear_evidence, posteriors
 
 OMNISCIENT = "omniscient"
@@ -43,9 +48,14 @@ def _env(n: int = 4, view: str = OMNISCIENT, seed: int = 0, **options) -> ratto_
     return env
 
 
-def _draw(state: rules.State, view_seat: int | None, memoryless: bool = False) -> np.ndarray:
+def _draw(env, state: rules.State, view_seat: int | None, memoryless: bool = False) -> np.ndarray:
+    """The frame of ``state`` under ``env``'s game, in the memoryless mode if ``memoryless``."""
+    game = env.game
+    if memoryless != game.memoryless:
+        observation = "memoryless" if memoryless else "knowledge"
+        game = rules.RattoZakko(**{**game.params, "observation": observation})
     agents = [f"player_{i}" for i in range(state.num_players)]
-    return frames.draw(state, agents, view_seat, TICK_MS, memoryless)
+    return frames.draw(game, state, agents, view_seat)
 
 
 def _wait_one_tick(env) -> None:
@@ -108,7 +118,7 @@ def test_frames_change_when_a_new_card_is_revealed():
     dealt = env.truth.cards_dealt
     while env.truth.cards_dealt == dealt:
         seat = env.agent_name_mapping[env.agent_selection]
-        mask = env._action_mask(seat)
+        mask = env.action_mask(env.possible_agents[seat])
         if env.truth.phase == rules.PHASE_RELOCATE:
             env.step(ACTION_RELOCATE_FIRST + rules.LEAVE_BOTH)
         else:
@@ -134,21 +144,21 @@ def test_memoryless_seat_frames_show_the_fly_only_while_the_observation_does():
     assert state.fly_shown  # the first tick of the game: everyone sees where the fly is
     moved = copy.deepcopy(state)
     moved.fly_under = (state.fly_under + 2) % rules.NUM_FOODS
-    assert not np.array_equal(_draw(state, 1, True), _draw(moved, 1, True))
+    assert not np.array_equal(_draw(env, state, 1, True), _draw(env, moved, 1, True))
 
     _wait_one_tick(env)
     state = env.truth
     assert not state.fly_shown and state.phase == rules.PHASE_REACT
-    assert not env._observation_vector(1)[18:23].any()
+    assert not env.observer.observe(env.truth, 1)[18:23].any()
     for other in range(rules.NUM_FOODS):
         if other == state.fly_under:
             continue
         moved = copy.deepcopy(state)
         moved.fly_under = other
-        assert np.array_equal(_draw(state, 1, True), _draw(moved, 1, True))
-        assert not np.array_equal(_draw(state, None, True), _draw(moved, None, True))
+        assert np.array_equal(_draw(env, state, 1, True), _draw(env, moved, 1, True))
+        assert not np.array_equal(_draw(env, state, None, True), _draw(env, moved, None, True))
     # the same tick in the knowledge mode: the fly is public knowledge, so it is drawn
-    assert not np.array_equal(_draw(state, 1, False), _draw(moved, 1, False))
+    assert not np.array_equal(_draw(env, state, 1, False), _draw(env, moved, 1, False))
 
 
 def test_gradual_seat_frames_depend_on_the_evidence_not_on_the_true_card():
@@ -156,30 +166,30 @@ def test_gradual_seat_frames_depend_on_the_evidence_not_on_the_true_card():
     for _ in range(3):
         _wait_one_tick(env)
     state = env.truth
-    assert state.perception == "gradual" and state.phase == rules.PHASE_REACT
+    assert env.game.perception == "gradual" and state.phase == rules.PHASE_REACT
     others = [c for c in range(rules.NUM_CARD_KINDS) if c != state.card]
     for card in others:
         swapped = copy.deepcopy(state)
         swapped.card = card  # the truth changes; every seat's evidence stays as it was
         for seat in range(2):
-            assert np.array_equal(_draw(state, seat), _draw(swapped, seat)), card
-        assert not np.array_equal(_draw(state, None), _draw(swapped, None))
+            assert np.array_equal(_draw(env, state, seat), _draw(env, swapped, seat)), card
+        assert not np.array_equal(_draw(env, state, None), _draw(env, swapped, None))
     # ... while other evidence does change the seat's picture
     other_evidence = copy.deepcopy(state)
     other_evidence.evidence[0] = other_evidence.evidence[1]  # seat 0 glimpsed what seat 1 did
     other_evidence.posterior = posteriors(other_evidence.evidence)
-    assert not np.array_equal(_draw(state, 0), _draw(other_evidence, 0))
-    assert np.array_equal(_draw(state, 1), _draw(other_evidence, 1))
+    assert not np.array_equal(_draw(env, state, 0), _draw(env, other_evidence, 0))
+    assert np.array_equal(_draw(env, state, 1), _draw(env, other_evidence, 1))
 
 
 def test_a_seat_names_the_card_only_once_it_is_sure():
     uniform_id = np.full(7, 1 / 7)
     uniform_col = np.full(5, 1 / 5)
-    assert frames._perceived(uniform_id, uniform_col)[:2] == (None, None)
+    assert perceived(uniform_id, uniform_col)[:2] == (None, None)
     sure_id = np.array([0.01, 0.01, CERTAINTY + 0.01, 0.01, 0.01, 0.0, 0.0])
     sure_col = np.array([0.0, 0.01, 0.01, 0.97, 0.01])
-    assert frames._perceived(sure_id, sure_col)[:2] == (2, 3)  # cheese, blue
-    assert frames._perceived(sure_id, uniform_col)[:2] == (2, None)
+    assert perceived(sure_id, sure_col)[:2] == (2, 3)  # cheese, blue
+    assert perceived(sure_id, uniform_col)[:2] == (2, None)
 
 
 @pytest.mark.parametrize("card", [0, 2 * rules.NUM_COLOURS + 3, rules.FLY_CARD, rules.RAT_CARD])
@@ -189,12 +199,12 @@ def test_under_clear_perception_the_seat_sees_the_true_card(card):
     state.card = card
     state.evidence = clear_evidence(card, 2, "main")
     state.posterior = posteriors(state.evidence)
-    seat_card = _draw(state, 0)[CARD_REGION]
-    assert np.array_equal(seat_card, _draw(state, None)[CARD_REGION])
+    seat_card = _draw(env, state, 0)[CARD_REGION]
+    assert np.array_equal(seat_card, _draw(env, state, None)[CARD_REGION])
     state.card = (card + 1) % rules.NUM_CARD_KINDS
     state.evidence = clear_evidence(state.card, 2, "main")
     state.posterior = posteriors(state.evidence)
-    assert not np.array_equal(seat_card, _draw(state, 0)[CARD_REGION])
+    assert not np.array_equal(seat_card, _draw(env, state, 0)[CARD_REGION])
 
 
 def test_answers_of_the_current_tick_show_only_in_the_omniscient_view():
@@ -215,7 +225,7 @@ def test_answers_of_the_current_tick_show_only_in_the_omniscient_view():
     waited = copy.deepcopy(env.truth)
     waited.answer[0] = rules.NO_ANSWER
     waited.answer_tick[0] = rules.NO_ANSWER
-    assert not np.array_equal(env.render(), _draw(waited, 1))
+    assert not np.array_equal(env.render(), _draw(env, waited, 1))
 
 
 def _states_of_a_game(observation: str, seed: int, every: int):
@@ -227,7 +237,7 @@ def _states_of_a_game(observation: str, seed: int, every: int):
         if step % every == 0:
             yield env
         seat = env.agent_name_mapping[env.agent_selection]
-        legal = np.flatnonzero(env._action_mask(seat))
+        legal = np.flatnonzero(env.action_mask(env.possible_agents[seat]))
         wait = env.truth.phase == rules.PHASE_REACT and rng.random() < 0.85
         env.step(ACTION_WAIT if wait else int(rng.choice(legal)))
         step += 1
@@ -248,9 +258,13 @@ def test_seat_frames_never_show_hidden_truth_over_a_whole_game(observation):
         if memoryless and not state.fly_shown:
             hidden.fly_under = (state.fly_under + 1) % rules.NUM_FOODS
         for seat in range(3):
-            assert np.array_equal(_draw(state, seat, memoryless), _draw(hidden, seat, memoryless))
+            assert np.array_equal(
+                _draw(env, state, seat, memoryless), _draw(env, hidden, seat, memoryless)
+            )
         checked += 1
-        if not np.array_equal(_draw(state, None, memoryless), _draw(hidden, None, memoryless)):
+        if not np.array_equal(
+            _draw(env, state, None, memoryless), _draw(env, hidden, None, memoryless)
+        ):
             omniscient_changed += 1
     assert phases == {rules.PHASE_REACT, rules.PHASE_RELOCATE, rules.PHASE_OVER}
     assert checked >= 20 and omniscient_changed >= checked // 2

@@ -170,7 +170,8 @@ def test_original_colour_cards_option(k, other):
 
 
 def test_start_positions():
-    state = rules.new_game(3, "main", 120, "clear", 1.0, np.random.default_rng(0))
+    game = rules.RattoZakko(num_players=3, level="main", perception="clear")
+    state = game.init(np.random.default_rng(0))
     assert FOODS[state.fly_under] == "fish"
     assert FOODS[state.shaker_on] == "cheese"
     assert state.card is not None
@@ -188,9 +189,12 @@ def table(
     jackpot: int = 0,
     window: int = 120,
 ) -> rules.State:
-    """A game with ``card`` showing; each seat holds ``won[s]`` cards taken from the deck."""
+    """A game with ``card`` showing; each seat holds ``won[s]`` cards taken from the deck
+    (its game: ``GAME[id(state)]``)."""
     rng = np.random.default_rng(0)
-    state = rules.new_game(n, level, window, "clear", 1.0, rng)
+    game = rules.RattoZakko(num_players=n, level=level, window_ticks=window, perception="clear")
+    state = game.init(rng)
+    GAME[id(state)] = game
     state.deck.append(state.card)
     card_id = rules.CARD_NAMES.index(card)
     state.deck.remove(card_id)
@@ -200,10 +204,12 @@ def table(
     for s, k in enumerate(won or [0] * n):
         state.won[s] = [state.deck.pop() for _ in range(k)]
     state.jackpot = [state.deck.pop() for _ in range(jackpot)]
-    assert state.cards_accounted() == state.total_cards
+    assert state.cards_accounted() == game.total_cards
     return state
 
 
+GAME: dict[int, rules.RattoZakko] = {}
+"""The game of each state :func:`table` made (the parameters live on the game)."""
 RNG = np.random.default_rng(1)
 
 
@@ -212,7 +218,7 @@ def play_tick(state: rules.State, answers: dict[int, str]) -> list[int]:
     for s in state.to_act():
         a = answers.get(s)
         rules.submit(state, s, WAIT if a is None else RESPONSE_INDEX[a])
-    return rules.end_tick(state, RNG)
+    return rules.end_tick(GAME[id(state)], state, RNG)
 
 
 def test_single_winner_takes_the_card_and_deals():
@@ -225,7 +231,7 @@ def test_single_winner_takes_the_card_and_deals():
     assert state.dealer == 1
     assert state.phase == rules.PHASE_REACT  # plain grab: no relocation, next card dealt
     assert state.card is not None and state.tick == 0
-    assert state.cards_accounted() == state.total_cards
+    assert state.cards_accounted() == GAME[id(state)].total_cards
 
 
 def test_card_stays_open_while_nobody_is_right():
@@ -248,7 +254,7 @@ def test_wrong_answers_before_and_at_the_winner_return_cards_to_the_winner():
     assert len(state.won[0]) == 1 and len(state.won[2]) == 2 and len(state.won[3]) == 1
     assert top0 in state.won[1] and top2 in state.won[1]
     assert sorted(state.last_result.returned_by) == [0, 2]
-    assert state.cards_accounted() == state.total_cards
+    assert state.cards_accounted() == GAME[id(state)].total_cards
 
 
 def test_a_wrong_answer_without_cards_returns_nothing():
@@ -268,7 +274,7 @@ def test_tie_sends_card_and_returned_cards_to_the_jackpot():
     assert state.last_result.tied == [0, 1]
     assert state.jackpot == [card, returned]
     assert state.dealer == 0  # nobody won: the dealer deals again
-    assert state.cards_accounted() == state.total_cards
+    assert state.cards_accounted() == GAME[id(state)].total_cards
 
 
 def test_nobody_right_when_everyone_answered_wrongly():
@@ -297,7 +303,7 @@ def test_jackpot_is_paid_to_the_next_winner():
     assert len(state.jackpot) == 1
     nxt = state.card
     answer = rules.RESPONSES[
-        rules.correct_response_index(nxt, state.shaker_on, state.fly_under, state.level)
+        rules.correct_response_index(nxt, state.shaker_on, state.fly_under, GAME[id(state)].level)
     ]
     delta = play_tick(state, {1: answer})
     assert delta == [0, 2]
@@ -333,34 +339,38 @@ def test_relocation_moves_fly_or_shaker_once_and_deals():
     state = table("fly", fly="egg")
     play_tick(state, {1: "grab:egg"})
     with pytest.raises(ValueError, match="may not"):
-        rules.relocate(state, 0, rules.LEAVE_BOTH, RNG)
-    rules.relocate(state, 1, rules.RELOCATE_FLY_FIRST + FOODS.index("chili"), RNG)
+        rules.relocate(GAME[id(state)], state, 0, rules.LEAVE_BOTH, RNG)
+    rules.relocate(GAME[id(state)], state, 1, rules.RELOCATE_FLY_FIRST + FOODS.index("chili"), RNG)
     assert FOODS[state.fly_under] == "chili" and FOODS[state.shaker_on] == "cheese"
     assert state.fly_shown and state.phase == rules.PHASE_REACT and state.card is not None
 
     state = table("cheese/red")
     play_tick(state, {0: "shout:rat"})
-    rules.relocate(state, 0, rules.RELOCATE_SHAKER_FIRST + FOODS.index("apple"), RNG)
+    rules.relocate(
+        GAME[id(state)], state, 0, rules.RELOCATE_SHAKER_FIRST + FOODS.index("apple"), RNG
+    )
     assert FOODS[state.shaker_on] == "apple" and FOODS[state.fly_under] == "fish"
     assert not state.fly_shown
 
     state = table("cheese/red")
     play_tick(state, {0: "shout:rat"})
-    rules.relocate(state, 0, rules.LEAVE_BOTH, RNG)
+    rules.relocate(GAME[id(state)], state, 0, rules.LEAVE_BOTH, RNG)
     assert FOODS[state.shaker_on] == "cheese" and FOODS[state.fly_under] == "fish"
 
 
 def test_relocation_both_variant_moves_fly_then_shaker():
     state = table("fly", fly="egg")
-    state.relocation = "both"
+    GAME[id(state)].relocation = "both"
     play_tick(state, {1: "grab:egg"})
-    assert rules.legal_relocations(state) == [0, 1, 2, 3, 4, rules.LEAVE_BOTH]
+    assert rules.legal_relocations(GAME[id(state)], state) == [0, 1, 2, 3, 4, rules.LEAVE_BOTH]
     with pytest.raises(ValueError, match="not legal"):
-        rules.relocate(state, 1, rules.RELOCATE_SHAKER_FIRST, RNG)
-    rules.relocate(state, 1, rules.RELOCATE_FLY_FIRST + FOODS.index("apple"), RNG)
+        rules.relocate(GAME[id(state)], state, 1, rules.RELOCATE_SHAKER_FIRST, RNG)
+    rules.relocate(GAME[id(state)], state, 1, rules.RELOCATE_FLY_FIRST + FOODS.index("apple"), RNG)
     assert state.phase == rules.PHASE_RELOCATE and state.relocation_stage == 1
-    assert rules.legal_relocations(state) == [5, 6, 7, 8, 9, rules.LEAVE_BOTH]
-    rules.relocate(state, 1, rules.RELOCATE_SHAKER_FIRST + FOODS.index("chili"), RNG)
+    assert rules.legal_relocations(GAME[id(state)], state) == [5, 6, 7, 8, 9, rules.LEAVE_BOTH]
+    rules.relocate(
+        GAME[id(state)], state, 1, rules.RELOCATE_SHAKER_FIRST + FOODS.index("chili"), RNG
+    )
     assert FOODS[state.fly_under] == "apple" and FOODS[state.shaker_on] == "chili"
     assert state.phase == rules.PHASE_REACT and state.fly_shown
 
@@ -455,7 +465,7 @@ def test_resolution_matches_the_reference(data, n, window, card, shaker, fly):
         for s in state.to_act():
             r, when = schedule.get(s, (None, -1))
             rules.submit(state, s, r if when == t else WAIT)
-        rules.end_tick(state, RNG)
+        rules.end_tick(GAME[id(state)], state, RNG)
         if state.last_result is not None and state.last_result.card == card_id:
             break
     result = state.last_result
@@ -465,4 +475,4 @@ def test_resolution_matches_the_reference(data, n, window, card, shaker, fly):
     assert sorted(result.returned_by) == returners
     assert state.card_counts() == after
     assert len(state.jackpot) == jackpot_after
-    assert state.cards_accounted() == state.total_cards
+    assert state.cards_accounted() == GAME[id(state)].total_cards

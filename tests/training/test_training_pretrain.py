@@ -139,7 +139,7 @@ def test_the_wrong_answer_penalty_costs_exactly_the_wrong_answers():
             and ACTION_RESPONSE_FIRST <= action < ACTION_RESPONSE_FIRST + 13
             and action - ACTION_RESPONSE_FIRST
             != rules.correct_response_index(
-                state.card, state.shaker_on, state.fly_under, state.level
+                state.card, state.shaker_on, state.fly_under, shaped.unwrapped.aec.game.level
             )
         )
         _, r_plain, term, trunc, _ = plain.step(action)

@@ -9,7 +9,7 @@ from typing import Any
 import gymnasium as gym
 
 from ratenvs.ratto_zakko import rules
-from ratenvs.ratto_zakko.observe import ACTION_RESPONSE_FIRST
+from ratenvs.ratto_zakko.rules import ACTION_RESPONSE_FIRST
 from training.config import ConfigError, TrainConfig
 from training.hooks import GameHooks, RewardShaping
 
@@ -49,19 +49,13 @@ class WrongAnswerPenalty(gym.Wrapper):
         self.penalty = float(penalty)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        state = self.env.unwrapped.aec.truth
+        aec = self.env.unwrapped.aec
+        state = aec.truth
         response = int(action) - ACTION_RESPONSE_FIRST
         wrong = (
             state.phase == rules.PHASE_REACT
             and 0 <= response < rules.NUM_RESPONSES
-            and response
-            != rules.correct_response_index(
-                state.card,
-                state.shaker_on,
-                state.fly_under,
-                state.level,
-                state.fly_card_under_shaker,
-            )
+            and response != aec.game.correct(state)
         )
         obs, reward, term, trunc, info = self.env.step(action)
         return obs, float(reward) - (self.penalty if wrong else 0.0), term, trunc, info
