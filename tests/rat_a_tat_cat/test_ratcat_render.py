@@ -119,7 +119,7 @@ def _random_states(n: int, mode: str, game: int, count: int):
     rng = np.random.default_rng(game)
     yielded = 0
     while not env.truth.is_over and yielded < count:
-        legal = np.flatnonzero(env._action_mask(env.truth.current))
+        legal = np.flatnonzero(env.game.legal_mask(env.truth, env.truth.current))
         if rules.ACTION_KNOCK in legal:
             action = rules.ACTION_KNOCK if rng.random() < 0.03 else rules.ACTION_NO_KNOCK
         else:
@@ -165,10 +165,16 @@ def test_hidden_cards_are_not_drawn_for_a_seat(n, mode):
 
 
 def test_the_hidden_card_check_catches_a_picture_that_shows_them(monkeypatch):
-    def leaky(state, view_seat, mode, p):  # draws every card face up
-        return [rules.KIND[card] for card in state.hands[p]]
+    from ratenvs.rat_a_tat_cat.observe import TableObserver
 
-    monkeypatch.setattr(frames, "_seat_codes", leaky)
+    honest = TableObserver.seat_view
+
+    def leaky(self, state, seat):  # the observer hands the picture every card face up
+        view = honest(self, state, seat)
+        view.codes = [[rules.KIND[card] for card in hand] for hand in state.hands]
+        return view
+
+    monkeypatch.setattr(TableObserver, "seat_view", leaky)
     samples, _, seat_changed = _hidden_frame_check(2, "knowledge", games=1, count=4)
     assert seat_changed > samples // 2
 
