@@ -179,7 +179,9 @@ def test_the_hidden_card_check_catches_a_picture_that_shows_them(monkeypatch):
     assert seat_changed > samples // 2
 
 
-def test_another_players_drawn_card_is_face_down_but_a_taken_discard_is_face_up():
+def test_another_players_held_card_is_face_down_even_a_taken_discard():
+    """The fix of "the text view shows a held card the observation hides": a seat's
+    observation carries only its own held card, so its picture shows only that one."""
     env = _frame_env(2, "player_1")
     env.step(rules.ACTION_DRAW)
     card = env.truth.held
@@ -187,8 +189,11 @@ def test_another_players_drawn_card_is_face_down_but_a_taken_discard_is_face_up(
     other = next(c for c in env.truth.draw_pile if rules.KIND[c] != rules.KIND[card])
     env.truth.held = other
     assert np.array_equal(shown, env.render())  # player_1 cannot tell which card it is
-    env.truth.held_public = True  # as if taken from the discard pile: everyone saw it
-    assert not np.array_equal(shown, env.render())
+    env.truth.held_public = True  # as if taken from the discard pile
+    public = env.render()
+    assert not np.array_equal(shown, public)  # it says "taken from the discard" ...
+    env.truth.held = card
+    assert np.array_equal(public, env.render())  # ... face down, as in the observation
 
 
 def test_render_view_is_validated():
