@@ -1,5 +1,5 @@
 """Rat-a-Tat Cat, version 0 (PettingZoo's versioned-module convention)."""
 
-from ratenvs.rat_a_tat_cat.env import env, raw_env
+from ratenvs.rat_a_tat_cat.env import env, parallel_env, raw_env
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "parallel_env", "raw_env"]

@@ -40,15 +40,16 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import LAYOUTS, CeilingBot, HeuristicBot, swap_by_estimate
+from ratenvs.rat_a_tat_cat.bots import CeilingBot, HeuristicBot, swap_by_estimate
 from ratenvs.rat_a_tat_cat.env import raw_env
-from ratenvs.rat_a_tat_cat.observe import slot_codes
+from ratenvs.rat_a_tat_cat.observe import layout_for_size, slot_codes
 from training.stats import mean_interval
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ def play(
     for g in range(games):
         seat = g % 4
         env = raw_env(num_players=4, target_score=100, owner_ceilings=ceilings)
+        heuristic.bind(env.observer)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
         dealt = -1
@@ -153,9 +155,9 @@ def true_hand(state: rules.State, player: int) -> float:
 
 def estimated_hand(obs: np.ndarray, offset: int) -> float:
     """The heuristic bot's estimate of the hand ``offset`` seats on, from the observation."""
-    lay = LAYOUTS.get(len(obs))
+    lay = layout_for_size(len(obs))
     codes = slot_codes(obs, lay.num_players)
-    unknown = HeuristicBot().unknown_value(obs, lay)
+    unknown = HeuristicBot().unknown_value(obs[lay.unseen : lay.unseen + rules.NUM_KINDS])
     return float(sum(float(c) if c < rules.NUM_NUMBER_KINDS else unknown for c in codes[offset]))
 
 
@@ -191,9 +193,9 @@ def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
     def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
         if state.phase != rules.PHASE_SWAP:
             return a
-        lay = LAYOUTS.get(len(obs))
+        lay = layout_for_size(len(obs))
         codes = slot_codes(obs, lay.num_players)
-        unknown = HeuristicBot().unknown_value(obs, lay)
+        unknown = HeuristicBot().unknown_value(obs[lay.unseen : lay.unseen + rules.NUM_KINDS])
         own = HeuristicBot().slot_values(codes, unknown)
         n = state.num_players
         est = np.full((n, rules.SLOTS), unknown)
@@ -218,9 +220,20 @@ def bot_plays(bot: Bot) -> Chooser:
     rng = np.random.default_rng(0)
 
     def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+        if hasattr(bot, "bind"):  # the study's games: 4 players, out at 100
+            bot.bind(_observer(layout_for_size(len(obs)).has_ceilings))
         return int(bot.act(obs, mask, rng))
 
     return choose
+
+
+@lru_cache(maxsize=2)
+def _observer(ceilings: bool) -> Any:
+    """The knowledge observer of the study's game (4 players, out at 100)."""
+    from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+    game = RatATatCat(num_players=4, target_score=100, owner_ceilings=ceilings)
+    return game.observer("knowledge")
 
 
 def chain(*choosers: Chooser) -> Chooser:
@@ -314,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from training.checkpoint import load_checkpoint
 
         agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
-        wide = LAYOUTS.get(agent.spec.observation_size).has_ceilings  # the agent's own
+        wide = layout_for_size(agent.spec.observation_size).has_ceilings  # the agent's own
         agent_lines: list[tuple[str, Chooser]] = []
         for decisions in (
             list(PHASES),

@@ -45,6 +45,7 @@ def knock_decisions(games: int, seed: int = 0) -> Iterator[tuple[State, int]]:
     bot = HeuristicBot()
     for g in range(games):
         env = raw_env(num_players=4, target_score=100)
+        bot.bind(env.observer)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
         while not env.truth.is_over:
@@ -82,6 +83,9 @@ def kept_card_values(games: int = 300, seed: int = 0) -> tuple[float, ...]:
 def play_game(bots: Sequence[Bot], seed: int, **options: object) -> list[bool]:
     """Play one game with ``bots[i]`` in seat ``i``; return who won (ties share)."""
     env = raw_env(num_players=len(bots), **options)
+    for bot in bots:
+        if hasattr(bot, "bind"):
+            bot.bind(env.observer)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed + 1_000_003)
     while not env.truth.is_over:

@@ -28,7 +28,7 @@ from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
-from ratenvs.rat_a_tat_cat.observe import Observer
+from ratenvs.rat_a_tat_cat.observe import TableObserver as Observer
 from studies import ratcat_4p_ablation as ablation
 from studies.ratcat_rival_hands import fit_mlp
 
@@ -46,14 +46,16 @@ def play_round(
     """The table and the round's points at the end of the round after ``action``: ``agent``
     (when given) plays ``seat`` on, heuristic bots every other seat."""
     bot = HeuristicBot()
+    bot.bind(observer)
+    game = observer.game
     st = state.copy()
     rng = np.random.default_rng(seed)
-    points = rules.apply_action(st, action, rng)
+    points = rules.apply_action(st, action, rng, game)
     while points is None:
         p = st.current
-        obs, mask = observer.observe(st, p), observer.action_mask(st, p)
+        obs, mask = observer.observe(st, p), game.legal_mask(st, p)
         player = agent if agent is not None and p == seat else bot
-        points = rules.apply_action(st, int(player.act(obs, mask, rng)), rng)
+        points = rules.apply_action(st, int(player.act(obs, mask, rng)), rng, game)
     return st, points
 
 
@@ -70,6 +72,7 @@ def collect(games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     observations, gains = [], []
     for g in range(games):
         env = raw_env(num_players=PLAYERS, target_score=100)
+        bot.bind(env.observer)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
         while not env.truth.is_over:

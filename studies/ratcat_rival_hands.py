@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import LAYOUTS, CeilingBot, HeuristicBot
+from ratenvs.rat_a_tat_cat.bots import CeilingBot, HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 
 PLAYERS = 4
@@ -53,6 +53,8 @@ def collect(
     obs_rows, ceiling_rows, hist_rows, guesses, targets = [], [], [], [], []
     for g in range(games):
         env = raw_env(num_players=PLAYERS, target_score=100, owner_ceilings=True)
+        for bot in [*bots, guesser]:
+            bot.bind(env.observer)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
         round_index = -1
@@ -77,7 +79,7 @@ def collect(
                         hist += [removed[q, s] / 12 if seen else 0.0, float(seen)]  # kind 0..12
                     hist += [dropped[q] / 9 if dropped[q] >= 0 else 0.0, float(dropped[q] >= 0)]
                     hist.append(min(drops[q] / 10, 1.0))
-                obs_rows.append(obs[: LAYOUTS.get(len(obs)).ceilings])
+                obs_rows.append(obs[: env.observer.offset("ceilings")])
                 ceiling_rows.append(obs)
                 hist_rows.append(hist)
                 guesses.append(guesser.hand_estimates(obs)[1:].sum(axis=1))

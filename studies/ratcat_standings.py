@@ -63,6 +63,7 @@ def play_games(games: int, seed: int, ceilings: bool, move: Move) -> list[float]
     for g in range(games):
         seat = g % PLAYERS
         env = raw_env(num_players=PLAYERS, target_score=TARGET, owner_ceilings=ceilings)
+        bot.bind(env.observer)
         env.reset(seed=seed + g)
         rng = np.random.default_rng(seed + g)
         while not env.truth.is_over:

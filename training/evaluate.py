@@ -79,6 +79,10 @@ def play_game(
         env = spec.load().raw_env(**env_options)
     if len(players) != env.num_players:
         raise ValueError(f"{len(players)} players for a {env.num_players}-seat game")
+    for player in players:  # bots read named views of the env's observer
+        bind = getattr(player, "bind", None)
+        if bind is not None and hasattr(env, "observer"):
+            bind(env.observer)
     seq = np.random.SeedSequence([seed])
     env_seed, bot_seed = (int(s) for s in seq.generate_state(2))
     env.reset(seed=env_seed)

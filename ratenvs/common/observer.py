@@ -82,13 +82,13 @@ class Observer:
             )
         lead = tensor.shape[:-1]
         return {
-            p.name: tensor[..., self.slices[p.name]].reshape(*lead, *p.shape) for p in self.pieces
+            p.name: tensor[..., self.slices[p.name]].reshape(lead + p.shape) for p in self.pieces
         }
 
     def view(self, tensor: np.ndarray, name: str) -> np.ndarray:
         """One piece of ``tensor`` (see :meth:`views`)."""
         p = self.piece(name)
-        return np.asarray(tensor)[..., self.slices[name]].reshape(*np.shape(tensor)[:-1], *p.shape)
+        return np.asarray(tensor)[..., self.slices[name]].reshape(np.shape(tensor)[:-1] + p.shape)
 
     def table(self) -> str:
         """The layout as a Markdown table: index range, piece, shape, range, meaning."""

@@ -1,7 +1,13 @@
 """Scripted Rat-a-Tat Cat players behind the :class:`~ratenvs.common.bots.Bot` protocol.
 
 Bots read only the observation vector and the action mask, so they see what
-their seat may see.
+their seat may see, and they read the vector through named views of their
+observer (``observer.views(observation)["slots"]``...), never through offsets:
+``bind(observer)`` (called by :func:`~ratenvs.common.play.play_game` and
+``SingleAgentEnv`` before play; call it yourself in a loop of your own, e.g.
+``bot.bind(env.observer)``). An unbound bot reads the observer of the default game
+(2 players, no ``owner_ceilings``) and raises a ValueError asking to bind it when
+the vector is of another table.
 
 - ``random``: any legal action, uniformly.
 - ``heuristic``: values each own slot (a known number at its value; anything
@@ -24,10 +30,11 @@ studies.ratcat_bot_tuning`` (figures in ``studies/README.md``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ratenvs.common.bots import Bot, RandomBot, make_bot
-from ratenvs.rat_a_tat_cat.observe import Layout, slot_codes
 from ratenvs.rat_a_tat_cat.rules import (
     ACTION_DECLINE,
     ACTION_DISCARD,
@@ -41,10 +48,7 @@ from ratenvs.rat_a_tat_cat.rules import (
     ACTION_USE_DRAW2,
     CODE_NUMBER,
     KIND_COUNTS,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     NO_CEILING,
-    NUM_KINDS,
     NUM_NUMBER_KINDS,
     SLOTS,
     swap_action,
@@ -73,34 +77,51 @@ _DECK_NUMBERS = np.array(KIND_COUNTS[:NUM_NUMBER_KINDS], dtype=np.float64)
 _DECK_MEAN = float(_DECK_NUMBERS @ _NUMBER_VALUES / _DECK_NUMBERS.sum())
 
 
-class _Layouts:
-    """Observation layouts by vector length (every table size, with and without the
-    ``owner_ceilings`` block: no two of them have the same length)."""
-
-    def __init__(self) -> None:
-        self._by_size = {
-            lay.size: lay
-            for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
-            for lay in (Layout(n), Layout(n, ceilings=True))
-        }
-
-    def get(self, size: int) -> Layout:
-        lay = self._by_size.get(size)
-        if lay is None:
-            raise ValueError(f"not a Rat-a-Tat Cat observation of any table size: {size}")
-        return lay
+_DEFAULT_OBSERVER: Any = None
 
 
-LAYOUTS = _Layouts()
-"""``LAYOUTS.get(len(observation))``: the :class:`~ratenvs.rat_a_tat_cat.observe.Layout` of
-an observation vector (ValueError for a length no table size has)."""
+def _default_observer() -> Any:
+    """The knowledge observer of the default game (2 players, no ``owner_ceilings``)."""
+    global _DEFAULT_OBSERVER
+    if _DEFAULT_OBSERVER is None:
+        from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+        _DEFAULT_OBSERVER = RatATatCat().observer("knowledge")
+    return _DEFAULT_OBSERVER
+
+
+class _BoundBot:
+    """A bot that reads observations through the named views of its observer."""
+
+    name = "bound"
+    observer: Any = None
+
+    def bind(self, observer: Any) -> None:
+        """Read observations through ``observer`` (the env's ``env.observer``)."""
+        self.observer = observer
+
+    def views(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        """The named pieces of ``observation`` (see :mod:`ratenvs.rat_a_tat_cat.observe`)."""
+        observer = self.observer if self.observer is not None else _default_observer()
+        if observation.shape[-1] != observer.size:
+            raise ValueError(
+                f"the {self.name!r} bot reads observations of {observer.size} entries, got "
+                f"{observation.shape[-1]}: bind it to the env's observer first "
+                "(bot.bind(env.observer); play_game and SingleAgentEnv do it)"
+            )
+        return observer.views(observation)
 
 
 def _argmax_kind(block: np.ndarray) -> int:
     return int(np.argmax(block))
 
 
-class HeuristicBot:
+def _codes(views: dict[str, np.ndarray]) -> np.ndarray:
+    """The knowledge code of every slot, observer first: shape ``(players, 4)``."""
+    return np.argmax(views["slots"], axis=-1)
+
+
+class HeuristicBot(_BoundBot):
     """Keeps a low hand with simple card counting and knocks below a threshold."""
 
     name = "heuristic"
@@ -108,9 +129,10 @@ class HeuristicBot:
     def __init__(self, knock_threshold: float = KNOCK_THRESHOLD) -> None:
         self.knock_threshold = float(knock_threshold)
 
-    def unknown_value(self, observation: np.ndarray, lay: Layout) -> float:
-        """Expected value of a card it does not know: the mean of unseen number cards."""
-        unseen = observation[lay.unseen : lay.unseen + NUM_NUMBER_KINDS] * _DECK_NUMBERS
+    def unknown_value(self, unseen_counts: np.ndarray) -> float:
+        """Expected value of a card it does not know: the mean of unseen number cards
+        (``unseen_counts``: the piece of that name)."""
+        unseen = unseen_counts[:NUM_NUMBER_KINDS] * _DECK_NUMBERS
         total = unseen.sum()
         if total < 0.5:  # memoryless mode (or nothing left): the deck's mean
             return _DECK_MEAN
@@ -124,16 +146,17 @@ class HeuristicBot:
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        lay = LAYOUTS.get(len(observation))
-        n = lay.num_players
-        codes = slot_codes(observation, n)
-        unknown = self.unknown_value(observation, lay)
+        return self._act(self.views(observation), action_mask)
+
+    def _act(self, v: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
+        codes = _codes(v)
+        unknown = self.unknown_value(v["unseen_counts"])
         values = self.slot_values(codes, unknown)
         worst = int(np.argmax(values))
-        held = _argmax_kind(observation[lay.held : lay.held + NUM_KINDS + 1])
+        held = _argmax_kind(v["held"])
         if action_mask[ACTION_DRAW]:
             if action_mask[ACTION_TAKE_DISCARD]:
-                top = _argmax_kind(observation[lay.discard_top : lay.discard_top + NUM_KINDS + 1])
+                top = _argmax_kind(v["discard_top"])
                 if top < values[worst] and (top <= LOW_CARD or top <= values[worst] - TAKE_MARGIN):
                     return ACTION_TAKE_DISCARD
             return ACTION_DRAW
@@ -193,18 +216,45 @@ class CeilingBot(HeuristicBot):
         self.knock_margin = float(knock_margin)
         self.base = base
 
-    def hand_estimates(self, observation: np.ndarray) -> np.ndarray:
-        """Estimated points of every slot, shape ``(players, 4)``, observer first."""
-        lay = LAYOUTS.get(len(observation))
-        if not lay.has_ceilings:
+    _plain: Any = None
+    """The observer of the same game without the ``owner_ceilings`` block (what ``base``
+    and the heuristic card play read)."""
+
+    def bind(self, observer: Any) -> None:
+        """Read observations through ``observer`` (it must have the ``ceilings`` piece);
+        ``base`` is bound to the same game's observer without it."""
+        self.observer = observer
+        self._plain = None
+        if "ceilings" in observer.slices:
+            from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+            plain = RatATatCat(**{**observer.game.params, "owner_ceilings": False})
+            self._plain = plain.observer(observer.kind)
+            bind = getattr(self.base, "bind", None)
+            if bind is not None:
+                bind(self._plain)
+
+    def _ceiling_views(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        if self.observer is None:
+            raise ValueError(
+                "the 'ceiling' bot reads the owner_ceilings observation: bind it to the env's "
+                "observer (bot.bind(env.observer); play_game and SingleAgentEnv do it)"
+            )
+        v = self.views(observation)
+        if "ceilings" not in v:
             raise ValueError(
                 "the 'ceiling' bot reads the owner_ceilings observation: make the env with "
                 "owner_ceilings=True"
             )
-        n = lay.num_players
-        codes = slot_codes(observation, n)
-        unknown = self.unknown_value(observation, lay)
-        block = observation[lay.ceilings : lay.size].reshape(n, SLOTS, 2)
+        return v
+
+    def hand_estimates(self, observation: np.ndarray) -> np.ndarray:
+        """Estimated points of every slot, shape ``(players, 4)``, observer first."""
+        v = self._ceiling_views(observation)
+        codes = _codes(v)
+        n = codes.shape[0]
+        unknown = self.unknown_value(v["unseen_counts"])
+        block = v["ceilings"]
         est = np.full((n, SLOTS), unknown)
         est[0] = self.slot_values(codes, unknown)
         for k in range(1, n):
@@ -219,20 +269,21 @@ class CeilingBot(HeuristicBot):
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        lay = LAYOUTS.get(len(observation))
+        v = self._ceiling_views(observation)
         swap = bool(action_mask[ACTION_DECLINE] and action_mask[ACTION_SWAP:].any())
         if swap or action_mask[ACTION_KNOCK]:
             est = self.hand_estimates(observation)
-            live = observation[lay.active : lay.active + lay.num_players] > 0.5
+            live = v["active"] > 0.5
+            n = live.shape[0]
             if swap:
                 return swap_by_estimate(est, action_mask)
-            rivals = [est[k].sum() for k in range(1, lay.num_players) if live[k]]
+            rivals = [est[k].sum() for k in range(1, n) if live[k]]
             ahead = est[0].sum() <= min(rivals) - self.knock_margin
             return ACTION_KNOCK if ahead else ACTION_NO_KNOCK
-        plain = observation[: lay.ceilings] if lay.has_ceilings else observation
+        plain = observation[: self.observer.offset("ceilings")]
         if self.base is not None:
             return int(self.base.act(plain, action_mask, rng))
-        return super().act(plain, action_mask, rng)
+        return self._act(self._plain.views(plain), action_mask)
 
 
 def swap_by_estimate(est: np.ndarray, mask: np.ndarray, minimum: float = 1.0) -> int:

@@ -10,9 +10,9 @@ use the card, then knock or not.
 | Import             | `from ratenvs import rat_a_tat_cat_v0`                  |
 |--------------------|---------------------------------------------------------|
 | Actions            | Discrete(15 + 16 (n - 1))                               |
-| Parallel API       | No                                                      |
+| Parallel API       | Yes (`parallel_env()`: one player acts per step)        |
 | Manual control     | `ratenvs play rat-a-tat-cat --players 3`                |
-| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`            |
+| Agents             | `agents = ['player_0', ..., 'player_{{n-1}}']`            |
 | Agents count       | 2 - 6 (`num_players`, default 2)                        |
 | Action shape       | (1,)                                                    |
 | Action values      | 0 - 14 + 16 (n - 1)                                     |
@@ -24,32 +24,7 @@ use the card, then knock or not.
 
 ## Options
 
-| option                | default       | meaning                                            |
-|-----------------------|---------------|----------------------------------------------------|
-| `num_players`         | 2             | players, 2 - 6                                     |
-| `rounds`              | None          | rounds in the game; None = 1 round, or (with       |
-|                       |               | `target_score`) until the elimination is decided;  |
-|                       |               | with a target, a number caps the rounds            |
-| `target_score`        | None          | elimination: a player whose total reaches it is    |
-|                       |               | out; the last one left wins; if all remaining      |
-|                       |               | cross in one round the lowest total wins (ruling)  |
-| `elimination_tiebreak`| "lowest_total"| all remaining players cross `target_score` in the  |
-|                       |               | same round: "lowest_total" (ruling: the lowest     |
-|                       |               | total among them wins) or "shared" (all share)     |
-| `max_turns_per_round` | 200           | the round ends after this many turns, counted over |
-|                       |               | all players, as if everyone had had the final turn |
-|                       |               | (ruling: guarantees termination)                   |
-| `observation`         | "knowledge"   | "knowledge" (perfect recall) or "memoryless"       |
-| `owner_ceilings`      | False         | append, for every slot, whether its owner has seen |
-|                       |               | the card and the card's ceiling: the lowest value  |
-|                       |               | the owner has let go of since (public play; see    |
-|                       |               | `rules.lower_ceilings`); 8 n more entries          |
-| `reward`              | "zero_sum"    | "zero_sum", "points", "win", "zero_sum_win"        |
-| `render_mode`         | None          | None, "ansi" (returns text), "rgb_array" (returns  |
-|                       |               | an (H, W, 3) uint8 picture) or "human" (shows the  |
-|                       |               | picture in a pygame window)                        |
-| `render_view`         | "omniscient"  | whose view `render()` shows: "omniscient" or an    |
-|                       |               | agent name (only what that seat may see)           |
+{options}
 
 Rulings of RULES.md that are not choices are fixed: a power card turned as the
 first discard is shuffled back; a power card on the discard pile is dead; the
@@ -61,17 +36,29 @@ holds no number card); the player left of the dealer starts (round 1: player
 
 ## Observation
 
-See :mod:`ratenvs.rat_a_tat_cat.observe` for the index table: for every slot
-(observer first, then the others in turn order) what the observer knows of the
-card (its kind, "a number", or unknown); the discard top; the card it holds;
-its decision phase; whose turn it is; who knocked and the turns left; turns
-played; pile sizes; totals; who is still in; rounds done; and
-``unseen_counts`` (knowledge mode). The "memoryless" mode keeps only the
-table as it is now and what the observer saw since its last decision. With
-``owner_ceilings=True``, for every slot also whether its owner has seen the
-card and the card's ceiling: the lowest value the owner has let go of while
-keeping it (public play: a card declined from the discard pile, a drawn card
-discarded, a card replaced; the bot ``ceiling`` reads it).
+What a seat may see (:mod:`ratenvs.rat_a_tat_cat.observe`, ``env.observer``): for
+every slot (observer first, then the others in turn order) what the observer knows
+of the card (its kind, "a number", or unknown); the discard top; the card it
+holds; its decision phase; whose turn it is; who knocked and the turns left;
+turns played; pile sizes; totals; who is still in; rounds done; and
+``unseen_counts`` (knowledge mode). The "memoryless" mode keeps only the table as
+it is now and what the observer saw since its last decision. With
+``owner_ceilings=True``, for every slot also whether its owner has seen the card
+and the card's ceiling: the lowest value the owner has let go of while keeping it
+(public play: a card declined from the discard pile, a drawn card discarded, a
+card replaced; the bot ``ceiling`` reads it). The pieces
+(``env.observer.pieces``; for 2 players with ``owner_ceilings=True``):
+
+{observation}
+
+``env.state()`` is the ``privileged`` observer: the whole truth in seat order
+(every card in every hand, the held card, the draw pile's composition, ...), in
+``env.state_space``; see :mod:`ratenvs.rat_a_tat_cat.observe` for its pieces.
+
+The text view (``render_text(agent)``, ``render_mode="ansi"``) and the picture of
+a seat are built by the same observer and show only what its observation carries:
+another player's held card is never named or shown face up, even a card taken
+from the discard pile.
 
 ## Actions
 
@@ -135,26 +122,37 @@ and the offending seat gets -1.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium.utils import seeding
 
-from ratenvs.common.legacy_aec import LegacyAECEnv as GameAECEnv
-from ratenvs.common.options import check_bool, check_choice, check_int, check_optional_int
-from ratenvs.common.rewards import win_rewards
+from ratenvs.common.aec import GameAECEnv, GameParallelEnv, options_table
 from ratenvs.common.wrappers import classic_env
-from ratenvs.rat_a_tat_cat import frames, rules
-from ratenvs.rat_a_tat_cat.observe import OBSERVATION_MODES, Observer, observation_bounds
-from ratenvs.rat_a_tat_cat.render import render_table
+from ratenvs.rat_a_tat_cat import frames
 from ratenvs.rat_a_tat_cat.resample import resample_state
+from ratenvs.rat_a_tat_cat.rules import (
+    ELIMINATION_TIEBREAKS,
+    POINTS_SCALE,
+    REWARD_MODES,
+    RatATatCat,
+)
 
-REWARD_MODES = ("zero_sum", "points", "win", "zero_sum_win")
-ELIMINATION_TIEBREAKS = ("lowest_total", "shared")
-POINTS_SCALE = 10.0
-"""Round rewards are in units of this many points."""
-OMNISCIENT = "omniscient"
+__all__ = [
+    "ELIMINATION_TIEBREAKS",
+    "POINTS_SCALE",
+    "REWARD_MODES",
+    "env",
+    "parallel_env",
+    "raw_env",
+]
+
+METADATA: dict[str, Any] = {
+    "render_modes": ["ansi", "human", "rgb_array"],
+    "name": "rat_a_tat_cat_v0",
+    "is_parallelizable": False,
+    "render_fps": 2,
+}
 
 
 def env(**kwargs: Any) -> GameAECEnv:
@@ -163,135 +161,20 @@ def env(**kwargs: Any) -> GameAECEnv:
     return classic_env(raw_env(**kwargs), illegal_reward=-1)
 
 
-class raw_env(GameAECEnv):  # PettingZoo naming convention
-    """Rat-a-Tat Cat for 2 - 6 players (see the module docstring)."""
+class _Pictures:
+    _draws_frames = True
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human", "rgb_array"],
-        "name": "rat_a_tat_cat_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    def _render_frame(self) -> np.ndarray:
+        """The table as a picture from ``render_view`` (see :mod:`ratenvs.rat_a_tat_cat.frames`),
+        drawn from what the env's observer gives that view."""
+        return frames.draw(self.observer, self.truth, self.possible_agents, self.render_seat)
 
-    def __init__(
-        self,
-        num_players: int = 2,
-        rounds: int | None = None,
-        target_score: int | None = None,
-        max_turns_per_round: int = rules.DEFAULT_MAX_TURNS,
-        elimination_tiebreak: str = "lowest_total",
-        observation: str = "knowledge",
-        owner_ceilings: bool = False,
-        reward: str = "zero_sum",
-        render_mode: str | None = None,
-        render_view: str = OMNISCIENT,
-    ) -> None:
-        super().__init__()
-        n = check_int("num_players", num_players, rules.MIN_PLAYERS, rules.MAX_PLAYERS)
-        self.target_score = check_optional_int("target_score", target_score, 1)
-        rounds = check_optional_int("rounds", rounds, 1)
-        if rounds is None and self.target_score is None:
-            rounds = 1
-        self.rounds = rounds
-        self.max_turns_per_round = check_int("max_turns_per_round", max_turns_per_round, 1)
-        self.elimination_tiebreak = check_choice(
-            "elimination_tiebreak", elimination_tiebreak, ELIMINATION_TIEBREAKS
-        )
-        self.observation_mode = check_choice("observation", observation, OBSERVATION_MODES)
-        self.reward_mode = check_choice("reward", reward, REWARD_MODES)
-        self.owner_ceilings = check_bool("owner_ceilings", owner_ceilings)
-        self.options = {
-            "num_players": n,
-            "rounds": rounds,
-            "target_score": self.target_score,
-            "max_turns_per_round": self.max_turns_per_round,
-            "elimination_tiebreak": self.elimination_tiebreak,
-            "observation": self.observation_mode,
-            "owner_ceilings": self.owner_ceilings,
-            "reward": self.reward_mode,
-        }
-        self.observer = Observer(
-            n, self.observation_mode, rounds, self.max_turns_per_round, self.owner_ceilings
-        )
-        low, high = observation_bounds(n, rounds, self.target_score, self.owner_ceilings)
-        self._setup_spaces(n, low, high, self.observer.num_actions, render_mode, render_view)
-        self.truth = self._fresh_state()
 
-    def _fresh_state(self) -> rules.State:
-        return rules.new_game(
-            self.num_players,
-            self.np_random,
-            rounds=self.rounds,
-            target_score=self.target_score,
-            max_turns_per_round=self.max_turns_per_round,
-            elimination_tiebreak=self.elimination_tiebreak,
-        )
+class raw_env(_Pictures, GameAECEnv):  # PettingZoo naming convention
+    """Rat-a-Tat Cat for 2 - 6 players, AEC form (see the module docstring)."""
 
-    # ------------------------------------------------------------ the game
-    def _new_game(self) -> None:
-        self.truth = self._fresh_state()
-
-    def _current_seat(self) -> int:
-        return self.truth.current
-
-    def _action_mask(self, seat: int) -> np.ndarray:
-        return self.observer.action_mask(self.truth, seat)
-
-    def _apply(self, seat: int, action: int) -> Sequence[float] | None:
-        state = self.truth
-        playing = state.active[:]
-        points = rules.apply_action(state, action, self.np_random)
-        if points is None:
-            return None
-        n = self.num_players
-        seats = [p for p in range(n) if playing[p]]
-        rewards = [0.0] * n
-        mode = self.reward_mode
-        if mode in ("zero_sum", "zero_sum_win"):
-            total = sum(points[p] for p in seats)
-            for p in seats:
-                others = (total - points[p]) / (len(seats) - 1)
-                rewards[p] = (others - points[p]) / POINTS_SCALE
-        elif mode == "points":
-            for p in seats:
-                rewards[p] = -points[p] / POINTS_SCALE
-        if mode in ("win", "zero_sum_win") and state.is_over:
-            rewards = [r + w for r, w in zip(rewards, win_rewards(state.winners))]
-        for p in seats:
-            self.infos[self.possible_agents[p]] = {"round_points": points[p]}
-        return rewards
-
-    def _is_over(self) -> bool:
-        return self.truth.phase == rules.PHASE_OVER
-
-    def _observation_vector(self, seat: int) -> np.ndarray:
-        return self.observer.observe(self.truth, seat)
-
-    # ----------------------------------------------------------- utilities
-    def game_state(self) -> dict[str, Any]:
-        """The whole truth as JSON-ready data (for replays and debugging; piles top last)."""
-        s = self.truth
-
-        def names(cards: list[int]) -> list[str | None]:
-            return [None if c == rules.NO_CARD else rules.card_name(c) for c in cards]
-
-        return {
-            "hands": [names(h) for h in s.hands],
-            "draw_pile": names(s.draw_pile),
-            "discard_pile": names(s.discard_pile),
-            "held": None if s.held == rules.NO_CARD else rules.card_name(s.held),
-            "held_from_discard": s.held_public,
-            "scores": list(s.totals),
-            "current_player": None if s.is_over else s.current,
-            "phase": rules.PHASE_NAMES[s.phase],
-            "knocked_by": s.knocked_by,
-            "final_turns_left": s.final_turns_left,
-            "turns_this_round": s.turns_this_round,
-            "round": s.round_index,
-            "active": list(s.active),
-            "winners": None if s.winners is None else list(s.winners),
-            "last_round_points": s.last_round_points,
-        }
+    game_class = RatATatCat
+    metadata: ClassVar[dict[str, Any]] = METADATA
 
     def resample_from_infostate(self, agent: str, seed: int | None = None) -> raw_env:
         """A new raw env whose state agrees with everything ``agent`` knows, with everything
@@ -311,22 +194,19 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
         new.truncations = dict(self.truncations)
         new.infos = {a: dict(i) for a, i in self.infos.items()}
         new.agent_selection = self.agent_selection
+        new._queue = new.game.to_act(new.truth)
+        new._pending = {}
         return new
 
-    def render_text(self, view: str = OMNISCIENT) -> str:
-        """The table as text from ``view``: "omniscient" or an agent name (what it may see)."""
-        if view != OMNISCIENT and view not in self.agent_name_mapping:
-            raise ValueError(f"option 'view' must be {OMNISCIENT!r} or an agent name, got {view!r}")
-        seat = None if view == OMNISCIENT else self.agent_name_mapping[view]
-        return render_table(self.truth, seat, self.possible_agents, self.observation_mode)
 
-    def _render_text(self) -> str:
-        return self.render_text(self.render_view)
+class parallel_env(_Pictures, GameParallelEnv):  # PettingZoo naming convention
+    """Rat-a-Tat Cat, parallel form: each step takes the action of the one player to act."""
 
-    _draws_frames = True
+    game_class = RatATatCat
+    metadata: ClassVar[dict[str, Any]] = METADATA
 
-    def _render_frame(self) -> np.ndarray:
-        """The table as a picture from ``render_view`` (see :mod:`ratenvs.rat_a_tat_cat.frames`)."""
-        return frames.draw(
-            self.truth, self.possible_agents, self.render_seat, self.observation_mode, self.rounds
-        )
+
+__doc__ = __doc__.format(
+    options=options_table(RatATatCat),
+    observation=RatATatCat(num_players=2, owner_ceilings=True).observer("knowledge").table(),
+)

@@ -3,15 +3,16 @@
 One frame shows every player's four slots, the draw pile, the discard top,
 the card the player to act holds, whose turn it is, the knock and the totals.
 
-A seat's picture shows what the text view of that seat
-(:func:`ratenvs.rat_a_tat_cat.render.render_table`) shows: its knowledge table
-(``state.know``, or ``state.recent`` in the "memoryless" observation mode), the
-held card only when it is that seat's or was taken from the discard pile, and
-the decision phase only when it is that seat's. In the "knowledge" mode it also
-rings the cards the seat saw since its last decision (``state.recent``: the
-peek after the deal, a Peek, the reveal), which is the seat's own information.
-The omniscient picture turns every card face up and marks the cards their
-owner knows.
+A frame is drawn from the observer's
+:class:`~ratenvs.rat_a_tat_cat.observe.SeatView` only (the same view the text
+of that seat is formatted from): a seat's picture shows the knowledge codes of
+its observation (``state.know``, or ``state.recent`` in the "memoryless" mode),
+the held card face up only when it is that seat's own (another player's held
+card, drawn or taken from the discard, is face down), and the decision phase
+only when it is that seat's. In the "knowledge" mode it also rings the cards
+the seat saw since its last decision (the peek after the deal, a Peek, the
+reveal), which is the seat's own information. The omniscient picture turns
+every card face up and marks the cards their owner knows.
 """
 
 from __future__ import annotations
@@ -32,17 +33,15 @@ from ratenvs.common.render import (
     Sprite,
     label,
 )
+from ratenvs.rat_a_tat_cat.observe import EMPTY, SeatView, TableObserver
 from ratenvs.rat_a_tat_cat.rules import (
     CODE_NUMBER,
     CODE_UNKNOWN,
     DRAW2,
-    KIND,
-    NO_CARD,
     PEEK,
     PHASE_DRAW2,
     PHASE_KNOCK,
     PHASE_NUMBER,
-    PHASE_OVER,
     PHASE_PEEK,
     PHASE_PLACE,
     PHASE_START,
@@ -66,9 +65,6 @@ NAME_W = 164
 CARDS_X = MARGIN + NAME_W + 12
 PILES_X = CARDS_X + SLOTS * CARD_W + (SLOTS - 1) * CARD_GAP + 40
 """Left edge of the right-hand column (piles, held card, status)."""
-
-EMPTY = -1
-"""Card code of an empty slot (a player out of an elimination game)."""
 
 BACK: Colour = (44, 62, 120)
 BACK_INNER: Colour = (92, 112, 172)
@@ -180,46 +176,44 @@ def _draw_pile(c: Canvas, x: int, y: int, size: int) -> None:
     label(c, (x + CARD_W / 2, y + CARD_H + 8), f"{size} cards", size=14, anchor="ma")
 
 
-def _seat_codes(state: State, view_seat: int | None, mode: str, p: int) -> list[int]:
+def _seat_codes(view: SeatView, p: int) -> list[int]:
     """What the view shows of player ``p``'s slots (kinds or face-down codes)."""
-    hand = state.hands[p]
-    if not state.active[p] and hand[0] == NO_CARD:
-        return [EMPTY] * SLOTS
-    if view_seat is None:
-        return [EMPTY if card == NO_CARD else KIND[card] for card in hand]
-    table = state.know if mode == "knowledge" else state.recent
-    return [int(table[view_seat, p, s]) for s in range(SLOTS)]
+    return view.codes[p]
 
 
 def draw(
-    state: State,
-    agents: list[str],
-    view_seat: int | None,
-    mode: str = "knowledge",
-    rounds: int | None = None,
+    observer: TableObserver, state: State, agents: list[str], view_seat: int | None
 ) -> np.ndarray:
-    """The frame of ``state`` seen by ``view_seat`` (None: omniscient) in observation ``mode``
-    ("knowledge" or "memoryless"); ``rounds`` is the game's round count (None: elimination)."""
-    n = state.num_players
+    """The frame of ``state`` seen by ``view_seat`` (None: omniscient) through ``observer``
+    (its :meth:`~ratenvs.rat_a_tat_cat.observe.TableObserver.seat_view` only)."""
+    return draw_view(observer.seat_view(state, view_seat), agents)
+
+
+def draw_view(view: SeatView, agents: list[str]) -> np.ndarray:
+    """The frame of a :class:`~ratenvs.rat_a_tat_cat.observe.SeatView`."""
+    n = len(agents)
+    view_seat = view.seat
     c = Canvas(WIDTH, frame_height(n))
-    over = state.phase == PHASE_OVER
+    over = view.over
     sees_all = view_seat is None
+    mode = view.mode
+    rounds = view.rounds
 
     # ---------------------------------------------------------------- title bar
     label(c, (MARGIN, 12), "Rat-a-Tat Cat", size=24)
-    round_text = f"round {state.round_index + 1}" + (f" of {rounds}" if rounds else "")
-    if state.target_score is not None:
-        round_text += f"  (out at {state.target_score})"
-    label(c, (MARGIN + 180, 18), f"{round_text}   turn {state.turns_this_round + 1}", size=16)
+    round_text = f"round {view.round_index + 1}" + (f" of {rounds}" if rounds else "")
+    if view.target_score is not None:
+        round_text += f"  (out at {view.target_score})"
+    label(c, (MARGIN + 180, 18), f"{round_text}   turn {view.turns_this_round + 1}", size=16)
     viewer = "omniscient: all cards face up" if sees_all else f"view: {agents[view_seat]}"
     label(c, (WIDTH - MARGIN, 18), viewer, size=16, fill=HIGHLIGHT, anchor="ra")
 
     # ------------------------------------------------------------ player rows
     order = list(range(n)) if sees_all else [(view_seat + k) % n for k in range(n)]
-    winners = state.winners or [False] * n
+    winners = view.winners or [False] * n
     y = HEADER + 8
     for p in order:
-        to_act = not over and p == state.current
+        to_act = not over and p == view.current
         c.box(
             (MARGIN - 6, y, PILES_X - 24, y + ROW_HEIGHT - 4),
             fill=ROW_TO_ACT if to_act else ROW_FILL,
@@ -228,17 +222,16 @@ def draw(
         )
         name = agents[p] + (" (you)" if p == view_seat else "")
         label(c, (MARGIN + 4, y + 10), name, size=18, fill=HIGHLIGHT if to_act else WHITE)
-        label(c, (MARGIN + 4, y + 34), f"total {state.totals[p]}", size=15)
-        last_hands = state.last_round_hands
-        if state.last_round_points is not None and last_hands and last_hands[p][0] != NO_CARD:
-            last = f"last round {state.last_round_points[p]}"
+        label(c, (MARGIN + 4, y + 34), f"total {view.totals[p]}", size=15)
+        if view.last_round_points is not None and view.last_round_played[p]:
+            last = f"last round {view.last_round_points[p]}"
             label(c, (MARGIN + 4, y + 56), last, size=13, fill=MUTED)
         badges = []
         if to_act:
             badges.append(("to act", HIGHLIGHT))
-        if state.knocked_by == p:
+        if view.knocked_by == p:
             badges.append(("KNOCKED", ALERT))
-        if not state.active[p]:
+        if not view.active[p]:
             badges.append(("out", MUTED))
         if winners[p]:
             badges.append(("WINNER", HIGHLIGHT))
@@ -246,15 +239,14 @@ def draw(
         for text, colour in badges:
             label(c, (bx, y + 76), text, size=15, fill=colour)
             bx += 12 + 9 * len(text)
-        codes = _seat_codes(state, view_seat, mode, p)
+        codes = _seat_codes(view, p)
         for s, code in enumerate(codes):
             x = CARDS_X + s * (CARD_W + CARD_GAP)
+            marked = view.marks[p][s] and code != EMPTY
             if sees_all:
-                knows = code != EMPTY and state.know[p, p, s] < CODE_NUMBER
-                draw_card(c, x, y + 4, code, owner_knows=knows)
+                draw_card(c, x, y + 4, code, owner_knows=marked)
             else:
-                seen = mode == "knowledge" and state.recent[view_seat, p, s] < CODE_NUMBER
-                draw_card(c, x, y + 4, code, just_seen=seen and code != EMPTY)
+                draw_card(c, x, y + 4, code, just_seen=marked)
             label(
                 c, (x + CARD_W / 2, y + CARD_H + 8), f"slot {s}", size=11, fill=MUTED, anchor="ma"
             )
@@ -262,26 +254,26 @@ def draw(
 
     # ------------------------------------------------------------------ piles
     px, py = PILES_X, HEADER + 36
-    _draw_pile(c, px, py, len(state.draw_pile))
+    _draw_pile(c, px, py, view.draw_pile)
     dx = px + CARD_W + 40
     label(c, (dx, py - 26), "discard", size=14, fill=MUTED)
-    top = state.discard_top
-    draw_card(c, dx, py, EMPTY if top == NO_CARD else KIND[top])
+    top = view.discard_top
+    draw_card(c, dx, py, EMPTY if top is None else top)
     label(
         c,
         (dx + CARD_W / 2, py + CARD_H + 8),
-        f"{len(state.discard_pile)} cards",
+        f"{view.discard_pile} cards",
         size=14,
         anchor="ma",
     )
 
     # ------------------------------------------------------- the held card
     hy = py + CARD_H + 62
-    if not over and state.held != NO_CARD:
-        shows = sees_all or view_seat == state.current or state.held_public
-        how = "taken from the discard" if state.held_public else "drawn"
-        label(c, (px, hy - 20), f"{agents[state.current]} holds", size=14, fill=MUTED)
-        draw_card(c, px, hy, KIND[state.held] if shows else CODE_UNKNOWN)
+    if not over and view.held is not None:
+        shows = view.held < CODE_NUMBER
+        how = "taken from the discard" if view.held_public else "drawn"
+        label(c, (px, hy - 20), f"{agents[view.current]} holds", size=14, fill=MUTED)
+        draw_card(c, px, hy, view.held)
         label(c, (px + CARD_W + 12, hy + 30), how, size=14)
         if not shows:
             label(c, (px + CARD_W + 12, hy + 50), "(hidden from you)", size=14, fill=MUTED)
@@ -294,15 +286,15 @@ def draw(
         lines.append(("game over", HIGHLIGHT))
         lines.append((f"winner: {names}", HIGHLIGHT))
     else:
-        lines.append((f"{agents[state.current]} to act", HIGHLIGHT))
-        if sees_all or view_seat == state.current:
-            lines.append((PHASE_HINTS[state.phase], WHITE))
+        lines.append((f"{agents[view.current]} to act", HIGHLIGHT))
+        if view.phase is not None:
+            lines.append((PHASE_HINTS[view.phase], WHITE))
         else:
             lines.append(("playing", WHITE))
-        if state.knocked_by is not None:
-            left = state.final_turns_left
+        if view.knocked_by is not None:
+            left = view.final_turns_left
             turns = f"{left} turn{'' if left == 1 else 's'} left"
-            lines.append((f"{agents[state.knocked_by]} knocked, {turns}", ALERT))
+            lines.append((f"{agents[view.knocked_by]} knocked, {turns}", ALERT))
     for text, colour in lines:
         label(c, (px, sy), text, size=16, fill=colour)
         sy += 22

@@ -1,6 +1,10 @@
-"""What one player may know in Rat-a-Tat Cat: the observation vector and the action mask.
+"""What one player may know in Rat-a-Tat Cat: the observers (vector, text view, picture view).
 
-This is the only place hidden information is filtered. Two modes:
+This is the only place hidden information is filtered: the observation vector
+(:meth:`TableObserver.observe`), the seat's text view (:meth:`TableObserver.string_from`)
+and the seat's picture (:mod:`ratenvs.rat_a_tat_cat.frames`, drawn from
+:meth:`TableObserver.seat_view`) all come from the same :class:`TableObserver`. Two
+kinds of seat view (the env option ``observation``):
 
 - ``"knowledge"`` (perfect recall): for every slot, what the observer knows of
   that card from everything it has seen this round (:attr:`rules.State.know`),
@@ -11,45 +15,33 @@ This is the only place hidden information is filtered. Two modes:
   "unknown" and ``unseen_counts`` is all zero: the agent must remember itself.
 
 Players are listed observer first, then the others in turn order
-(``offset`` 1 .. n-1 = the players after the observer). With ``n`` players:
+(``offset`` 1 .. n-1 = the players after the observer). The pieces
+(``env.observer.pieces``; the table for 2 players, with ``owner_ceilings=True``;
+pieces of ``n`` entries grow with the table, and ``ceilings`` is there only with
+the option):
 
-========================  ======================================================  =======
-index                     meaning                                                 scale
-========================  ======================================================  =======
-0 .. 60n-1                slots: for player offset ``k`` (0 = observer) and slot   one-hot
-                          ``s``, entries ``15*(4k+s) + c``: ``c`` = 0..12 the
-                          card's kind (0..9, peek, swap, draw2), 13 a number
-                          card of unknown value, 14 unknown (also empty slots of
-                          players out of the game)
-60n .. 60n+13             discard top: kind 0..12, or 13 = discard pile empty      one-hot
-60n+14 .. 60n+27          card the observer holds: kind 0..12, or 13 = none        one-hot
-60n+28 .. 60n+34          observer's decision: start, place taken discard, drawn   one-hot
-                          number, peek, swap, draw2, knock (all 0 when it is not
-                          the observer's decision)
-60n+35                    the held card is the first of a Draw 2 sequence          0/1
-                          (discarding/declining it draws another; observer only)
-60n+36 .. 61n+35          whose decision it is, by offset                          one-hot
-61n+36 .. 62n+35          who knocked, by offset (all 0: nobody yet)               one-hot
-62n+36                    turns still to play after the knock / (n-1)              0..1
-62n+37                    turns played this round / ``max_turns_per_round``        0..1
-62n+38, 62n+39            draw pile size, discard pile size / 54                   0..1
-62n+40 .. 63n+39          game totals by offset / 100                              >= 0
-63n+40 .. 64n+39          still in the game (elimination), by offset               0/1
-64n+40                    rounds finished / ``rounds`` (0 when unlimited)          0..1
-64n+41 .. 64n+53          ``unseen_counts``: cards of each kind whose place the     0..1
-                          observer does not know (deck minus known slots, the
-                          discard pile and a held card it saw) / the deck count
-                          of that kind (knowledge mode; 0 in memoryless)
-========================  ======================================================  =======
+{table}
 
-Size ``64 n + 54``: 182 for 2 players, 438 for 6.
+Size ``64 n + 54`` (182 for 2 players, 438 for 6), ``72 n + 54`` with ``owner_ceilings``.
 
-With ``owner_ceilings`` (env option), ``8 n`` entries follow: for every slot in the
-order above, ``2 * (4k + s)`` past ``64n+54``, whether the slot's owner has seen its
-card (``State.owner_seen``: its outer cards at the deal, cards it placed) and the
-card's ceiling / 10 (``State.ceiling``: the lowest value the owner has let go of
-while keeping it, 1.0 when none). Both are public: how every player has played.
-Size ``72 n + 54``.
+``slots``: for the player ``k`` seats on and slot ``s``, a one-hot of 15 codes: 0..12
+the card's kind (0..9, peek, swap, draw2), 13 a number card of unknown value, 14
+unknown (also the empty slots of players out of the game). ``discard_top`` and
+``held``: kind 0..12, or 13 = none. ``phase``: start, place the taken discard, drawn
+number, peek, swap, draw2, knock (all 0 when it is not the observer's decision).
+``ceilings``: for every slot, whether its owner has seen its card
+(``State.owner_seen``: its outer cards at the deal, cards it placed) and the card's
+ceiling / 10 (``State.ceiling``: the lowest value the owner has let go of while
+keeping it, 1.0 when none). Both are public: how every player has played.
+
+The ``privileged`` observer (PettingZoo's ``state()``, ``env.state_space``) is the
+whole truth in seat order (the table for 2 players):
+
+{privileged}
+
+The draw pile is given by its composition (cards of each kind / the deck count of
+that kind), not its order: the order is the future of the shuffle, which no player
+(and no critic worth training) can know.
 
 Action mask: see :mod:`ratenvs.rat_a_tat_cat.rules` for the encoding and
 :mod:`ratenvs.rat_a_tat_cat.env` for the action table; only the player whose
@@ -58,28 +50,26 @@ decision it is has legal actions.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from ratenvs.common.observer import Observer, Piece
 from ratenvs.rat_a_tat_cat.rules import (
-    ACTION_DECLINE,
-    ACTION_DISCARD,
-    ACTION_DRAW,
-    ACTION_KNOCK,
-    ACTION_NO_KNOCK,
-    ACTION_PEEK,
-    ACTION_REPLACE,
-    ACTION_SWAP,
-    ACTION_TAKE_DISCARD,
-    ACTION_USE_DRAW2,
+    CODE_NUMBER,
     CODE_UNKNOWN,
     DECK_SIZE,
     KIND,
     KIND_COUNTS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     NO_CARD,
     NO_CEILING,
     NUM_CODES,
     NUM_DECISION_PHASES,
     NUM_KINDS,
+    OBSERVATION_MODES,
     PHASE_DRAW2,
     PHASE_KNOCK,
     PHASE_NUMBER,
@@ -90,42 +80,136 @@ from ratenvs.rat_a_tat_cat.rules import (
     PHASE_SWAP,
     SLOTS,
     State,
-    legal_swaps,
-    num_actions,
 )
 
-OBSERVATION_MODES = ("knowledge", "memoryless")
+if TYPE_CHECKING:
+    from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
 TOTAL_SCALE = 100.0
 """Game totals are divided by this."""
 MAX_HAND_POINTS = 36
 """Highest round score: four 9s."""
+EMPTY = -1
+"""Code of an empty slot in a :class:`SeatView` (a player out of an elimination game)."""
+
+
+def max_total(rounds: int | None, target_score: int | None) -> int:
+    """Highest game total a player can reach: every round at 36 points, or (elimination)
+    one round past a total just below the target."""
+    bounds = []
+    if rounds is not None:
+        bounds.append(rounds * MAX_HAND_POINTS)
+    if target_score is not None:
+        bounds.append(target_score - 1 + MAX_HAND_POINTS)
+    return min(bounds)
+
+
+def pieces(
+    num_players: int,
+    rounds: int | None = 1,
+    target_score: int | None = None,
+    ceilings: bool = False,
+) -> list[Piece]:
+    """The named pieces of a seat's observation vector (knowledge and memoryless)."""
+    n = num_players
+    out = [
+        Piece(
+            "slots",
+            (n, SLOTS, NUM_CODES),
+            "what the observer knows of each slot, by offset (0 = observer) and slot: "
+            "kind 0..12, 13 a number card, 14 unknown (one-hot)",
+        ),
+        Piece("discard_top", (NUM_KINDS + 1,), "top discard: kind 0..12, 13 = pile empty"),
+        Piece("held", (NUM_KINDS + 1,), "card the observer holds: kind 0..12, 13 = none"),
+        Piece("phase", (NUM_DECISION_PHASES,), "observer's decision phase (one-hot; 0s: not its)"),
+        Piece("draw2_left", (), "the held card is the first of a Draw 2 sequence (observer)"),
+        Piece("to_act", (n,), "whose decision it is, by offset (one-hot)"),
+        Piece("knocked_by", (n,), "who knocked, by offset (all 0: nobody yet)"),
+        Piece("final_turns", (), "turns still to play after the knock / (n - 1)"),
+        Piece("turns_played", (), "turns played this round / `max_turns_per_round`"),
+        Piece("draw_pile", (), "draw pile size / 54"),
+        Piece("discard_pile", (), "discard pile size / 54"),
+        Piece(
+            "totals",
+            (n,),
+            "game totals by offset / 100",
+            high=max_total(rounds, target_score) / TOTAL_SCALE,
+        ),
+        Piece("active", (n,), "still in the game (elimination), by offset"),
+        Piece("rounds_done", (), "rounds finished / `rounds` (0 when unlimited)"),
+        Piece(
+            "unseen_counts",
+            (NUM_KINDS,),
+            "cards of each kind the observer has not located / deck count (knowledge; "
+            "0 in memoryless)",
+        ),
+    ]
+    if ceilings:
+        out.append(
+            Piece(
+                "ceilings",
+                (n, SLOTS, 2),
+                "by offset and slot: its owner has seen the card; the card's ceiling / 10",
+            )
+        )
+    return out
+
+
+def privileged_pieces(num_players: int, rounds: int | None, target_score: int | None) -> list:
+    """The named pieces of the privileged vector (the whole truth, seat order)."""
+    n = num_players
+    return [
+        Piece(
+            "hands",
+            (n, SLOTS, NUM_KINDS + 1),
+            "every slot's card by seat and slot: kind 0..12, 13 = empty (one-hot)",
+        ),
+        Piece("owner_knows", (n, SLOTS), "the slot's owner knows its card"),
+        Piece("held", (NUM_KINDS + 1,), "card the player to act holds: kind 0..12, 13 = none"),
+        Piece("held_public", (), "the held card was taken from the discard pile"),
+        Piece(
+            "draw_pile_counts",
+            (NUM_KINDS,),
+            "draw pile composition: cards of each kind / deck count",
+        ),
+        Piece("draw_pile", (), "draw pile size / 54"),
+        Piece("discard_top", (NUM_KINDS + 1,), "top discard: kind 0..12, 13 = pile empty"),
+        Piece("discard_counts", (NUM_KINDS,), "discard pile: cards of each kind / deck count"),
+        Piece("discard_pile", (), "discard pile size / 54"),
+        Piece("phase", (NUM_DECISION_PHASES,), "decision phase of the player to act (one-hot)"),
+        Piece("draw2_left", (), "the held card is the first of a Draw 2 sequence"),
+        Piece("to_act", (n,), "whose decision it is, by seat (one-hot; 0s: game over)"),
+        Piece("knocked_by", (n,), "who knocked, by seat"),
+        Piece("final_turns", (), "turns still to play after the knock / (n - 1)"),
+        Piece("turns_played", (), "turns played this round / `max_turns_per_round`"),
+        Piece(
+            "totals",
+            (n,),
+            "game totals by seat / 100",
+            high=max_total(rounds, target_score) / TOTAL_SCALE,
+        ),
+        Piece("active", (n,), "still in the game, by seat"),
+        Piece("rounds_done", (), "rounds finished / `rounds` (0 when unlimited)"),
+    ]
 
 
 class Layout:
-    """Start indices of the observation blocks for ``n`` players (see the module table)."""
+    """Start indices of the observation pieces for ``n`` players (names as the pieces, but
+    ``unseen`` for ``unseen_counts``), derived from :func:`pieces`: for studies and tests
+    that slice vectors; bots read named views (``observer.views``) instead."""
 
     def __init__(self, num_players: int, ceilings: bool = False) -> None:
         n = num_players
         self.num_players = n
-        self.slots = 0
-        self.discard_top = NUM_CODES * SLOTS * n
-        self.held = self.discard_top + NUM_KINDS + 1
-        self.phase = self.held + NUM_KINDS + 1
-        self.draw2_left = self.phase + NUM_DECISION_PHASES
-        self.to_act = self.draw2_left + 1
-        self.knocked_by = self.to_act + n
-        self.final_turns = self.knocked_by + n
-        self.turns_played = self.final_turns + 1
-        self.draw_pile = self.turns_played + 1
-        self.discard_pile = self.draw_pile + 1
-        self.totals = self.discard_pile + 1
-        self.active = self.totals + n
-        self.rounds_done = self.active + n
-        self.unseen = self.rounds_done + 1
-        self.ceilings = self.unseen + NUM_KINDS
-        """Start of the ``owner_ceilings`` block (when ``has_ceilings``)."""
         self.has_ceilings = ceilings
-        self.size = self.ceilings + (2 * SLOTS * n if ceilings else 0)
+        obs = Observer("knowledge", pieces(n, 1, None, ceilings))
+        for p in obs.pieces:
+            setattr(self, p.name, obs.offset(p.name))
+        self.unseen = obs.offset("unseen_counts")
+        if not ceilings:
+            self.ceilings = obs.size
+            """Start of the ``owner_ceilings`` block (when ``has_ceilings``)."""
+        self.size = obs.size
 
     def slot_index(self, offset: int, slot: int) -> int:
         """Start of the one-hot block of slot ``slot`` of the player ``offset`` seats on."""
@@ -137,20 +221,16 @@ def observation_size(num_players: int, ceilings: bool = False) -> int:
     return Layout(num_players, ceilings).size
 
 
-def observation_bounds(
-    num_players: int, rounds: int | None, target_score: int | None, ceilings: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """Low and high bounds of every entry."""
-    lay = Layout(num_players, ceilings)
-    low = np.zeros(lay.size, dtype=np.float32)
-    high = np.ones(lay.size, dtype=np.float32)
-    bounds = []
-    if rounds is not None:
-        bounds.append(rounds * MAX_HAND_POINTS)
-    if target_score is not None:
-        bounds.append(target_score - 1 + MAX_HAND_POINTS)
-    high[lay.totals : lay.totals + num_players] = min(bounds) / TOTAL_SCALE
-    return low, high
+def layout_for_size(size: int) -> Layout:
+    """The :class:`Layout` of an observation vector of length ``size`` (every table size,
+    with and without the ``owner_ceilings`` block: no two have the same length). For
+    studies reading recorded vectors; bots are bound to their observer instead."""
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        for ceilings in (False, True):
+            lay = Layout(n, ceilings)
+            if lay.size == size:
+                return lay
+    raise ValueError(f"not a Rat-a-Tat Cat observation of any table size: {size}")
 
 
 _DECK_COUNTS = np.array(KIND_COUNTS, dtype=np.int64)
@@ -166,26 +246,83 @@ _PHASE_INDEX = {
 }
 
 
-class Observer:
-    """Builds observations and masks for one table size and mode, with precomputed indices."""
+@dataclass
+class SeatView:
+    """What one view (a seat, or ``seat=None``: omniscient) shows of the table: the text
+    view and the picture are drawn from this only.
 
-    def __init__(
-        self,
-        num_players: int,
-        mode: str = "knowledge",
-        rounds: int | None = 1,
-        max_turns_per_round: int = 200,
-        ceilings: bool = False,
-    ) -> None:
-        n = num_players
+    ``codes[p][s]``: what the view shows of player ``p``'s slot ``s``: the seat's
+    knowledge code (kind 0..12, ``CODE_NUMBER``, ``CODE_UNKNOWN``) or, omniscient, the
+    kind; ``EMPTY`` for a player out of the game. ``marks[p][s]``: omniscient, the owner
+    knows the card; a seat (knowledge mode), it saw the card since its last decision.
+    ``held``: None (nobody holds a card), the held card's kind when the view's
+    observation carries it (its own card; omniscient), else ``CODE_UNKNOWN``.
+    ``phase``: the decision phase when the view's observation carries it, else None.
+    The rest is public.
+    """
+
+    seat: int | None
+    mode: str
+    codes: list[list[int]]
+    marks: list[list[bool]]
+    out: list[bool]
+    held: int | None
+    held_public: bool
+    phase: int | None
+    current: int | None
+    knocked_by: int | None
+    final_turns_left: int
+    totals: list[int]
+    active: list[bool]
+    discard_top: int | None
+    draw_pile: int
+    discard_pile: int
+    round_index: int
+    turns_this_round: int
+    winners: list[bool] | None
+    last_round_points: list[int] | None
+    last_round_played: list[bool]
+    rounds: int | None
+    target_score: int | None
+
+    @property
+    def over(self) -> bool:
+        return self.current is None
+
+
+class TableObserver(Observer):
+    """A seat's view of the table ("knowledge" or "memoryless"), with precomputed indices."""
+
+    def __init__(self, game: RatATatCat, kind: str) -> None:
+        if kind not in OBSERVATION_MODES:
+            raise ValueError(f"unknown observer kind {kind!r}")
+        n = game.num_players
+        ceilings = game.owner_ceilings
+        super().__init__(kind, pieces(n, game.rounds, game.target_score, ceilings))
+        self.game = game
         self.num_players = n
-        self.mode = mode
-        self.knowledge = mode == "knowledge"
-        self.rounds = rounds
-        self.max_turns = max_turns_per_round
-        self.layout = Layout(n, ceilings)
+        self.mode = kind
+        self.knowledge = kind == "knowledge"
+        self.rounds = game.rounds
+        self.max_turns = game.max_turns_per_round
         self.ceilings = ceilings
-        self.num_actions = num_actions(n)
+        self.layout = Layout(n, ceilings)
+        lay = self.layout
+        self._discard_top = lay.discard_top
+        self._held = lay.held
+        self._phase = lay.phase
+        self._draw2_left = lay.draw2_left
+        self._to_act = lay.to_act
+        self._knocked_by = lay.knocked_by
+        self._final_turns = lay.final_turns
+        self._turns_played = lay.turns_played
+        self._draw_pile = lay.draw_pile
+        self._discard_pile = lay.discard_pile
+        self._totals = lay.totals
+        self._active = lay.active
+        self._rounds_done = lay.rounds_done
+        self._unseen = lay.unseen
+        self._ceilings = lay.ceilings
         # for each observer seat: flat indices (p * SLOTS + s) in observer order
         self._slot_src = [
             np.array([((seat + k) % n) * SLOTS + s for k in range(n) for s in range(SLOTS)])
@@ -193,87 +330,181 @@ class Observer:
         ]
         self._order = [[(seat + k) % n for k in range(n)] for seat in range(n)]
         self._slot_base = np.arange(SLOTS * n) * NUM_CODES
-        self._fixed_masks = {}
-        for phase, actions in (
-            (PHASE_PLACE, range(ACTION_REPLACE, ACTION_REPLACE + SLOTS)),
-            (PHASE_NUMBER, [*range(ACTION_REPLACE, ACTION_REPLACE + SLOTS), ACTION_DISCARD]),
-            (PHASE_PEEK, [*range(ACTION_PEEK, ACTION_PEEK + SLOTS), ACTION_DECLINE]),
-            (PHASE_DRAW2, [ACTION_USE_DRAW2, ACTION_DECLINE]),
-            (PHASE_KNOCK, [ACTION_KNOCK, ACTION_NO_KNOCK]),
-        ):
-            m = np.zeros(self.num_actions, dtype=np.int8)
-            m[list(actions)] = 1
-            self._fixed_masks[phase] = m
-        self._draw_only = np.zeros(self.num_actions, dtype=np.int8)
-        self._draw_only[ACTION_DRAW] = 1
-        self._draw_or_take = self._draw_only.copy()
-        self._draw_or_take[ACTION_TAKE_DISCARD] = 1
-        self._all_swaps = np.zeros(self.num_actions, dtype=np.int8)
-        self._all_swaps[ACTION_SWAP:] = 1
-        self._all_swaps[ACTION_DECLINE] = 1
-
-    # ---------------------------------------------------------------- mask
-    def action_mask(self, state: State, seat: int) -> np.ndarray:
-        """Legal actions of ``seat`` (all zero unless it is its decision)."""
-        phase = state.phase
-        if phase == PHASE_OVER or seat != state.current:
-            return np.zeros(self.num_actions, dtype=np.int8)
-        if phase == PHASE_START:
-            return (self._draw_or_take if state.can_take_discard() else self._draw_only).copy()
-        if phase == PHASE_SWAP:
-            if all(state.active):
-                return self._all_swaps.copy()
-            m = np.zeros(self.num_actions, dtype=np.int8)
-            m[legal_swaps(state)] = 1
-            m[ACTION_DECLINE] = 1
-            return m
-        return self._fixed_masks[phase].copy()
 
     # ---------------------------------------------------------------- observation
-    def observe(self, state: State, seat: int) -> np.ndarray:
+    def observe(self, state: State, seat: int | None) -> np.ndarray:
         """The observation vector of ``seat`` (see the module table)."""
+        if seat is None:
+            return self.game.observer("privileged").observe(state, None)
         n = self.num_players
-        lay = self.layout
-        out = np.zeros(lay.size, dtype=np.float32)
+        out = np.zeros(self.size, dtype=np.float32)
         table = state.know if self.knowledge else state.recent
         codes = table[seat].reshape(-1)[self._slot_src[seat]]
         out[self._slot_base + codes] = 1.0
         top = state.discard_pile[-1] if state.discard_pile else NO_CARD
-        out[lay.discard_top + (KIND[top] if top != NO_CARD else NUM_KINDS)] = 1.0
+        out[self._discard_top + (KIND[top] if top != NO_CARD else NUM_KINDS)] = 1.0
         over = state.phase == PHASE_OVER
         mine = not over and state.current == seat
         held = state.held if mine else NO_CARD
-        out[lay.held + (KIND[held] if held != NO_CARD else NUM_KINDS)] = 1.0
+        out[self._held + (KIND[held] if held != NO_CARD else NUM_KINDS)] = 1.0
         if mine:
-            out[lay.phase + _PHASE_INDEX[state.phase]] = 1.0
+            out[self._phase + _PHASE_INDEX[state.phase]] = 1.0
             if state.draw2_left:
-                out[lay.draw2_left] = 1.0
+                out[self._draw2_left] = 1.0
         if not over:
-            out[lay.to_act + (state.current - seat) % n] = 1.0
+            out[self._to_act + (state.current - seat) % n] = 1.0
         if state.knocked_by is not None:
-            out[lay.knocked_by + (state.knocked_by - seat) % n] = 1.0
-            out[lay.final_turns] = state.final_turns_left / (n - 1)
-        out[lay.turns_played] = state.turns_this_round / self.max_turns
-        out[lay.draw_pile] = len(state.draw_pile) / DECK_SIZE
-        out[lay.discard_pile] = len(state.discard_pile) / DECK_SIZE
+            out[self._knocked_by + (state.knocked_by - seat) % n] = 1.0
+            out[self._final_turns] = state.final_turns_left / (n - 1)
+        out[self._turns_played] = state.turns_this_round / self.max_turns
+        out[self._draw_pile] = len(state.draw_pile) / DECK_SIZE
+        out[self._discard_pile] = len(state.discard_pile) / DECK_SIZE
         order = self._order[seat]
         totals = state.totals
         active = state.active
+        t0, a0 = self._totals, self._active
         for k, p in enumerate(order):
-            out[lay.totals + k] = totals[p] / TOTAL_SCALE
+            out[t0 + k] = totals[p] / TOTAL_SCALE
             if active[p]:
-                out[lay.active + k] = 1.0
+                out[a0 + k] = 1.0
         if self.rounds is not None:
             done = state.round_index + (1 if over else 0)
-            out[lay.rounds_done] = done / self.rounds
+            out[self._rounds_done] = done / self.rounds
         if self.knowledge:
-            out[lay.unseen : lay.unseen + NUM_KINDS] = unseen_counts(state, seat) * _INV_DECK_COUNTS
+            u = self._unseen
+            out[u : u + NUM_KINDS] = unseen_counts(state, seat) * _INV_DECK_COUNTS
         if self.ceilings:
             src = self._slot_src[seat]
-            block = out[lay.ceilings : lay.size]
+            block = out[self._ceilings : self.size]
             block[0::2] = state.owner_seen.reshape(-1)[src]
             block[1::2] = state.ceiling.reshape(-1)[src] * (1.0 / NO_CEILING)
         return out
+
+    # ------------------------------------------------------------- text / picture
+    def seat_view(self, state: State, seat: int | None) -> SeatView:
+        """What ``seat`` (None: omniscient) sees of the table, for the text view and the
+        picture: the knowledge codes of its observation, the held card only when its
+        observation carries it, the phase only when it is its decision."""
+        n = state.num_players
+        over = state.phase == PHASE_OVER
+        out = [not state.active[p] and state.hands[p][0] == NO_CARD for p in range(n)]
+        codes: list[list[int]] = []
+        marks: list[list[bool]] = []
+        if seat is None:
+            know = state.know
+            for p in range(n):
+                hand = state.hands[p]
+                codes.append([EMPTY if c == NO_CARD else KIND[c] for c in hand])
+                marks.append(
+                    [hand[s] != NO_CARD and know[p, p, s] < CODE_NUMBER for s in range(SLOTS)]
+                )
+        else:
+            table = state.know if self.knowledge else state.recent
+            recent = state.recent
+            for p in range(n):
+                if out[p]:
+                    codes.append([EMPTY] * SLOTS)
+                    marks.append([False] * SLOTS)
+                    continue
+                codes.append([int(table[seat, p, s]) for s in range(SLOTS)])
+                marks.append(
+                    [self.knowledge and recent[seat, p, s] < CODE_NUMBER for s in range(SLOTS)]
+                )
+        sees_turn = not over and (seat is None or seat == state.current)
+        held: int | None = None
+        if not over and state.held != NO_CARD:
+            held = KIND[state.held] if sees_turn else CODE_UNKNOWN
+        top = state.discard_top
+        last_hands = state.last_round_hands
+        return SeatView(
+            seat=seat,
+            mode=self.mode,
+            codes=codes,
+            marks=marks,
+            out=out,
+            held=held,
+            held_public=state.held_public,
+            phase=state.phase if sees_turn else None,
+            current=None if over else state.current,
+            knocked_by=state.knocked_by,
+            final_turns_left=state.final_turns_left,
+            totals=list(state.totals),
+            active=list(state.active),
+            discard_top=None if top == NO_CARD else KIND[top],
+            draw_pile=len(state.draw_pile),
+            discard_pile=len(state.discard_pile),
+            round_index=state.round_index,
+            turns_this_round=state.turns_this_round,
+            winners=None if state.winners is None else list(state.winners),
+            last_round_points=state.last_round_points,
+            last_round_played=[bool(last_hands) and last_hands[p][0] != NO_CARD for p in range(n)],
+            rounds=self.rounds,
+            target_score=self.game.target_score,
+        )
+
+    def string_from(self, state: State, seat: int | None) -> str:
+        """The table as text from ``seat`` (None: omniscient; see
+        :func:`ratenvs.rat_a_tat_cat.render.render_view`)."""
+        from ratenvs.rat_a_tat_cat.render import render_view
+
+        agents = [f"player_{i}" for i in range(state.num_players)]
+        return render_view(self.seat_view(state, seat), agents)
+
+
+class PrivilegedObserver(Observer):
+    """The whole truth as one float32 vector (PettingZoo's ``state()``), seat order."""
+
+    def __init__(self, game: RatATatCat) -> None:
+        n = game.num_players
+        super().__init__("privileged", privileged_pieces(n, game.rounds, game.target_score))
+        self.game = game
+        self.num_players = n
+        self.rounds = game.rounds
+        self.max_turns = game.max_turns_per_round
+        self._o = {p.name: self.offset(p.name) for p in self.pieces}
+        self._hand_base = np.arange(SLOTS * n) * (NUM_KINDS + 1)
+
+    def observe(self, state: State, seat: int | None = None) -> np.ndarray:
+        """The whole truth (``seat`` is ignored: everyone's cards are in it)."""
+        o = self._o
+        n = self.num_players
+        out = np.zeros(self.size, dtype=np.float32)
+        kinds = [KIND[c] if c != NO_CARD else NUM_KINDS for hand in state.hands for c in hand]
+        out[o["hands"] + self._hand_base + np.asarray(kinds, dtype=np.int64)] = 1.0
+        diag = state.know[np.arange(n), np.arange(n)]  # (n, SLOTS): the owners' knowledge
+        out[o["owner_knows"] : o["owner_knows"] + n * SLOTS] = (diag < CODE_NUMBER).reshape(-1)
+        held = state.held
+        out[o["held"] + (KIND[held] if held != NO_CARD else NUM_KINDS)] = 1.0
+        out[o["held_public"]] = float(state.held_public and held != NO_CARD)
+        counts = np.bincount([KIND[c] for c in state.draw_pile], minlength=NUM_KINDS)
+        out[o["draw_pile_counts"] : o["draw_pile_counts"] + NUM_KINDS] = counts * _INV_DECK_COUNTS
+        out[o["draw_pile"]] = len(state.draw_pile) / DECK_SIZE
+        top = state.discard_pile[-1] if state.discard_pile else NO_CARD
+        out[o["discard_top"] + (KIND[top] if top != NO_CARD else NUM_KINDS)] = 1.0
+        dc = np.asarray(state.discard_counts, dtype=np.float32)
+        out[o["discard_counts"] : o["discard_counts"] + NUM_KINDS] = dc * _INV_DECK_COUNTS
+        out[o["discard_pile"]] = len(state.discard_pile) / DECK_SIZE
+        over = state.phase == PHASE_OVER
+        if not over:
+            out[o["phase"] + _PHASE_INDEX[state.phase]] = 1.0
+            out[o["to_act"] + state.current] = 1.0
+        if state.draw2_left:
+            out[o["draw2_left"]] = 1.0
+        if state.knocked_by is not None:
+            out[o["knocked_by"] + state.knocked_by] = 1.0
+            out[o["final_turns"]] = state.final_turns_left / (n - 1)
+        out[o["turns_played"]] = state.turns_this_round / self.max_turns
+        for p in range(n):
+            out[o["totals"] + p] = state.totals[p] / TOTAL_SCALE
+            if state.active[p]:
+                out[o["active"] + p] = 1.0
+        if self.rounds is not None:
+            out[o["rounds_done"]] = (state.round_index + (1 if over else 0)) / self.rounds
+        return out
+
+    def string_from(self, state: State, seat: int | None = None) -> str:
+        """The omniscient text view (the privileged view sees everything)."""
+        return self.game.observer(self.game.observation_kind).string_from(state, None)
 
 
 def unseen_counts(state: State, seat: int) -> np.ndarray:
@@ -294,13 +525,30 @@ def slot_codes(observation: np.ndarray, num_players: int) -> np.ndarray:
     return codes.reshape(num_players, SLOTS)
 
 
+def _tables() -> dict[str, str]:
+    from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+    game = RatATatCat(num_players=2, owner_ceilings=True)
+    return {
+        "table": game.observer("knowledge").table(),
+        "privileged": game.observer("privileged").table(),
+    }
+
+
 __all__ = [
     "CODE_UNKNOWN",
+    "EMPTY",
     "OBSERVATION_MODES",
     "Layout",
-    "Observer",
-    "observation_bounds",
+    "PrivilegedObserver",
+    "SeatView",
+    "TableObserver",
+    "layout_for_size",
     "observation_size",
+    "pieces",
+    "privileged_pieces",
     "slot_codes",
     "unseen_counts",
 ]
+
+__doc__ = __doc__.format(**_tables())

@@ -178,6 +178,10 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
     except ValueError as err:
         parser.error(str(err))
     rng = np.random.default_rng(args.seed)
+    for bot in bots:
+        bind = getattr(bot, "bind", None)
+        if bind is not None:
+            bind(env.observer)
     env.reset(seed=args.seed)
     agents = env.possible_agents
     n = env.num_players
@@ -188,13 +192,14 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
             state = env.truth
             seat = state.current
             agent = agents[seat]
-            mask = env._action_mask(seat)
+            seen = env.observe(agent)
+            mask = seen["action_mask"]
             if seat == 0:
                 say("")
                 say(env.render_text("player_0"))
                 action = _ask_action(mask, n, ask, say)
             else:
-                action = int(bots[seat - 1].act(env._observation_vector(seat), mask, rng))
+                action = int(bots[seat - 1].act(seen["observation"], mask, rng))
             before = state.copy()
             round_before = state.round_index
             env.step(action)

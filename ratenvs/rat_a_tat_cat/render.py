@@ -1,17 +1,16 @@
-"""Text rendering of a Rat-a-Tat Cat table, omniscient or from one seat's view."""
+"""Text rendering of a Rat-a-Tat Cat table from a :class:`~ratenvs.rat_a_tat_cat.observe.SeatView`.
+
+The observer decides what a view may see (:meth:`TableObserver.seat_view`); this
+module only formats it, so a seat's text shows exactly what its observation
+carries: its knowledge of every slot (``?`` unknown, ``#`` a number card of
+unknown value), the held card only when it is the seat's own, the decision
+phase only when it is the seat's decision, and the public table.
+"""
 
 from __future__ import annotations
 
-from ratenvs.rat_a_tat_cat.rules import (
-    CARD_NAMES,
-    CODE_NUMBER,
-    KIND,
-    NO_CARD,
-    PHASE_NAMES,
-    PHASE_OVER,
-    SLOTS,
-    State,
-)
+from ratenvs.rat_a_tat_cat.observe import EMPTY, SeatView
+from ratenvs.rat_a_tat_cat.rules import CARD_NAMES, CODE_NUMBER, PHASE_NAMES, SLOTS
 
 UNKNOWN_MARK = "?"
 NUMBER_MARK = "#"
@@ -23,54 +22,51 @@ def _code_text(code: int) -> str:
     return NUMBER_MARK if code == CODE_NUMBER else UNKNOWN_MARK
 
 
-def render_table(state: State, seat: int | None, agents: list[str], mode: str = "knowledge") -> str:
-    """The table as text. ``seat=None``: omniscient (every card, with ``*`` on the cards the
-    owner knows); otherwise only what ``seat`` may see in observation ``mode``
-    (``?`` unknown, ``#`` a number card of unknown value)."""
+def render_view(view: SeatView, agents: list[str]) -> str:
+    """The table as text. ``view.seat=None``: omniscient (every card, with ``*`` on the cards
+    the owner knows); otherwise only what that seat's observation carries."""
     lines = []
+    seat = view.seat
     viewer = "omniscient" if seat is None else agents[seat]
-    lines.append(
-        f"round {state.round_index + 1}  turn {state.turns_this_round + 1}  view: {viewer}"
-    )
-    table = state.know if mode == "knowledge" else state.recent
-    over = state.phase == PHASE_OVER
+    lines.append(f"round {view.round_index + 1}  turn {view.turns_this_round + 1}  view: {viewer}")
+    over = view.over
     for p, name in enumerate(agents):
-        mark = ">" if (not over and p == state.current) else " "
-        if not state.active[p] and state.hands[p][0] == NO_CARD:
-            lines.append(f"{mark} {name}: out          total {state.totals[p]}")
+        mark = ">" if (not over and p == view.current) else " "
+        if view.out[p]:
+            lines.append(f"{mark} {name}: out          total {view.totals[p]}")
             continue
         cells = []
         for s in range(SLOTS):
-            card = state.hands[p][s]
+            code = view.codes[p][s]
             if seat is None:
-                text = CARD_NAMES[KIND[card]] + ("*" if state.know[p, p, s] < CODE_NUMBER else "")
+                text = ("-" if code == EMPTY else CARD_NAMES[code]) + (
+                    "*" if view.marks[p][s] else ""
+                )
             else:
-                text = _code_text(int(table[seat, p, s]))
+                text = _code_text(code)
             cells.append(f"{text:>6}")
-        knock = "  (knocked)" if state.knocked_by == p else ""
-        lines.append(f"{mark} {name}: [{' '.join(cells)} ]  total {state.totals[p]}{knock}")
-    top = state.discard_top
+        knock = "  (knocked)" if view.knocked_by == p else ""
+        lines.append(f"{mark} {name}: [{' '.join(cells)} ]  total {view.totals[p]}{knock}")
+    top = view.discard_top
     lines.append(
-        f"discard top: {CARD_NAMES[KIND[top]] if top != NO_CARD else '(empty)'}"
-        f"   draw pile: {len(state.draw_pile)}   discard pile: {len(state.discard_pile)}"
+        f"discard top: {CARD_NAMES[top] if top is not None else '(empty)'}"
+        f"   draw pile: {view.draw_pile}   discard pile: {view.discard_pile}"
     )
     if over:
-        winners = [agents[p] for p, w in enumerate(state.winners or []) if w]
+        winners = [agents[p] for p, w in enumerate(view.winners or []) if w]
         lines.append(f"game over - winner(s): {', '.join(winners)}")
     else:
-        who = agents[state.current]
+        who = agents[view.current]
         held = ""
-        if state.held != NO_CARD and (seat is None or seat == state.current or state.held_public):
-            held = f", holding {CARD_NAMES[KIND[state.held]]}"
-        elif state.held != NO_CARD:
-            held = ", holding a drawn card"
-        phase = PHASE_NAMES[state.phase] if seat in (None, state.current) else "playing"
+        if view.held is not None and view.held < CODE_NUMBER:
+            held = f", holding {CARD_NAMES[view.held]}"
+        elif view.held is not None:
+            held = ", holding the taken discard" if view.held_public else ", holding a drawn card"
+        phase = PHASE_NAMES[view.phase] if view.phase is not None else "playing"
         lines.append(f"{who} to act ({phase}{held})")
-        if state.knocked_by is not None:
-            lines.append(
-                f"{agents[state.knocked_by]} knocked; {state.final_turns_left} turn(s) left"
-            )
-    if state.last_round_points is not None:
-        pts = ", ".join(f"{agents[p]} {pt}" for p, pt in enumerate(state.last_round_points))
+        if view.knocked_by is not None:
+            lines.append(f"{agents[view.knocked_by]} knocked; {view.final_turns_left} turn(s) left")
+    if view.last_round_points is not None:
+        pts = ", ".join(f"{agents[p]} {pt}" for p, pt in enumerate(view.last_round_points))
         lines.append(f"last round: {pts}")
     return "\n".join(lines)

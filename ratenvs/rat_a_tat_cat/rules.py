@@ -1,8 +1,12 @@
 """Rat-a-Tat Cat rules (RULES.md section 1): deck, deal, turns, power cards, knocking, scoring.
 
-A pure engine: a :class:`State` dataclass, the move encoding, :func:`apply_action`
-and the legal moves, with every random choice (shuffles) drawn from an explicit
-``numpy.random.Generator``. No gymnasium or pettingzoo here.
+A pure engine: a :class:`State` dataclass (only what changes during play), the move
+encoding, :func:`apply_action` and the legal moves, with every random choice
+(shuffles) drawn through the :class:`~ratenvs.common.game.Chance` methods of the
+``rng`` given (a ``numpy.random.Generator``, a ``ChanceLog`` or a ``ChanceReplay``).
+The game's parameters (rounds, elimination target, turn cap, tiebreak, observation,
+reward) live on the :class:`RatATatCat` Game at the bottom, which the envs, the
+play harness and the bots drive. No gymnasium or pettingzoo here.
 
 Cards are identified by an id ``0..53``; ``KIND[card]`` is its kind: ``0..9``
 are number cards, ``PEEK``, ``SWAP`` and ``DRAW2`` the power cards. Piles are
@@ -28,9 +32,15 @@ each player knows"), updated incrementally as the game goes:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+
+from ratenvs.common.game import Chance, Game
+from ratenvs.common.options import Option, OptionSpec
+from ratenvs.common.rewards import win_rewards
 
 # ------------------------------------------------------------------ cards
 NUM_NUMBER_KINDS = 10
@@ -145,14 +155,6 @@ def phase_for_drawn(card: int) -> int:
 class State:
     """A game of Rat-a-Tat Cat: the truth plus what every player knows of it."""
 
-    num_players: int
-    rounds: int | None
-    """Rounds to play; None = until the elimination game is decided."""
-    target_score: int | None
-    max_turns_per_round: int
-    elimination_tiebreak: str = "lowest_total"
-    """When all remaining players cross ``target_score`` in the same round: "lowest_total"
-    (ruling: the lowest total among them wins) or "shared" (they all share the win)."""
     hands: list[list[int]] = field(default_factory=list)
     draw_pile: list[int] = field(default_factory=list)
     discard_pile: list[int] = field(default_factory=list)
@@ -199,6 +201,10 @@ class State:
 
     # ------------------------------------------------------------ helpers
     @property
+    def num_players(self) -> int:
+        return len(self.totals)
+
+    @property
     def is_over(self) -> bool:
         return self.phase == PHASE_OVER
 
@@ -231,11 +237,6 @@ class State:
     def copy(self) -> State:
         """A deep copy."""
         return State(
-            num_players=self.num_players,
-            rounds=self.rounds,
-            target_score=self.target_score,
-            max_turns_per_round=self.max_turns_per_round,
-            elimination_tiebreak=self.elimination_tiebreak,
             hands=[h[:] for h in self.hands],
             draw_pile=self.draw_pile[:],
             discard_pile=self.discard_pile[:],
@@ -268,34 +269,21 @@ class State:
         )
 
 
-def new_game(
-    num_players: int,
-    rng: np.random.Generator,
-    rounds: int | None = 1,
-    target_score: int | None = None,
-    max_turns_per_round: int = DEFAULT_MAX_TURNS,
-    elimination_tiebreak: str = "lowest_total",
-) -> State:
-    """A new game with the first round dealt; player 0 starts (the dealer is the last seat)."""
+def new_game(num_players: int, rng: Chance) -> State:
+    """A new game with the first round dealt; player 0 starts (the dealer is the last seat).
+
+    The deal depends on the table size only; how many rounds are played and when a
+    round or the game ends are the game's parameters (:class:`RatATatCat`), which the
+    moves (:func:`apply_action`) take."""
     if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players}")
-    if rounds is None and target_score is None:
-        raise ValueError("an endless game: give 'rounds' or 'target_score'")
     n = num_players
-    state = State(
-        num_players=n,
-        rounds=rounds,
-        target_score=target_score,
-        max_turns_per_round=max_turns_per_round,
-        elimination_tiebreak=elimination_tiebreak,
-        totals=[0] * n,
-        active=[True] * n,
-    )
+    state = State(totals=[0] * n, active=[True] * n)
     deal(state, 0, rng)
     return state
 
 
-def deal(state: State, starter: int, rng: np.random.Generator) -> None:
+def deal(state: State, starter: int, rng: Chance) -> None:
     """Shuffle all 54 cards, deal four to each active player, turn the first discard.
 
     A power card turned as the first discard is shuffled back into the draw
@@ -401,8 +389,9 @@ def legal_swaps(state: State) -> list[int]:
 
 
 # ------------------------------------------------------------------ moves
-def apply_action(state: State, action: int, rng: np.random.Generator) -> list[int] | None:
-    """Play ``action`` for the current player.
+def apply_action(state: State, action: int, rng: Chance, game: RatATatCat) -> list[int] | None:
+    """Play ``action`` for the current player under the parameters of ``game`` (its
+    ``rounds``, ``target_score``, ``max_turns_per_round`` and ``elimination_tiebreak``).
 
     Returns the round points of every player (0 for players out of the game)
     when this action ended a round, else None. Raises ValueError on an illegal
@@ -432,10 +421,10 @@ def apply_action(state: State, action: int, rng: np.random.Generator) -> list[in
         if action == ACTION_KNOCK:
             state.knocked_by = seat
             state.final_turns_left = sum(state.active) - 1
-        return _end_turn(state, rng, knocked_now=action == ACTION_KNOCK)
+        return _end_turn(state, rng, game, knocked_now=action == ACTION_KNOCK)
     if ACTION_REPLACE <= action < ACTION_REPLACE + SLOTS:
         _replace(state, seat, action - ACTION_REPLACE)
-        return _end_card_play(state, rng)
+        return _end_card_play(state, rng, game)
     if action in (ACTION_DISCARD, ACTION_DECLINE):
         if action == ACTION_DISCARD:
             lower_ceilings(state, seat, KIND[state.held])
@@ -444,14 +433,14 @@ def apply_action(state: State, action: int, rng: np.random.Generator) -> list[in
             state.draw2_left = 0
             _draw_to_hand(state, rng)
             return None
-        return _end_card_play(state, rng)
+        return _end_card_play(state, rng, game)
     if ACTION_PEEK <= action < ACTION_PEEK + SLOTS:
         slot = action - ACTION_PEEK
         kind = KIND[state.hands[seat][slot]]
         state.know[seat, seat, slot] = kind
         state.recent[seat, seat, slot] = kind
         _discard_held(state)
-        return _end_card_play(state, rng)
+        return _end_card_play(state, rng, game)
     if action == ACTION_USE_DRAW2:
         _discard_held(state)
         state.draw2_left = 1
@@ -460,10 +449,10 @@ def apply_action(state: State, action: int, rng: np.random.Generator) -> list[in
     own_slot, offset, their_slot = decode_swap(action)
     _swap(state, seat, own_slot, (seat + offset) % state.num_players, their_slot)
     _discard_held(state)
-    return _end_card_play(state, rng)
+    return _end_card_play(state, rng, game)
 
 
-def _draw_to_hand(state: State, rng: np.random.Generator) -> None:
+def _draw_to_hand(state: State, rng: Chance) -> None:
     """Draw the top card of the draw pile (reshuffling the discards if it is empty)."""
     if not state.draw_pile:
         reshuffle(state, rng)
@@ -473,7 +462,7 @@ def _draw_to_hand(state: State, rng: np.random.Generator) -> None:
     state.phase = phase_for_drawn(card)
 
 
-def reshuffle(state: State, rng: np.random.Generator) -> None:
+def reshuffle(state: State, rng: Chance) -> None:
     """The empty draw pile is replaced by the shuffled discard pile; the discard pile is empty."""
     cards = state.discard_pile
     state.draw_pile = [cards[int(i)] for i in rng.permutation(len(cards))]
@@ -537,24 +526,24 @@ def _swap(state: State, p: int, a: int, q: int, b: int) -> None:
     state.ceiling[p, a] = state.ceiling[q, b] = NO_CEILING
 
 
-def _end_card_play(state: State, rng: np.random.Generator) -> list[int] | None:
+def _end_card_play(state: State, rng: Chance, game: RatATatCat) -> list[int] | None:
     """The card part of the turn is done: knock decision, unless someone knocked or the turn
     cap ends the round now."""
     state.draw2_left = 0
-    if state.knocked_by is None and state.turns_this_round + 1 < state.max_turns_per_round:
+    if state.knocked_by is None and state.turns_this_round + 1 < game.max_turns_per_round:
         state.phase = PHASE_KNOCK
         return None
-    return _end_turn(state, rng, knocked_now=False)
+    return _end_turn(state, rng, game, knocked_now=False)
 
 
-def _end_turn(state: State, rng: np.random.Generator, knocked_now: bool) -> list[int] | None:
+def _end_turn(state: State, rng: Chance, game: RatATatCat, knocked_now: bool) -> list[int] | None:
     state.turns_this_round += 1
     if state.knocked_by is not None and not knocked_now:
         state.final_turns_left -= 1
         if state.final_turns_left <= 0:
-            return end_round(state, rng)
-    if state.turns_this_round >= state.max_turns_per_round:
-        return end_round(state, rng)
+            return end_round(state, rng, game)
+    if state.turns_this_round >= game.max_turns_per_round:
+        return end_round(state, rng, game)
     state.current = state.next_active(state.current)
     state.phase = PHASE_START
     return None
@@ -564,7 +553,7 @@ def _pile_has_number(pile: list[int]) -> bool:
     return any(KIND[c] < NUM_NUMBER_KINDS for c in pile)
 
 
-def replace_power_cards(state: State, rng: np.random.Generator) -> None:
+def replace_power_cards(state: State, rng: Chance) -> None:
     """End of round: each power card in a hand goes to the bottom of the draw pile and is
     replaced by the top card, until the slot holds a number card.
 
@@ -590,8 +579,9 @@ def hand_points(hand: list[int]) -> int:
     return sum(KIND[c] for c in hand if c != NO_CARD)
 
 
-def end_round(state: State, rng: np.random.Generator) -> list[int]:
-    """Reveal, replace power cards, score; then deal the next round or end the game."""
+def end_round(state: State, rng: Chance, game: RatATatCat) -> list[int]:
+    """Reveal, replace power cards, score; then deal the next round or end the game (after
+    ``game.rounds`` rounds, or when the elimination at ``game.target_score`` is decided)."""
     replace_power_cards(state, rng)
     n = state.num_players
     points = [hand_points(state.hands[p]) if state.active[p] else 0 for p in range(n)]
@@ -609,8 +599,9 @@ def end_round(state: State, rng: np.random.Generator) -> list[int]:
     state.number_only[:] = False
     state.held = NO_CARD
     over = False
-    if state.target_score is not None:
-        out_now = [p for p in playing if state.totals[p] >= state.target_score]
+    target_score = game.target_score
+    if target_score is not None:
+        out_now = [p for p in playing if state.totals[p] >= target_score]
         for p in out_now:
             state.active[p] = False
         remaining = [p for p in playing if state.active[p]]
@@ -619,10 +610,10 @@ def end_round(state: State, rng: np.random.Generator) -> list[int]:
             # all remaining crossed in the same round: the lowest total among them wins (ruling)
             contenders = remaining or out_now
             best = min(state.totals[p] for p in contenders)
-            if not remaining and state.elimination_tiebreak == "shared":
+            if not remaining and game.elimination_tiebreak == "shared":
                 best = max(state.totals[p] for p in contenders)  # everyone at or below it
             state.winners = [p in contenders and state.totals[p] <= best for p in range(n)]
-    if not over and state.rounds is not None and state.round_index + 1 >= state.rounds:
+    if not over and game.rounds is not None and state.round_index + 1 >= game.rounds:
         over = True
         remaining = [p for p in range(n) if state.active[p]]
         best = min(state.totals[p] for p in remaining)
@@ -638,3 +629,216 @@ def end_round(state: State, rng: np.random.Generator) -> list[int]:
 def card_name(card: int) -> str:
     """Name of a card id (``"0".."9"``, ``"peek"``, ``"swap"``, ``"draw2"``)."""
     return CARD_NAMES[KIND[card]]
+
+
+# ------------------------------------------------------------------ the Game
+REWARD_MODES = ("zero_sum", "points", "win", "zero_sum_win")
+ELIMINATION_TIEBREAKS = ("lowest_total", "shared")
+OBSERVATION_MODES = ("knowledge", "memoryless")
+POINTS_SCALE = 10.0
+"""Round rewards are in units of this many points."""
+
+
+class RatATatCat(Game):
+    """Rat-a-Tat Cat for 2 - 6 players taking turns (RULES.md section 1).
+
+    A turn is a few decisions of one player (draw or take, place / discard / use the
+    card, knock or not). Rewards are given when a round ends (see ``reward``);
+    ``infos[seat]`` then holds ``{"round_points": ...}`` for every player of the round.
+    """
+
+    name = "rat_a_tat_cat"
+    title = "Rat-a-Tat Cat"
+    options = OptionSpec(
+        Option("num_players", "int", 2, "players", low=MIN_PLAYERS, high=MAX_PLAYERS),
+        Option(
+            "rounds",
+            "int",
+            None,
+            "rounds in the game; None = 1 round, or (with `target_score`) until the "
+            "elimination is decided; with a target, a number caps the rounds",
+            low=1,
+            optional=True,
+        ),
+        Option(
+            "target_score",
+            "int",
+            None,
+            "elimination: a player whose total reaches it is out; the last one left wins; "
+            "if all remaining cross in one round the lowest total wins (ruling)",
+            low=1,
+            optional=True,
+        ),
+        Option(
+            "max_turns_per_round",
+            "int",
+            DEFAULT_MAX_TURNS,
+            "the round ends after this many turns, counted over all players, as if everyone "
+            "had had the final turn (ruling: guarantees termination)",
+            low=1,
+        ),
+        Option(
+            "elimination_tiebreak",
+            "choice",
+            "lowest_total",
+            'all remaining players cross `target_score` in the same round: "lowest_total" '
+            '(ruling: the lowest total among them wins) or "shared" (all share)',
+            choices=ELIMINATION_TIEBREAKS,
+        ),
+        Option(
+            "observation",
+            "choice",
+            "knowledge",
+            '"knowledge" (perfect recall) or "memoryless" (the table now and what the '
+            "player saw since its last decision)",
+            choices=OBSERVATION_MODES,
+        ),
+        Option(
+            "owner_ceilings",
+            "bool",
+            False,
+            "append, for every slot, whether its owner has seen the card and the card's "
+            "ceiling: the lowest value the owner has let go of since (public play; see "
+            "`rules.lower_ceilings`); 8 n more entries",
+        ),
+        Option(
+            "reward",
+            "choice",
+            "zero_sum",
+            '"zero_sum", "points", "win" or "zero_sum_win" (see Rewards)',
+            choices=REWARD_MODES,
+        ),
+    )
+    observer_kinds = ("knowledge", "memoryless", "privileged")
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        p = self.params
+        if p["rounds"] is None and p["target_score"] is None:
+            p["rounds"] = 1  # no target: one round (what env.options and records store)
+        self.rounds: int | None = p["rounds"]
+        """Rounds to play; None = until the elimination game is decided."""
+        self.target_score: int | None = p["target_score"]
+        self.max_turns_per_round: int = p["max_turns_per_round"]
+        self.elimination_tiebreak: str = p["elimination_tiebreak"]
+        self.owner_ceilings: bool = p["owner_ceilings"]
+        self.reward_mode: str = p["reward"]
+        self.observation_kind = p["observation"]
+        n = self.num_players
+        self.num_actions = num_actions(n)
+        self._no_actions = np.zeros(self.num_actions, dtype=np.int8)
+        self._fixed_masks: dict[int, np.ndarray] = {}
+        for phase, actions in (
+            (PHASE_PLACE, range(ACTION_REPLACE, ACTION_REPLACE + SLOTS)),
+            (PHASE_NUMBER, [*range(ACTION_REPLACE, ACTION_REPLACE + SLOTS), ACTION_DISCARD]),
+            (PHASE_PEEK, [*range(ACTION_PEEK, ACTION_PEEK + SLOTS), ACTION_DECLINE]),
+            (PHASE_DRAW2, [ACTION_USE_DRAW2, ACTION_DECLINE]),
+            (PHASE_KNOCK, [ACTION_KNOCK, ACTION_NO_KNOCK]),
+        ):
+            m = np.zeros(self.num_actions, dtype=np.int8)
+            m[list(actions)] = 1
+            self._fixed_masks[phase] = m
+        self._draw_only = np.zeros(self.num_actions, dtype=np.int8)
+        self._draw_only[ACTION_DRAW] = 1
+        self._draw_or_take = self._draw_only.copy()
+        self._draw_or_take[ACTION_TAKE_DISCARD] = 1
+        self._all_swaps = np.zeros(self.num_actions, dtype=np.int8)
+        self._all_swaps[ACTION_SWAP:] = 1
+        self._all_swaps[ACTION_DECLINE] = 1
+
+    # -------------------------------------------------------------- rules
+    def init(self, rng: Chance) -> State:
+        """The first round dealt; player 0 starts."""
+        return new_game(self.num_players, rng)
+
+    def to_act(self, state: State) -> tuple[int, ...]:
+        return () if state.phase == PHASE_OVER else (state.current,)
+
+    def legal_mask(self, state: State, seat: int) -> np.ndarray:
+        """Legal actions of ``seat`` (all zero unless it is its decision)."""
+        phase = state.phase
+        if phase == PHASE_OVER or seat != state.current:
+            return self._no_actions.copy()
+        if phase == PHASE_START:
+            return (self._draw_or_take if state.can_take_discard() else self._draw_only).copy()
+        if phase == PHASE_SWAP:
+            if all(state.active):
+                return self._all_swaps.copy()
+            m = self._no_actions.copy()
+            m[legal_swaps(state)] = 1
+            m[ACTION_DECLINE] = 1
+            return m
+        return self._fixed_masks[phase].copy()
+
+    def apply(
+        self,
+        state: State,
+        actions: Mapping[int, int],
+        rng: Chance,
+        infos: dict[int, dict[str, Any]] | None = None,
+    ) -> list[float] | None:
+        """Play the current player's action; at the end of a round, the round's rewards
+        (``reward`` mode, in units of ``POINTS_SCALE`` points) and ``round_points`` infos."""
+        playing = state.active[:]
+        points = apply_action(state, actions[state.current], rng, self)
+        if points is None:
+            return None
+        n = self.num_players
+        seats = [p for p in range(n) if playing[p]]
+        rewards = [0.0] * n
+        mode = self.reward_mode
+        if mode in ("zero_sum", "zero_sum_win"):
+            total = sum(points[p] for p in seats)
+            for p in seats:
+                others = (total - points[p]) / (len(seats) - 1)
+                rewards[p] = (others - points[p]) / POINTS_SCALE
+        elif mode == "points":
+            for p in seats:
+                rewards[p] = -points[p] / POINTS_SCALE
+        if mode in ("win", "zero_sum_win") and state.is_over:
+            rewards = [r + w for r, w in zip(rewards, win_rewards(state.winners))]
+        if infos is not None:
+            for p in seats:
+                infos[p] = {"round_points": points[p]}
+        return rewards
+
+    def is_terminal(self, state: State) -> bool:
+        return state.phase == PHASE_OVER
+
+    def winners(self, state: State) -> list[bool]:
+        return list(state.winners or [False] * state.num_players)
+
+    def to_json(self, state: State) -> dict[str, Any]:
+        """The whole truth as JSON-ready data (piles top last): ``game_state()``."""
+
+        def names(cards: list[int]) -> list[str | None]:
+            return [None if c == NO_CARD else card_name(c) for c in cards]
+
+        s = state
+        return {
+            "hands": [names(h) for h in s.hands],
+            "draw_pile": names(s.draw_pile),
+            "discard_pile": names(s.discard_pile),
+            "held": None if s.held == NO_CARD else card_name(s.held),
+            "held_from_discard": s.held_public,
+            "scores": list(s.totals),
+            "current_player": None if s.is_over else s.current,
+            "phase": PHASE_NAMES[s.phase],
+            "knocked_by": s.knocked_by,
+            "final_turns_left": s.final_turns_left,
+            "turns_this_round": s.turns_this_round,
+            "round": s.round_index,
+            "active": list(s.active),
+            "winners": None if s.winners is None else list(s.winners),
+            "last_round_points": s.last_round_points,
+        }
+
+    def copy_state(self, state: State) -> State:
+        return state.copy()
+
+    def make_observer(self, kind: str) -> Any:
+        from ratenvs.rat_a_tat_cat.observe import PrivilegedObserver, TableObserver
+
+        if kind == "privileged":
+            return PrivilegedObserver(self)
+        return TableObserver(self, kind)

@@ -34,8 +34,9 @@ def build_state(
 ) -> State:
     """A state at the start of player 0's first turn with the given kinds.
 
-    ``draw_top`` lists the kinds on top of the draw pile, the very top first;
-    ``discard`` the discard pile bottom to top. The deck's other cards go under
+    The game's parameters are not the state's: play it with :func:`game` (``rounds``,
+    ``target_score``... as options). ``draw_top`` lists the kinds on top of the draw pile,
+    the very top first; ``discard`` the discard pile bottom to top. The deck's other cards go under
     the draw pile (``rest_to="draw"``) or under the discard pile.
     """
     pools: dict[int, list[int]] = {k: [] for k in range(NUM_KINDS)}
@@ -46,15 +47,7 @@ def build_state(
         return pools[kind].pop()
 
     n = len(hands)
-    state = rules.State(
-        num_players=n,
-        rounds=kw.get("rounds", 1),
-        target_score=kw.get("target_score"),
-        max_turns_per_round=kw.get("max_turns_per_round", 200),
-        elimination_tiebreak=kw.get("elimination_tiebreak", "lowest_total"),
-        totals=kw.get("totals", [0] * n),
-        active=[True] * n,
-    )
+    state = rules.State(totals=kw.get("totals", [0] * n), active=[True] * n)
     state.hands = [[take(k) for k in hand] for hand in hands]
     discard_ids = [take(k) for k in discard]
     top_ids = [take(k) for k in draw_top]
@@ -80,6 +73,11 @@ def build_state(
             state.recent[p, p, s] = KIND[state.hands[p][s]]
     check_invariants(state)
     return state
+
+
+def game(num_players: int = 2, **options: object) -> rules.RatATatCat:
+    """The game (its parameters) to play a built state with."""
+    return rules.RatATatCat(num_players=num_players, **options)
 
 
 def kinds(cards: list[int]) -> list[int]:
@@ -117,12 +115,17 @@ def check_invariants(state: State) -> None:
                         assert state.know[o, p, s] == code
 
 
-def play(state: State, actions: list[int], seed: int = 0) -> list[list[int] | None]:
-    """Apply actions, checking invariants after each; returns what each returned."""
+def play(
+    state: State, actions: list[int], seed: int = 0, game: rules.RatATatCat | None = None
+) -> list[list[int] | None]:
+    """Apply actions (under ``game``'s parameters; default: the default game of the table
+    size), checking invariants after each; returns what each returned."""
     rng = np.random.default_rng(seed)
+    if game is None:
+        game = rules.RatATatCat(num_players=state.num_players)
     out = []
     for a in actions:
-        out.append(rules.apply_action(state, a, rng))
+        out.append(rules.apply_action(state, a, rng, game))
         check_invariants(state)
     return out
 
@@ -130,6 +133,9 @@ def play(state: State, actions: list[int], seed: int = 0) -> list[list[int] | No
 def play_game(bots: Sequence[Bot], seed: int, **options: object) -> list[bool]:
     """Play one game with ``bots[i]`` in seat ``i``; return who won (ties share)."""
     env = raw_env(num_players=len(bots), **options)
+    for bot in bots:
+        if hasattr(bot, "bind"):
+            bot.bind(env.observer)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed + 1_000_003)
     while not env.truth.is_over:

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from ratcat_helpers import D2, P, S, build_state, play_game
+from ratcat_helpers import D2, P, S, build_state, game, play_game
 
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import play, rules
@@ -16,7 +16,6 @@ from ratenvs.rat_a_tat_cat.bots import (
     get_bot,
 )
 from ratenvs.rat_a_tat_cat.env import raw_env
-from ratenvs.rat_a_tat_cat.observe import Observer
 from ratenvs.rat_a_tat_cat.record import (
     load_record,
     make_record,
@@ -26,11 +25,21 @@ from ratenvs.rat_a_tat_cat.record import (
 )
 
 
+def _observer(num_players, ceilings=False):
+    return game(num_players, owner_ceilings=ceilings).observer("knowledge")
+
+
+def _apply(state, action):
+    rules.apply_action(state, action, np.random.default_rng(0), game(state.num_players))
+
+
 def _decide(state, bot=None, ceilings=False):
-    obs = Observer(state.num_players, ceilings=ceilings)
+    obs = _observer(state.num_players, ceilings=ceilings)
     seat = state.current
-    return (bot or HeuristicBot()).act(
-        obs.observe(state, seat), obs.action_mask(state, seat), np.random.default_rng(0)
+    bot = bot or HeuristicBot()
+    bot.bind(obs)
+    return bot.act(
+        obs.observe(state, seat), obs.game.legal_mask(state, seat), np.random.default_rng(0)
     )
 
 
@@ -47,19 +56,19 @@ def test_heuristic_choices():
     # takes a low discard and puts it on its highest known card
     state = build_state([[9, 1, 2, 8], [1, 2, 3, 4]], discard=[0])
     assert _decide(state) == rules.ACTION_TAKE_DISCARD
-    rules.apply_action(state, rules.ACTION_TAKE_DISCARD, np.random.default_rng(0))
+    _apply(state, rules.ACTION_TAKE_DISCARD)
     assert _decide(state) == rules.ACTION_REPLACE + 0
     # a high discard: draws; a drawn 9 is discarded
     state = build_state([[1, 2, 3, 2], [1, 2, 3, 4]], draw_top=[9], discard=[8])
     assert _decide(state) == rules.ACTION_DRAW
-    rules.apply_action(state, rules.ACTION_DRAW, np.random.default_rng(0))
+    _apply(state, rules.ACTION_DRAW)
     assert _decide(state) == rules.ACTION_DISCARD
     # a Peek looks at an unknown slot; a Draw 2 is used
     state = build_state([[1, 2, 3, 2], [1, 2, 3, 4]], draw_top=[P])
-    rules.apply_action(state, rules.ACTION_DRAW, np.random.default_rng(0))
+    _apply(state, rules.ACTION_DRAW)
     assert _decide(state) == rules.ACTION_PEEK + 1
     state = build_state([[1, 2, 3, 2], [1, 2, 3, 4]], draw_top=[D2])
-    rules.apply_action(state, rules.ACTION_DRAW, np.random.default_rng(0))
+    _apply(state, rules.ACTION_DRAW)
     assert _decide(state) == rules.ACTION_USE_DRAW2
 
 
@@ -68,9 +77,9 @@ def test_heuristic_swaps_its_high_card_for_a_known_low_one_and_knocks_low():
     state.know[0, 1, 0] = 0  # player 0 saw player 1's 0 placed from the discard
     state.know[0, 0, 1] = 1
     state.know[0, 0, 2] = 2
-    rules.apply_action(state, rules.ACTION_DRAW, np.random.default_rng(0))
+    _apply(state, rules.ACTION_DRAW)
     assert _decide(state) == rules.swap_action(0, 1, 0)
-    rules.apply_action(state, rules.swap_action(0, 1, 0), np.random.default_rng(0))
+    _apply(state, rules.swap_action(0, 1, 0))
     assert state.phase == rules.PHASE_KNOCK
     assert _decide(state) == rules.ACTION_KNOCK  # known 0 + 1 + 2 + 1 = 4
     assert _decide(state, HeuristicBot(knock_threshold=3)) == rules.ACTION_NO_KNOCK
@@ -81,7 +90,7 @@ def test_ceiling_bot_swaps_for_the_kept_card_with_the_lowest_ceiling():
     state.know[0, 0, 1:3] = [1, 2]
     state.ceiling[1] = [7, rules.NO_CEILING, rules.NO_CEILING, 3]  # slot 3: kept under 3
     state.ceiling[2] = [4, rules.NO_CEILING, rules.NO_CEILING, 4]
-    rules.apply_action(state, rules.ACTION_DRAW, np.random.default_rng(0))
+    _apply(state, rules.ACTION_DRAW)
     bot = CeilingBot()
     assert _decide(state, bot, ceilings=True) == rules.swap_action(0, 1, 3)
     # without the evidence every hidden card looks alike: the heuristic picks none of these
@@ -94,8 +103,11 @@ def test_ceiling_bot_knocks_when_its_hand_is_below_every_guessed_hand():
     state = build_state([[0, 1, 2, 0], [5, 5, 5, 5], [4, 4, 4, 4]], discard=[P])
     state.know[0, 0, 1:3] = [1, 2]
     state.phase, state.held = rules.PHASE_KNOCK, rules.NO_CARD
-    obs = Observer(3, ceilings=True).observe(state, 0)
-    est = CeilingBot().hand_estimates(obs)
+    observer = _observer(3, ceilings=True)
+    obs = observer.observe(state, 0)
+    bot = CeilingBot()
+    bot.bind(observer)
+    est = bot.hand_estimates(obs)
     assert est[0].tolist() == [0, 1, 2, 0]
     assert est[1, 0] == KEPT_VALUES[rules.NO_CEILING]  # an outer card its owner kept
     assert _decide(state, CeilingBot(), ceilings=True) == rules.ACTION_KNOCK

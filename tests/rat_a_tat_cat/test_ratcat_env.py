@@ -54,7 +54,7 @@ def test_owner_ceilings_block_lists_every_slot_observer_first(num_players):
     rng = np.random.default_rng(5)
     for _ in range(60):  # play on a little so that some ceilings are set
         seat = env.truth.current
-        legal = np.flatnonzero(env._action_mask(seat))
+        legal = np.flatnonzero(env.game.legal_mask(env.truth, seat))
         if env.truth.is_over:
             break
         env.step(int(rng.choice(legal[legal != rules.ACTION_KNOCK] if legal.size > 1 else legal)))
@@ -65,7 +65,7 @@ def test_owner_ceilings_block_lists_every_slot_observer_first(num_players):
     assert observation_size(n) == space.shape[0]
     assert (env.truth.ceiling < rules.NO_CEILING).any()
     for seat in range(n):
-        obs = env._observation_vector(seat)
+        obs = env.observer.observe(env.truth, seat)
         block = obs[lay.ceilings :].reshape(n, rules.SLOTS, 2)
         for k in range(n):
             p = (seat + k) % n
@@ -243,7 +243,7 @@ def test_observations_stay_in_their_space():
     while not env.truth.is_over:
         for a in env.possible_agents:
             assert space.contains(env.observe(a)["observation"])
-        legal = np.flatnonzero(env._action_mask(env.truth.current))
+        legal = np.flatnonzero(env.game.legal_mask(env.truth, env.truth.current))
         env.step(int(rng.choice(legal)))
 
 

@@ -19,7 +19,8 @@ from ratenvs.rat_a_tat_cat import rules
 )
 def test_random_play_keeps_all_54_cards_and_terminates(seed, n, rounds, max_turns, knock_weight):
     rng = np.random.default_rng(seed)
-    state = rules.new_game(n, rng, rounds=rounds, max_turns_per_round=max_turns)
+    game = rules.RatATatCat(num_players=n, rounds=rounds, max_turns_per_round=max_turns)
+    state = game.init(rng)
     decisions = 0
     bound = rounds * max_turns * 20  # a turn has at most a handful of decisions
     while not state.is_over:
@@ -28,7 +29,7 @@ def test_random_play_keeps_all_54_cards_and_terminates(seed, n, rounds, max_turn
             action = rules.ACTION_KNOCK if rng.random() < knock_weight else rules.ACTION_NO_KNOCK
         else:
             action = legal[int(rng.integers(len(legal)))]
-        rules.apply_action(state, action, rng)
+        rules.apply_action(state, action, rng, game)
         check_invariants(state)
         decisions += 1
         assert decisions < bound
@@ -40,10 +41,11 @@ def test_random_play_keeps_all_54_cards_and_terminates(seed, n, rounds, max_turn
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6), target=st.integers(20, 80))
 def test_elimination_games_terminate_with_the_right_winner(seed, n, target):
     rng = np.random.default_rng(seed)
-    state = rules.new_game(n, rng, rounds=None, target_score=target, max_turns_per_round=30)
+    game = rules.RatATatCat(num_players=n, rounds=None, target_score=target, max_turns_per_round=30)
+    state = game.init(rng)
     while not state.is_over:
         legal = rules.legal_actions(state)
-        rules.apply_action(state, legal[int(rng.integers(len(legal)))], rng)
+        rules.apply_action(state, legal[int(rng.integers(len(legal)))], rng, game)
         check_invariants(state)
     alive = [p for p in range(n) if state.active[p]]
     assert len(alive) <= 1

@@ -53,7 +53,7 @@ def _random_states(n: int, mode: str, game: int, **options):
     yielded = 0
     while not env.truth.is_over and yielded < STATES_PER_GAME:
         seat = env.truth.current
-        legal = np.flatnonzero(env._action_mask(seat))
+        legal = np.flatnonzero(env.game.legal_mask(env.truth, seat))
         if rules.ACTION_KNOCK in legal:
             action = rules.ACTION_KNOCK if rng.random() < 0.03 else rules.ACTION_NO_KNOCK
         elif rules.ACTION_TAKE_DISCARD in legal and rng.random() < 0.7:
@@ -105,16 +105,16 @@ def test_owner_ceilings_leak_nothing(n):
 
 
 def test_the_leak_test_catches_a_leaky_observation(monkeypatch):
-    from ratenvs.rat_a_tat_cat.observe import Observer
+    from ratenvs.rat_a_tat_cat.observe import TableObserver
 
-    honest = Observer.observe
+    honest = TableObserver.observe
 
     def leaky(self, state, seat):  # also shows the kind of the top card of the draw pile
         out = honest(self, state, seat)
         out[-1] = rules.KIND[state.draw_pile[-1]] / 12 if state.draw_pile else 0.0
         return out
 
-    monkeypatch.setattr(Observer, "observe", leaky)
+    monkeypatch.setattr(TableObserver, "observe", leaky)
     samples, _, leaks = _leak_check(2, "knowledge", 2)
     assert leaks > samples // 2
 
@@ -128,7 +128,7 @@ def test_resampling_is_seeded_and_the_resampled_game_plays_on():
     assert a.game_state() != c.game_state()
     rng = np.random.default_rng(0)
     while not a.truth.is_over:
-        legal = np.flatnonzero(a._action_mask(a.truth.current))
+        legal = np.flatnonzero(a.game.legal_mask(a.truth, a.truth.current))
         a.step(int(legal[rng.integers(legal.size)]))
         check_invariants(a.truth)
     with pytest.raises(ValueError, match="unknown agent"):

@@ -119,7 +119,7 @@ def _random_states(n: int, mode: str, game: int, count: int):
     rng = np.random.default_rng(game)
     yielded = 0
     while not env.truth.is_over and yielded < count:
-        legal = np.flatnonzero(env._action_mask(env.truth.current))
+        legal = np.flatnonzero(env.game.legal_mask(env.truth, env.truth.current))
         if rules.ACTION_KNOCK in legal:
             action = rules.ACTION_KNOCK if rng.random() < 0.03 else rules.ACTION_NO_KNOCK
         else:
@@ -165,15 +165,23 @@ def test_hidden_cards_are_not_drawn_for_a_seat(n, mode):
 
 
 def test_the_hidden_card_check_catches_a_picture_that_shows_them(monkeypatch):
-    def leaky(state, view_seat, mode, p):  # draws every card face up
-        return [rules.KIND[card] for card in state.hands[p]]
+    from ratenvs.rat_a_tat_cat.observe import TableObserver
 
-    monkeypatch.setattr(frames, "_seat_codes", leaky)
+    honest = TableObserver.seat_view
+
+    def leaky(self, state, seat):  # the observer hands the picture every card face up
+        view = honest(self, state, seat)
+        view.codes = [[rules.KIND[card] for card in hand] for hand in state.hands]
+        return view
+
+    monkeypatch.setattr(TableObserver, "seat_view", leaky)
     samples, _, seat_changed = _hidden_frame_check(2, "knowledge", games=1, count=4)
     assert seat_changed > samples // 2
 
 
-def test_another_players_drawn_card_is_face_down_but_a_taken_discard_is_face_up():
+def test_another_players_held_card_is_face_down_even_a_taken_discard():
+    """The fix of "the text view shows a held card the observation hides": a seat's
+    observation carries only its own held card, so its picture shows only that one."""
     env = _frame_env(2, "player_1")
     env.step(rules.ACTION_DRAW)
     card = env.truth.held
@@ -181,8 +189,11 @@ def test_another_players_drawn_card_is_face_down_but_a_taken_discard_is_face_up(
     other = next(c for c in env.truth.draw_pile if rules.KIND[c] != rules.KIND[card])
     env.truth.held = other
     assert np.array_equal(shown, env.render())  # player_1 cannot tell which card it is
-    env.truth.held_public = True  # as if taken from the discard pile: everyone saw it
-    assert not np.array_equal(shown, env.render())
+    env.truth.held_public = True  # as if taken from the discard pile
+    public = env.render()
+    assert not np.array_equal(shown, public)  # it says "taken from the discard" ...
+    env.truth.held = card
+    assert np.array_equal(public, env.render())  # ... face down, as in the observation
 
 
 def test_render_view_is_validated():

@@ -4,7 +4,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from ratcat_helpers import D2, P, S, build_state, check_invariants, kinds, play
+from ratcat_helpers import D2, P, S, build_state, check_invariants, game, kinds, play
 
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.observe import unseen_counts
@@ -99,7 +99,7 @@ def test_take_discard_and_dead_power_cards():
     dead = build_state([HAND, HAND], discard=[5, P])
     assert rules.legal_actions(dead) == [ACTION_DRAW]
     with pytest.raises(ValueError, match="illegal"):
-        rules.apply_action(dead, ACTION_TAKE_DISCARD, np.random.default_rng(0))
+        rules.apply_action(dead, ACTION_TAKE_DISCARD, np.random.default_rng(0), game())
 
 
 def test_drawn_number_replace_is_private_and_discard_is_public():
@@ -211,13 +211,14 @@ def _turn(state, seat):
     assert state.current == seat and state.phase == PHASE_START
     actions = [ACTION_DRAW]
     state_rng = np.random.default_rng(0)
-    rules.apply_action(state, ACTION_DRAW, state_rng)
+    g = game(state.num_players)
+    rules.apply_action(state, ACTION_DRAW, state_rng, g)
     if state.phase == PHASE_NUMBER:
-        rules.apply_action(state, ACTION_DISCARD, state_rng)
+        rules.apply_action(state, ACTION_DISCARD, state_rng, g)
     else:
         while state.phase in (PHASE_PEEK, PHASE_SWAP, PHASE_DRAW2, PHASE_NUMBER):
             act = ACTION_DISCARD if state.phase == PHASE_NUMBER else ACTION_DECLINE
-            rules.apply_action(state, act, state_rng)
+            rules.apply_action(state, act, state_rng, g)
     return actions
 
 
@@ -304,10 +305,12 @@ def test_end_of_round_replacement_repeats_and_reshuffles_when_no_number_is_left(
 
 
 def test_turn_cap_ends_the_round():
-    state = build_state([HAND, HAND], draw_top=[9] * 3, max_turns_per_round=3)
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK])
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK])
-    play(state, [ACTION_DRAW, ACTION_DISCARD])  # third turn: no knock decision, round over
+    state = build_state([HAND, HAND], draw_top=[9] * 3)
+    capped = game(2, max_turns_per_round=3)
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK], game=capped)
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK], game=capped)
+    # third turn: no knock decision, round over
+    play(state, [ACTION_DRAW, ACTION_DISCARD], game=capped)
     assert state.is_over and state.turns_this_round == 3
 
 
@@ -319,10 +322,11 @@ def test_scoring_and_winner_lowest_total():
 
 def test_multi_round_totals_and_the_deal_rotates():
     rng = np.random.default_rng(3)
-    state = rules.new_game(3, rng, rounds=3)
+    g = game(3, rounds=3)
+    state = g.init(rng)
     starters, points = [state.current], []
     while not state.is_over:
-        r = rules.apply_action(state, rules.legal_actions(state)[-1], rng)  # knocks at once
+        r = rules.apply_action(state, rules.legal_actions(state)[-1], rng, g)  # knocks at once
         check_invariants(state)
         if r is not None:
             points.append(r)
@@ -338,12 +342,11 @@ def test_elimination_last_player_left_wins():
     state = build_state(
         [[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]],
         draw_top=[9] * 3,
-        rounds=None,
-        target_score=50,
         totals=[20, 10, 45],
     )
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK])
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_DRAW, ACTION_DISCARD])
+    elimination = game(3, rounds=None, target_score=50)
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK], game=elimination)
+    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_DRAW, ACTION_DISCARD], game=elimination)
     assert state.totals == [56, 12, 53] and state.is_over
     assert state.active == [False, True, False] and state.winners == [False, True, False]
 
@@ -352,10 +355,9 @@ def test_elimination_continues_without_the_eliminated_and_all_out_lowest_wins():
     state = build_state(
         [[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]],
         draw_top=[9] * 3,
-        rounds=None,
-        target_score=50,
         totals=[20, 10, 30],
     )
+    elimination = game(3, rounds=None, target_score=50)
     play(
         state,
         [
@@ -367,6 +369,7 @@ def test_elimination_continues_without_the_eliminated_and_all_out_lowest_wins():
             ACTION_DRAW,
             ACTION_DISCARD,
         ],
+        game=elimination,
     )
     assert state.active == [False, True, True] and not state.is_over
     assert state.current == 1 and state.hands[0] == [rules.NO_CARD] * 4  # player 1 deals next
@@ -375,7 +378,7 @@ def test_elimination_continues_without_the_eliminated_and_all_out_lowest_wins():
     rng = np.random.default_rng(0)
     while not state.is_over:
         assert state.current != 0
-        rules.apply_action(state, rules.legal_actions(state)[0], rng)
+        rules.apply_action(state, rules.legal_actions(state)[0], rng, elimination)
         check_invariants(state)
     assert sum(state.winners) >= 1 and not state.winners[0]
 
@@ -385,10 +388,9 @@ def test_elimination_everyone_crossing_in_one_round_lowest_total_wins_ties_share
         [[9, 9, 9, 9], [5, 5, 5, 5], [6, 6, 6, 2]],
         draw_top=[9] * 3,
         discard=[4],
-        rounds=None,
-        target_score=50,
         totals=[20, 40, 40],
     )
+    elimination = game(3, rounds=None, target_score=50)
     play(
         state,
         [
@@ -400,6 +402,7 @@ def test_elimination_everyone_crossing_in_one_round_lowest_total_wins_ties_share
             ACTION_DRAW,
             ACTION_DISCARD,
         ],
+        game=elimination,
     )
     assert state.totals == [56, 60, 60] and state.winners == [True, False, False]
     # the same round under elimination_tiebreak="shared": all three share the win
@@ -407,22 +410,20 @@ def test_elimination_everyone_crossing_in_one_round_lowest_total_wins_ties_share
         [[9, 9, 9, 9], [5, 5, 5, 5], [6, 6, 6, 2]],
         draw_top=[9] * 3,
         discard=[4],
-        rounds=None,
-        target_score=50,
         totals=[20, 40, 40],
-        elimination_tiebreak="shared",
     )
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK] + [ACTION_DRAW, ACTION_DISCARD] * 2)
+    shared = game(3, rounds=None, target_score=50, elimination_tiebreak="shared")
+    actions = [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK] + [ACTION_DRAW, ACTION_DISCARD] * 2
+    play(state, actions, game=shared)
     assert state.totals == [56, 60, 60] and state.winners == [True, True, True]
     state = build_state(
         [[5, 5, 5, 5], [6, 6, 6, 2]],
         draw_top=[9] * 3,
         discard=[4],
-        rounds=None,
-        target_score=50,
         totals=[40, 40],
     )
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD])
+    actions = [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD]
+    play(state, actions, game=game(2, rounds=None, target_score=50))
     assert state.winners == [True, True]
 
 
@@ -492,7 +493,8 @@ def test_swapped_cards_are_unseen_by_their_new_owners_and_carry_nothing():
 
 
 def test_a_new_round_forgets_the_evidence():
-    state = build_state([HAND, HAND], draw_top=[8, 7], discard=[3], rounds=2)
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD])
+    state = build_state([HAND, HAND], draw_top=[8, 7], discard=[3])
+    actions = [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD]
+    play(state, actions, game=game(2, rounds=2))
     assert state.round_index == 1
     assert (state.ceiling == NO).all() and state.owner_seen[:, 1].sum() == 0

@@ -250,6 +250,7 @@ def test_the_oracle_belief_keeps_the_other_hands_and_deals_the_rest():
     env.reset(seed=6)
     rng = np.random.default_rng(1)
     bot = HeuristicBot()
+    bot.bind(env.observer)
     changed = 0
     for _ in range(40):
         state = env.truth

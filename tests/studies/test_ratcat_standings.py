@@ -12,7 +12,6 @@ import pytest
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
-from ratenvs.rat_a_tat_cat.observe import Observer
 from studies import ratcat_standings as standings
 from training.checkpoint import load_checkpoint
 from training.games.rat_a_tat_cat_win_chance import WinChance, round_points_table
@@ -33,7 +32,6 @@ def _two_player_view(state: rules.State, a: int, b: int) -> rules.State:
     where = {a: 0, b: 1}
     return dataclasses.replace(
         state.copy(),
-        num_players=2,
         hands=[state.hands[p][:] for p in pick],
         totals=[state.totals[p] for p in pick],
         active=[state.active[p] for p in pick],
@@ -50,6 +48,7 @@ def _heads_up_positions(ceilings: bool):
     bot = HeuristicBot()
     for seed in range(40):
         env = raw_env(num_players=4, target_score=100, owner_ceilings=ceilings)
+        bot.bind(env.observer)
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         found = False
@@ -69,7 +68,7 @@ def _heads_up_positions(ceilings: bool):
 
 @pytest.mark.parametrize("ceilings", [False, True])
 def test_a_heads_up_table_is_seen_as_the_two_player_game(ceilings):
-    two = Observer(2, "knowledge", None, rules.DEFAULT_MAX_TURNS)
+    two = rules.RatATatCat(num_players=2, target_score=100).observer("knowledge")
     checked = knocked = 0
     for env, a, b in _heads_up_positions(ceilings):
         state = env.truth

@@ -58,13 +58,15 @@ def round_points_table(
     rng = np.random.default_rng(seed)
     for g in range(games):
         env = raw_env(num_players=num_players, target_score=target_score)
+        bot.bind(env.observer)
         env.reset(seed=seed + g)
         while not env.truth.is_over:
             state = env.truth
             live = [p for p in range(num_players) if state.active[p]]
             dealt = state.round_index
             p = state.current
-            env.step(int(bot.act(env._observation_vector(p), env._action_mask(p), rng)))
+            seen = env.observe(env.possible_agents[p])
+            env.step(int(bot.act(seen["observation"], seen["action_mask"], rng)))
             if env.truth.round_index != dealt or env.truth.is_over:
                 points = env.truth.last_round_points
                 rows[len(live)].append(tuple(points[q] for q in live))
@@ -201,7 +203,7 @@ class WinChanceReward(gym.Wrapper):
     def __init__(self, env: gym.Env, scale: float) -> None:
         super().__init__(env)
         aec = env.unwrapped.aec
-        target = aec.target_score
+        target = aec.game.target_score
         if target is None:
             raise ValueError(
                 "reward_shaping.win_chance: needs the elimination game (env option target_score)"
