@@ -32,6 +32,27 @@ CASES: dict[str, tuple[str, dict[str, Any], int]] = {
         {"num_players": 3, "turns": None, "target_score": 40, "reward": "win"},
         4,
     ),
+    "rat_a_tat_cat_2p_knowledge_seed7": ("rat_a_tat_cat", {"num_players": 2}, 7),
+    "rat_a_tat_cat_3p_memoryless_two_rounds_seed3": (
+        "rat_a_tat_cat",
+        {"num_players": 3, "observation": "memoryless", "rounds": 2},
+        3,
+    ),
+    "rat_a_tat_cat_4p_elimination_ceilings_seed11": (
+        "rat_a_tat_cat",
+        {"num_players": 4, "target_score": 30, "owner_ceilings": True, "reward": "zero_sum_win"},
+        11,
+    ),
+    "ratto_zakko_2p_dessert_memoryless_seed5": (
+        "ratto_zakko",
+        {"num_players": 2, "level": "dessert", "observation": "memoryless", "window_ticks": 6},
+        5,
+    ),
+    "ratto_zakko_4p_main_beliefs_seed13": (
+        "ratto_zakko",
+        {"num_players": 4, "level": "main", "answer_beliefs": True, "window_ticks": 4},
+        13,
+    ),
 }
 """Name -> (game, options, seed) of every golden playthrough."""
 

@@ -808,6 +808,13 @@ class RatATatCat(Game):
     def winners(self, state: State) -> list[bool]:
         return list(state.winners or [False] * state.num_players)
 
+    def resample(self, state: State, seat: int, rng: np.random.Generator) -> State:
+        """A state agreeing with everything ``seat`` knows, everything else shuffled
+        (:func:`ratenvs.rat_a_tat_cat.resample.resample_state`)."""
+        from ratenvs.rat_a_tat_cat.resample import resample_state
+
+        return resample_state(state, seat, rng)
+
     def to_json(self, state: State) -> dict[str, Any]:
         """The whole truth as JSON-ready data (piles top last): ``game_state()``."""
 

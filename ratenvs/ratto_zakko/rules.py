@@ -767,6 +767,36 @@ class RattoZakko(Game):
     def winners(self, state: State) -> list[bool]:
         return state.winners()
 
+    def resample(self, state: State, seat: int, rng: np.random.Generator) -> State:
+        """A state that agrees with everything ``seat`` sees, the rest drawn anew: the order
+        of the cards still to come; while a card is open under gradual perception, the card
+        itself from the seat's own posteriors (identity, then colour; the deck's composition
+        is not conditioned on) and the other seats' glimpses of it; the fly's hiding place
+        while the seat's memoryless observation does not show it."""
+        import copy
+
+        new = copy.deepcopy(state)
+        rng.shuffle(new.deck)
+        n = state.num_players
+        if state.phase == PHASE_REACT and state.card is not None and self.perception == "gradual":
+            identity, colour = state.posterior[seat]
+            channel = int(rng.choice(len(identity), p=identity))
+            if channel < len(FOODS):
+                hue = colour[: len(COLOURS)] / colour[: len(COLOURS)].sum()
+                new.card = channel * len(COLOURS) + int(rng.choice(len(COLOURS), p=hue))
+            else:  # the fly or the rat card
+                new.card = len(FOODS) * len(COLOURS) + channel - len(FOODS)
+            evidence = prior_evidence(n, self.level)
+            for _ in range(state.tick + 1):
+                add_glimpses(evidence, new.card, self.glimpse_snr, rng)
+            evidence[seat] = state.evidence[seat]
+            new.evidence = evidence
+            new.posterior = posteriors(evidence)
+            new.posterior[seat] = state.posterior[seat]
+        if self.observation_kind == "memoryless" and not state.fly_shown:
+            new.fly_under = int(rng.choice([f for f in range(len(FOODS)) if f != state.fly_under]))
+        return new
+
     def to_json(self, state: State) -> dict[str, Any]:
         """The whole game as JSON-ready data (the truth, for replays and debugging)."""
         last = state.last_result
