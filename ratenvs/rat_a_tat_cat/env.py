@@ -109,7 +109,7 @@ and the offending seat gets -1.
   everything ``agent`` knows (see :mod:`ratenvs.rat_a_tat_cat.resample`).
 - Pictures: ``render_mode="rgb_array"`` draws the table from ``render_view`` (an
   800-pixel-wide frame, one row of four cards per player; see
-  :mod:`ratenvs.rat_a_tat_cat.frames`); "human" shows it in a pygame window.
+  :mod:`ratenvs.rat_a_tat_cat.render`); "human" shows it in a pygame window.
 - Records: :mod:`ratenvs.rat_a_tat_cat.record` (on :mod:`ratenvs.common.record`)
   saves (seed, options, actions) as JSON and replays it identically.
 
@@ -129,7 +129,7 @@ from gymnasium.utils import seeding
 
 from ratenvs.common.aec import GameAECEnv, GameParallelEnv, options_table
 from ratenvs.common.wrappers import classic_env
-from ratenvs.rat_a_tat_cat import frames
+from ratenvs.rat_a_tat_cat import render
 from ratenvs.rat_a_tat_cat.resample import resample_state
 from ratenvs.rat_a_tat_cat.rules import (
     ELIMINATION_TIEBREAKS,
@@ -165,9 +165,9 @@ class _Pictures:
     _draws_frames = True
 
     def _render_frame(self) -> np.ndarray:
-        """The table as a picture from ``render_view`` (see :mod:`ratenvs.rat_a_tat_cat.frames`),
+        """The table as a picture from ``render_view`` (see :mod:`ratenvs.rat_a_tat_cat.render`),
         drawn from what the env's observer gives that view."""
-        return frames.draw(self.observer, self.truth, self.possible_agents, self.render_seat)
+        return render.draw(self.observer, self.truth, self.possible_agents, self.render_seat)
 
 
 class raw_env(_Pictures, GameAECEnv):  # PettingZoo naming convention

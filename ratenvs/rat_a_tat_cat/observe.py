@@ -2,7 +2,7 @@
 
 This is the only place hidden information is filtered: the observation vector
 (:meth:`TableObserver.observe`), the seat's text view (:meth:`TableObserver.string_from`)
-and the seat's picture (:mod:`ratenvs.rat_a_tat_cat.frames`, drawn from
+and the seat's picture (:mod:`ratenvs.rat_a_tat_cat.render`, drawn from
 :meth:`TableObserver.seat_view`) all come from the same :class:`TableObserver`. Two
 kinds of seat view (the env option ``observation``):
 

@@ -30,7 +30,7 @@ Declared once in :class:`~ratenvs.ratto_zakko.rules.RattoZakko` (``RattoZakko.op
 Pictures: ``render_mode="rgb_array"`` draws the five cloches, the shaker, the
 fly (when the view may know it), the card (a seat's view: as perceived so
 far), the tick, the players' cards and answers, the jackpot and the deck
-(:mod:`ratenvs.ratto_zakko.frames`); "ansi" returns the text from
+(:mod:`ratenvs.ratto_zakko.render`); "ansi" returns the text from
 ``render_view`` (``env.render_text(view)``): the truth for "omniscient", for a
 seat only what its observation carries (the card as perceived so far, the fly
 only when shown).
@@ -104,7 +104,7 @@ import numpy as np
 
 from ratenvs.common.aec import GameAECEnv, GameParallelEnv, options_table
 from ratenvs.common.wrappers import classic_env
-from ratenvs.ratto_zakko import frames
+from ratenvs.ratto_zakko import render
 from ratenvs.ratto_zakko.rules import MAX_PLAYERS, MIN_PLAYERS, RattoZakko
 
 __all__ = ["MAX_PLAYERS", "METADATA", "MIN_PLAYERS", "env", "parallel_env", "raw_env"]
@@ -130,10 +130,10 @@ class _Pictures:
     _draws_frames = True
 
     def _render_frame(self) -> np.ndarray:
-        """The table as a picture from ``render_view`` (see :mod:`ratenvs.ratto_zakko.frames`);
+        """The table as a picture from ``render_view`` (see :mod:`ratenvs.ratto_zakko.render`);
         the omniscient view also shows the answers given so far in this tick (AEC form)."""
         pending = getattr(self, "_pending", None)
-        return frames.draw(self.game, self.truth, self.possible_agents, self.render_seat, pending)
+        return render.draw(self.game, self.truth, self.possible_agents, self.render_seat, pending)
 
 
 class raw_env(_Pictures, GameAECEnv):  # PettingZoo naming convention

@@ -12,7 +12,8 @@ import pytest
 from pettingzoo.test import render_test
 
 from ratenvs import rat_a_tat_cat_v0
-from ratenvs.rat_a_tat_cat import frames, rules
+from ratenvs.rat_a_tat_cat import render as frames
+from ratenvs.rat_a_tat_cat import rules
 
 OMNISCIENT = "omniscient"
 

@@ -17,7 +17,8 @@ from pettingzoo.test import render_test
 
 from ratenvs import ratto_zakko_v0
 from ratenvs.common.render import WHITE
-from ratenvs.ratto_zakko import frames, rules
+from ratenvs.ratto_zakko import render as frames
+from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.observe import (
     ACTION_RELOCATE_FIRST,
     ACTION_RESPONSE_FIRST,
