@@ -11,6 +11,7 @@ from ratenvs.catz_ratz_batz.bots import BOTS, get_bot
 from ratenvs.catz_ratz_batz.env import raw_env
 from ratenvs.catz_ratz_batz.rules import ACTION_ROLL, NUMBERS, PHASE_KEEP, CatzRatzBatz
 from ratenvs.common.bots import opponent_bots
+from ratenvs.common.play import seed_streams
 
 InputFn = Callable[[str], str]
 
@@ -59,8 +60,9 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say=print) -> int:
         names, bots = opponent_bots(args.bots, args.players - 1, "optimal", get_bot)
     except ValueError as err:
         parser.error(str(err))
-    rng = np.random.default_rng(args.seed)
-    env.reset(seed=args.seed)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
+    env.reset(seed=seed)
     say("You are player_0. Highest total after all turns wins.")
     try:
         for agent in env.agent_iter():
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say=print) -> int:
                 say(env.render_text(agent))
                 action = _ask_action(env, mask, ask, say)
             else:
-                action = bots[seat - 1].act(seen["observation"], mask, rng)
+                action = bots[seat - 1].act(seen["observation"], mask, bot_rngs[seat])
                 if action != ACTION_ROLL:
                     say(f"{agent} ({names[seat - 1]}) keeps the {NUMBERS[action]}s")
             turns_before = sum(env.truth.turns_taken)

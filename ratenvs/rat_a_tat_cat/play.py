@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ratenvs.common.bots import opponent_bots
+from ratenvs.common.play import seed_streams
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import BOTS, get_bot
 from ratenvs.rat_a_tat_cat.env import raw_env
@@ -177,12 +178,13 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
         _, bots = opponent_bots(args.bots, args.players - 1, "heuristic", get_bot)
     except ValueError as err:
         parser.error(str(err))
-    rng = np.random.default_rng(args.seed)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
     for bot in bots:
         bind = getattr(bot, "bind", None)
         if bind is not None:
             bind(env.observer)
-    env.reset(seed=args.seed)
+    env.reset(seed=seed)
     agents = env.possible_agents
     n = env.num_players
     say("You are player_0. Cards: 0-9, peek, swap, draw2. '?' unknown, '#' a number card.")
@@ -199,7 +201,7 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
                 say(env.render_text("player_0"))
                 action = _ask_action(mask, n, ask, say)
             else:
-                action = int(bots[seat - 1].act(seen["observation"], mask, rng))
+                action = int(bots[seat - 1].act(seen["observation"], mask, bot_rngs[seat]))
             before = state.copy()
             round_before = state.round_index
             env.step(action)

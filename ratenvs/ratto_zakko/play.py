@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ratenvs.common.bots import opponent_bots
+from ratenvs.common.play import seed_streams
 from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.bots import BOTS, get_bot
 from ratenvs.ratto_zakko.env import MAX_PLAYERS, MIN_PLAYERS, raw_env
@@ -184,12 +185,13 @@ def main(
         _, bots = opponent_bots(args.bots, args.players - 1, "adult", get_bot)
     except ValueError as err:
         parser.error(str(err))
-    rng = np.random.default_rng(args.seed)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
     for bot in bots:
         bind = getattr(bot, "bind", None)
         if bind is not None:
             bind(env.observer)
-    env.reset(seed=args.seed)
+    env.reset(seed=seed)
     tick_ms = env.game.tick_ms
     window = env.game.window_ticks
     say(f"You are player_0 at the {args.level} level. " + HELP)
@@ -219,7 +221,9 @@ def main(
                 action = rules.ACTION_RESPONSE_FIRST + response if give else rules.ACTION_WAIT
             else:
                 seen = env.observe(agent)
-                action = bots[seat - 1].act(seen["observation"], seen["action_mask"], rng)
+                action = bots[seat - 1].act(
+                    seen["observation"], seen["action_mask"], bot_rngs[seat]
+                )
             previous = state.last_result
             relocating = state.phase == rules.PHASE_RELOCATE
             env.step(action)
