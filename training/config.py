@@ -104,9 +104,8 @@ class AlgorithmConfig:
     torch_threads: int = 1
     """torch intra-op threads of the learner process."""
     privileged_critic: bool = False
-    """Asymmetric actor-critic: the value network also sees the true table (training only;
-    the policy sees the player's observation). Games: those whose hooks have
-    ``privileged`` features (``training.hooks``)."""
+    """Asymmetric actor-critic: the value network also sees the whole truth, the env's
+    ``state()`` (training only; the policy sees the player's observation). Every game."""
 
 
 @dataclass
@@ -326,14 +325,9 @@ def _check_values(cfg: TrainConfig) -> None:
         value = getattr(algo, key)
         if not low < value <= high:
             raise ConfigError(f"algorithm.{key}: must be in ({low}, {high}], got {value}")
-    from training.hooks import games_with, hooks_for
+    from training.hooks import hooks_for
 
     hooks = hooks_for(cfg.game)
-    if algo.privileged_critic and hooks.privileged is None:
-        raise ConfigError(
-            f"algorithm.privileged_critic: no privileged features for {cfg.game!r}; "
-            f"available for {games_with(lambda h: h.privileged is not None)}"
-        )
     cfg.reward_shaping = _build_shapings(cfg, hooks)
     for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale"):
         if getattr(algo, key) < 0:

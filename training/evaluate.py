@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.bots import Bot
+from ratenvs.common.play import play_game as harness_play
 from ratenvs.games import GAMES, GameSpec, get_game
 from training.checkpoint import CheckpointError, load_checkpoint
 from training.hooks import hooks_for
@@ -53,19 +54,6 @@ class GameResult:
     many were right."""
 
 
-def seat_winners(env: Any, totals: Sequence[float]) -> list[bool]:
-    """Who won a finished game: the game's own ``winners`` (method or list) if it has one,
-    else the seats with the highest summed reward."""
-    for holder in (env, getattr(env, "state", None)):
-        found = getattr(holder, "winners", None)
-        if callable(found):
-            found = found()
-        if isinstance(found, list | tuple) and len(found) == len(totals):
-            return [bool(x) for x in found]
-    best = max(totals)
-    return [t == best for t in totals]
-
-
 def play_game(
     spec: GameSpec,
     env_options: dict[str, Any],
@@ -74,36 +62,16 @@ def play_game(
     env: Any = None,
     tracker: Any = None,
 ) -> tuple[list[float], list[bool]]:
-    """Play one game with ``players[seat]`` in every seat; return summed rewards and winners."""
+    """Play one game with ``players[seat]`` in every seat through the library's one harness
+    (:func:`ratenvs.common.play.play_game`, its seeding rule); return each seat's summed
+    rewards and the game's winners. ``tracker.after_step(state)`` sees every step."""
     if env is None:
         env = spec.load().raw_env(**env_options)
     if len(players) != env.num_players:
         raise ValueError(f"{len(players)} players for a {env.num_players}-seat game")
-    for player in players:  # bots read named views of the env's observer
-        bind = getattr(player, "bind", None)
-        if bind is not None and hasattr(env, "observer"):
-            bind(env.observer)
-    seq = np.random.SeedSequence([seed])
-    env_seed, bot_seed = (int(s) for s in seq.generate_state(2))
-    env.reset(seed=env_seed)
-    rng = np.random.default_rng(bot_seed)
-    names = env.possible_agents
-    totals = [0.0] * len(names)
-    while True:
-        agent = env.agent_selection
-        if all(env.terminations[a] or env.truncations[a] for a in env.agents):
-            break
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        seat = env.agent_name_mapping[agent]
-        seen = env.observe(agent)
-        env.step(int(players[seat].act(seen["observation"], seen["action_mask"], rng)))
-        for i, a in enumerate(names):
-            totals[i] += float(env.rewards.get(a, 0.0))
-        if tracker is not None:
-            tracker.after_step(env)
-    return totals, seat_winners(env, totals)
+    on_step = None if tracker is None else (lambda _g, state, _a, _r: tracker.after_step(state))
+    played = harness_play(env.game, players, seed, on_step=on_step)
+    return played.returns, played.winners
 
 
 def play_match(

@@ -13,7 +13,6 @@ Every piece is optional:
 - ``tracker``: counts of the evaluated seat's play, summed next to the win rate.
 - ``reward_shapings``: the training-only reward shapings the game offers, by their name
   under the config's ``reward_shaping:`` section.
-- ``privileged``: the true-table features of the asymmetric critic (training/privileged.py).
 - ``appended_options``: env options whose observation entries come after all the others
   (a checkpoint trained without them is widened when resumed with them).
 - ``default_metric``: what ``eval.metric: auto`` means for the game, when not the
@@ -29,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     import gymnasium as gym
-    import numpy as np
 
     from training.config import TrainConfig
 
@@ -59,16 +57,6 @@ class RewardShaping:
 
 
 @dataclass(frozen=True)
-class PrivilegedFeatures:
-    """The true table the privileged critic reads after the learner's observation."""
-
-    features: Callable[[Any, int], np.ndarray]
-    """``features(state, learner_seat)``: float32 entries in [0, 1]."""
-    size: Callable[[int], int]
-    """``size(num_players)``: how many entries ``features`` returns."""
-
-
-@dataclass(frozen=True)
 class GameHooks:
     """The game-specific pieces of training of one game (each optional)."""
 
@@ -78,12 +66,11 @@ class GameHooks:
     """``exact_grade(agent, env_options)``: exact figures of the agent (a Bot or a
     PolicyBot), merged into every evaluation."""
     tracker: Callable[[int], Any] | None = None
-    """``tracker(seat)``: an object with ``after_step(env)`` and ``counts`` (a dict of
-    floats), made for every evaluation game; the counts are summed over the games."""
+    """``tracker(seat)``: an object with ``after_step(state)`` (the game's state after every
+    step) and ``counts`` (a dict of floats), made for every evaluation game; the counts are
+    summed over the games."""
     reward_shapings: Mapping[str, RewardShaping] = field(default_factory=dict)
     """Shapings by name (applied in this order: the scaled ones, then the others)."""
-    privileged: PrivilegedFeatures | None = None
-    """Features of ``algorithm.privileged_critic``; None: the game has none."""
     appended_options: tuple[str, ...] = ()
     """Env options that append observation entries after all the others."""
     default_metric: Callable[[dict[str, Any]], str | None] | None = None
@@ -119,10 +106,3 @@ def hooks_for(game: str) -> GameHooks:
             raise TypeError(f"{name}.HOOKS must be GameHooks(game={game!r}, ...)")
     _REGISTRY[game] = hooks
     return hooks
-
-
-def games_with(test: Callable[[GameHooks], Any]) -> list[str]:
-    """The games (sorted) whose hooks pass ``test``, e.g. those with privileged features."""
-    from ratenvs.games import GAMES
-
-    return sorted(g for g in GAMES if test(hooks_for(g)))

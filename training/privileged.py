@@ -13,8 +13,9 @@ training: the policy that is shipped, evaluated and played
 Pinto et al. (2018) call this an asymmetric actor-critic; card-game agents
 (Suphx, "oracle" critics) use the same idea.
 
-Privileged features, per game: the ``privileged`` entry of the game's hooks
-(:class:`training.hooks.PrivilegedFeatures`, in ``training/games/<game>.py``).
+Privileged features, for every game: the env's ``state()`` (the game's ``privileged``
+observer: the whole truth, in seat order, within ``state_space``) followed by the
+learner's seat, one-hot (the state does not say whose value the critic estimates).
 
 A checkpoint records the extra size in ``policy.critic_extra``; resuming a
 plain checkpoint with ``privileged_critic: true`` widens its value network's
@@ -30,39 +31,36 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from training.hooks import games_with, hooks_for
-
 
 class PrivilegedObservation(gym.ObservationWrapper):
     """Training env only: the learner's observation followed by the privileged features.
 
     Wraps a :class:`ratenvs.wrappers.single_agent.SingleAgentEnv` (through any
     wrappers); the features describe the table at the moment the observation is
-    returned.
+    returned: ``aec.state()`` and the learner's seat, one-hot.
     """
 
-    def __init__(self, env: gym.Env, game: str) -> None:
+    def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
-        privileged = hooks_for(game).privileged
-        if privileged is None:
-            raise ValueError(
-                f"privileged_critic: no privileged features for {game!r}; "
-                f"available for {games_with(lambda h: h.privileged is not None)}"
-            )
-        self._features, size_of = privileged.features, privileged.size
+        aec = env.unwrapped.aec
         base = env.observation_space
         assert isinstance(base, gym.spaces.Box)
         self.actor_size = int(base.shape[0])
-        self.extra = size_of(env.unwrapped.aec.num_players)
-        low = np.concatenate([base.low, np.zeros(self.extra, dtype=np.float32)])
-        high = np.concatenate([base.high, np.ones(self.extra, dtype=np.float32)])
+        truth = aec.state_space
+        n = aec.num_players
+        self.extra = int(truth.shape[0]) + n
+        low = np.concatenate([base.low, truth.low, np.zeros(n, dtype=np.float32)])
+        high = np.concatenate([base.high, truth.high, np.ones(n, dtype=np.float32)])
         self.observation_space = gym.spaces.Box(low, high, dtype=np.float32)
+        self._seat_codes = np.eye(n, dtype=np.float32)
 
     def observation(self, observation: np.ndarray) -> np.ndarray:
         single = self.env.unwrapped
-        seat = single.aec.agent_name_mapping[single.learner]
-        extra = self._features(single.aec.truth, seat)
-        return np.concatenate([np.asarray(observation, dtype=np.float32), extra])
+        aec = single.aec
+        seat = aec.agent_name_mapping[single.learner]
+        return np.concatenate(
+            [np.asarray(observation, dtype=np.float32), aec.state(), self._seat_codes[seat]]
+        )
 
 
 def asymmetric_policy_class() -> type:

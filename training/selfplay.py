@@ -136,7 +136,7 @@ def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
     if cfg.algorithm.privileged_critic:
         from training.privileged import PrivilegedObservation
 
-        env = PrivilegedObservation(env, cfg.game)
+        env = PrivilegedObservation(env)
     if pool is not None:
         env = SelfPlayWrapper(env, pool)
     return env

@@ -40,8 +40,9 @@ whole truth in seat order (the table for 2 players):
 {privileged}
 
 The draw pile is given by its composition (cards of each kind / the deck count of
-that kind), not its order: the order is the future of the shuffle, which no player
-(and no critic worth training) can know.
+that kind) and its top card, the next draw (what the earlier privileged critic of
+``training`` read); the order below the top is left out (54 x 14 more entries for
+the future of the shuffle).
 
 Action mask: see :mod:`ratenvs.rat_a_tat_cat.rules` for the encoding and
 :mod:`ratenvs.rat_a_tat_cat.env` for the action table; only the player whose
@@ -173,6 +174,7 @@ def privileged_pieces(num_players: int, rounds: int | None, target_score: int | 
             "draw pile composition: cards of each kind / deck count",
         ),
         Piece("draw_pile", (), "draw pile size / 54"),
+        Piece("draw_top", (NUM_KINDS + 1,), "the next card to be drawn: kind 0..12, 13 = none"),
         Piece("discard_top", (NUM_KINDS + 1,), "top discard: kind 0..12, 13 = pile empty"),
         Piece("discard_counts", (NUM_KINDS,), "discard pile: cards of each kind / deck count"),
         Piece("discard_pile", (), "discard pile size / 54"),
@@ -479,6 +481,8 @@ class PrivilegedObserver(Observer):
         counts = np.bincount([KIND[c] for c in state.draw_pile], minlength=NUM_KINDS)
         out[o["draw_pile_counts"] : o["draw_pile_counts"] + NUM_KINDS] = counts * _INV_DECK_COUNTS
         out[o["draw_pile"]] = len(state.draw_pile) / DECK_SIZE
+        nxt = state.draw_pile[-1] if state.draw_pile else NO_CARD
+        out[o["draw_top"] + (KIND[nxt] if nxt != NO_CARD else NUM_KINDS)] = 1.0
         top = state.discard_pile[-1] if state.discard_pile else NO_CARD
         out[o["discard_top"] + (KIND[top] if top != NO_CARD else NUM_KINDS)] = 1.0
         dc = np.asarray(state.discard_counts, dtype=np.float32)

@@ -88,7 +88,7 @@ def test_catz_exact_of_a_policy_matches_its_greedy_table():
 def test_seats_rotate_and_optimal_beats_random_in_two_player_games():
     spec = evaluate.GAMES["catz_ratz_batz"]
     results = evaluate.play_match(
-        spec, {"num_players": 2, "turns": 3}, OptimalBot(), [RandomBot()], 40, seed=1
+        spec, {"num_players": 2, "turns": 3}, OptimalBot(), [RandomBot()], 200, seed=1
     )
     assert [r.seat for r in results[:4]] == [0, 1, 0, 1]
     summary = evaluate.summarise(results)

@@ -13,50 +13,61 @@ from small_configs import small_ratcat_config
 
 from ratenvs.rat_a_tat_cat import rules
 from training.checkpoint import PolicySpec, build_policy, load_checkpoint, save_checkpoint
-from training.config import ConfigError, config_from_dict
+from training.config import config_from_dict
 from training.privileged import PrivilegedObservation, widen_critic
 from training.selfplay import make_env
 from training.train import train
-
-CODES = rules.NUM_KINDS + 1
 
 
 def ratcat_config(privileged: bool = True, **extra):
     return small_ratcat_config({"privileged_critic": privileged}, **extra)
 
 
-def decode(features: np.ndarray, num_players: int) -> tuple[list[list[int]], int]:
-    """Kinds by offset and slot (13 = empty), and the kind of the next draw."""
-    block = features[: num_players * rules.SLOTS * CODES].reshape(num_players, rules.SLOTS, CODES)
-    assert (block.sum(axis=2) == 1).all()
-    top = features[num_players * rules.SLOTS * CODES :]
-    assert top.sum() == 1
-    return block.argmax(axis=2).tolist(), int(top.argmax())
-
-
-def test_the_features_are_the_true_table_seen_from_the_learner_seat():
-    env = make_env(ratcat_config(), monitor=False)
+def test_the_features_are_the_whole_truth_and_the_learner_seat():
+    env = make_env(ratcat_config(learner_seat="random"), monitor=False)
     assert isinstance(env, PrivilegedObservation)
     single = env.unwrapped
-    n = single.aec.num_players
+    aec = single.aec
+    n = aec.num_players
     base_size = env.actor_size
+    truth_size = aec.state_space.shape[0]
+    assert env.extra == truth_size + n
+    privileged = aec.game.observer("privileged")
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=3)
-    checked = 0
+    seats = set()
     for _ in range(200):
-        state, seat = single.aec.truth, single.aec.agent_name_mapping[single.learner]
+        state, seat = aec.truth, aec.agent_name_mapping[single.learner]
+        seats.add(seat)
         np.testing.assert_array_equal(obs[:base_size], single._observation())
-        kinds, top = decode(obs[base_size:], n)
-        for k in range(n):
-            assert kinds[k] == [rules.KIND[c] for c in state.hands[(seat + k) % n]]
-        assert top == (rules.KIND[state.draw_pile[-1]] if state.draw_pile else rules.NUM_KINDS)
+        np.testing.assert_array_equal(obs[base_size : base_size + truth_size], aec.state())
+        assert obs[base_size + truth_size :].tolist() == [float(s == seat) for s in range(n)]
+        hands = privileged.views(obs[base_size : base_size + truth_size])["hands"].argmax(-1)
+        for p in range(n):
+            kinds = [
+                rules.KIND[c] if c != rules.NO_CARD else rules.NUM_KINDS for c in state.hands[p]
+            ]
+            assert hands[p].tolist() == kinds
         assert env.observation_space.contains(obs)
-        checked += 1
         action = int(rng.choice(np.flatnonzero(env.unwrapped.action_masks())))
         obs, _, term, trunc, _ = env.step(action)
         if term or trunc:
             obs, _ = env.reset()
-    assert checked == 200
+    assert len(seats) > 1
+
+
+@pytest.mark.parametrize(
+    "game, options",
+    [("catz_ratz_batz", {"num_players": 2}), ("ratto_zakko", {"num_players": 2, "level": "main"})],
+)
+def test_every_game_offers_a_privileged_critic(game, options):
+    cfg = config_from_dict(
+        {"game": game, "env_options": options, "algorithm": {"privileged_critic": True}}
+    )
+    env = make_env(cfg, monitor=False)
+    obs, _ = env.reset(seed=1)
+    assert env.observation_space.contains(obs)
+    assert env.extra == env.unwrapped.aec.state_space.shape[0] + 2
 
 
 def test_only_the_value_network_reads_the_privileged_entries():
@@ -115,17 +126,13 @@ def test_widening_keeps_the_value_function():
     torch.testing.assert_close(expected, got)
 
 
-def test_privileged_critic_needs_a_game_with_features():
-    with pytest.raises(ConfigError, match=r"algorithm\.privileged_critic"):
-        config_from_dict({"game": "catz_ratz_batz", "algorithm": {"privileged_critic": True}})
-
-
 def test_training_with_a_privileged_critic_and_resuming_a_plain_run(tmp_path):
     plain = train(ratcat_config(privileged=False), tmp_path / "plain")
     final = train(ratcat_config(), tmp_path / "priv", resume=plain)
     card = json.loads(final.with_suffix(".json").read_text())
     base = card["policy"]["observation_size"]
-    assert card["policy"]["critic_extra"] == 3 * rules.SLOTS * CODES + CODES
+    env = make_env(ratcat_config(), monitor=False)
+    assert card["policy"]["critic_extra"] == env.unwrapped.aec.state_space.shape[0] + 3
     assert card["evaluation"]["games"] == 2
     ckpt = load_checkpoint(final, game="rat_a_tat_cat", observation_size=base)
     assert ckpt.bot().logits(np.zeros(base, np.float32)).shape == (rules.num_actions(3),)

@@ -30,9 +30,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
-from ratenvs.rat_a_tat_cat.env import raw_env
-from ratenvs.rat_a_tat_cat.rules import State
+from ratenvs.rat_a_tat_cat.rules import RatATatCat, State
 
 __all__ = [
     "MAX_ROUNDS",
@@ -47,29 +47,34 @@ MAX_ROUNDS = 60
 """Play-outs still undecided after this many rounds share the win among the lowest totals."""
 
 
+class _RoundPoints:
+    """A ``play_game`` step hook that keeps the live players' points of every finished round."""
+
+    def __init__(self, num_players: int, rows: dict[int, list[tuple[int, ...]]]) -> None:
+        self.rows = rows
+        self.live = list(range(num_players))  # the players of the round under way
+        self.round = 0
+
+    def __call__(self, _game: Any, state: State, _actions: Any, _rewards: Any) -> None:
+        if state.round_index != self.round or state.is_over:
+            points = state.last_round_points
+            self.rows[len(self.live)].append(tuple(points[q] for q in self.live))
+            self.round = state.round_index
+            self.live = [p for p, active in enumerate(state.active) if active]
+
+
 def round_points_table(
     num_players: int, target_score: int, games: int = 1000, seed: int = 0
 ) -> dict[int, np.ndarray]:
     """The points of the live players in every round of ``games`` elimination games of
-    heuristic bots, by the number of live players ``k``: an int array (rounds * k!, k)
-    with every round in all orders of its players (so a draw favours no seat)."""
+    heuristic bots (``play_game``, seeds ``seed .. seed + games - 1``), by the number of
+    live players ``k``: an int array (rounds * k!, k) with every round in all orders of its
+    players (so a draw favours no seat)."""
     rows: dict[int, list[tuple[int, ...]]] = {k: [] for k in range(2, num_players + 1)}
-    bot = HeuristicBot()
-    rng = np.random.default_rng(seed)
+    game = RatATatCat(num_players=num_players, target_score=target_score)
+    bots = [HeuristicBot() for _ in range(num_players)]
     for g in range(games):
-        env = raw_env(num_players=num_players, target_score=target_score)
-        bot.bind(env.observer)
-        env.reset(seed=seed + g)
-        while not env.truth.is_over:
-            state = env.truth
-            live = [p for p in range(num_players) if state.active[p]]
-            dealt = state.round_index
-            p = state.current
-            seen = env.observe(env.possible_agents[p])
-            env.step(int(bot.act(seen["observation"], seen["action_mask"], rng)))
-            if env.truth.round_index != dealt or env.truth.is_over:
-                points = env.truth.last_round_points
-                rows[len(live)].append(tuple(points[q] for q in live))
+        play_game(game, bots, seed + g, on_step=_RoundPoints(num_players, rows))
     out: dict[int, np.ndarray] = {}
     for k, kept in rows.items():
         if not kept:

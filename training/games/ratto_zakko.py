@@ -23,8 +23,8 @@ class AnswerTracker:
         self.seen: Any = None
         self.counts = {"cards": 0.0, "answers": 0.0, "correct_answers": 0.0}
 
-    def after_step(self, env: Any) -> None:
-        result = env.truth.last_result
+    def after_step(self, state: Any) -> None:
+        result = state.last_result
         if result is None or result is self.seen:
             return
         self.seen = result
