@@ -60,7 +60,11 @@ def test_pettingzoo_api_seed_and_parallel_tests(spec, options):
 
 @pytest.mark.parametrize(("spec", "options"), CASES)
 def test_render_test_every_mode(spec, options, monkeypatch):
+    from ratenvs.common.render import HumanWindow
+
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    show = HumanWindow.show
+    monkeypatch.setattr(HumanWindow, "show", lambda self, frame, fps: show(self, frame, 0))
     module = spec.load()
     render_test(lambda render_mode: module.env(render_mode=render_mode, **options))
 
