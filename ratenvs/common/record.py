@@ -1,9 +1,11 @@
 """Game records for every game: a game as JSON (seed, options, actions), replayed identically.
 
-A record is ``{"game", "version", "seed", "options", "actions", "final_state"}``.
-Replaying builds the game's ``raw_env(**options)``, resets it with ``seed`` and
-plays the actions; every random choice comes from the env's seeded generator,
-so the replay reproduces the game exactly, and :func:`replay` checks the final
+A record is ``{"game", "version", "seed", "options", "actions", "final_state"}``,
+and optionally ``"chance"``: the game's chance log (every outcome drawn, in order;
+:class:`~ratenvs.common.game.ChanceLog`). Replaying builds the game's
+``raw_env(**options)`` and plays the actions; chance comes from the record's log
+when it has one (so the replay is the same game whatever generator first drew it),
+else from the env's generator seeded with ``seed``. :func:`replay` checks the final
 ``game_state()`` against the recorded one. :func:`replay_frames` draws every
 position of a replay (``rgb_array``) for GIFs.
 """
@@ -19,6 +21,7 @@ import numpy as np
 
 from ratenvs.common.aec import GameAECEnv
 from ratenvs.common.bots import Bot
+from ratenvs.common.game import ChanceReplay
 from ratenvs.games import get_game
 
 RECORD_VERSION = 0
@@ -38,13 +41,14 @@ def make_record(
     options: dict[str, Any],
     actions: Sequence[int],
     env: GameAECEnv | None = None,
+    chance: Sequence[Sequence[Any]] | None = None,
 ) -> dict[str, Any]:
     """A JSON-ready record; ``env`` (after the actions) supplies the final state, else it is
-    computed by replaying."""
+    computed by replaying; ``chance`` (a chance log) is stored when given."""
     name = get_game(game).name
     if env is None:
-        env = _play(name, seed, options, actions)
-    return {
+        env = _play(name, seed, options, actions, chance)
+    record = {
         "game": name,
         "version": RECORD_VERSION,
         "seed": int(seed),
@@ -52,24 +56,45 @@ def make_record(
         "actions": [int(a) for a in actions],
         "final_state": env.game_state(),
     }
+    if chance is not None:
+        record["chance"] = [list(draw) for draw in chance]
+    return record
 
 
 def _positions(
-    game: str, seed: int, options: dict[str, Any], actions: Sequence[int], **extra: Any
+    game: str,
+    seed: int,
+    options: dict[str, Any],
+    actions: Sequence[int],
+    chance: Sequence[Sequence[Any]] | None = None,
+    **extra: Any,
 ) -> Iterator[GameAECEnv]:
-    """The env at the start and after each action (the same object, advanced)."""
+    """The env at the start and after each action (the same object, advanced); chance from
+    the log ``chance`` when given, else from the generator seeded with ``seed``."""
     env = _raw_env(game, options, **extra)
-    env.reset(seed=seed)
+    if chance is None:
+        env.reset(seed=seed)
+    else:
+        env.np_random = ChanceReplay(chance)  # reset() without a seed keeps it
+        env.reset()
     yield env
     for i, action in enumerate(actions):
         if _is_over(env):
             raise ValueError(f"record has {len(actions) - i} action(s) after the game ended")
         env.step(int(action))
         yield env
+    if chance is not None and not env.np_random.exhausted:
+        raise ValueError("the record's chance log holds draws its actions never used")
 
 
-def _play(game: str, seed: int, options: dict[str, Any], actions: Sequence[int]) -> GameAECEnv:
-    *_, env = _positions(game, seed, options, actions)
+def _play(
+    game: str,
+    seed: int,
+    options: dict[str, Any],
+    actions: Sequence[int],
+    chance: Sequence[Sequence[Any]] | None = None,
+) -> GameAECEnv:
+    *_, env = _positions(game, seed, options, actions, chance)
     return env
 
 
@@ -90,7 +115,7 @@ def replay(record: dict[str, Any], game: str | None = None) -> GameAECEnv:
     of another game (when ``game`` is given), a malformed one, or a replay that does not reach
     the recorded final state."""
     name = _check(record, game)
-    env = _play(name, record["seed"], record["options"], record["actions"])
+    env = _play(name, record["seed"], record["options"], record["actions"], record.get("chance"))
     expected = record.get("final_state")
     if expected is not None and env.game_state() != expected:
         raise ValueError("replay diverged from the recorded final state")
@@ -107,6 +132,7 @@ def replay_frames(record: dict[str, Any], render_view: str = "omniscient") -> li
             record["seed"],
             record["options"],
             record["actions"],
+            record.get("chance"),
             render_mode="rgb_array",
             render_view=render_view,
         )
@@ -126,23 +152,14 @@ def load_record(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path} is not a game record (invalid JSON: {err})") from None
 
 
-def record_bot_game(game: str, bots: Sequence[Bot], seed: int, **options: Any) -> dict[str, Any]:
+def record_bot_game(
+    game: str, bots: Sequence[Bot], seed: int, *, record_chance: bool = False, **options: Any
+) -> dict[str, Any]:
     """Play a whole game with ``bots[i]`` in seat ``i`` (:func:`ratenvs.common.play.play_game`,
-    its seeding rule) and return its record."""
+    its seeding rule) and return its record (with the chance log if ``record_chance``)."""
     from ratenvs.common.play import play_game
 
     options = {"num_players": len(bots), **options}
     env = _raw_env(game, options)
-    if not hasattr(env, "game"):  # a game still on the legacy shell (temporary)
-        env.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        actions = []
-        while not _is_over(env):
-            seen = env.observe(env.agent_selection)
-            seat = env.agent_name_mapping[env.agent_selection]
-            action = int(bots[seat].act(seen["observation"], seen["action_mask"], rng))
-            env.step(action)
-            actions.append(action)
-        return make_record(game, seed, options, actions, env)
-    played = play_game(env.game, bots, seed)
-    return make_record(game, seed, env.options, played.actions)
+    played = play_game(env.game, bots, seed, record_chance=record_chance)
+    return make_record(game, seed, env.options, played.actions, chance=played.chance)

@@ -81,3 +81,23 @@ def test_cli_replay_bad_files(tmp_path, capsys):
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"game": "chess", "version": 0, "seed": 0}))
     assert cli.main(["replay", str(wrong)]) == 2
+
+
+def test_a_record_with_its_chance_log_replays_whatever_its_seed_says():
+    from ratenvs.common.bots import RandomBot
+
+    for game, options in (
+        ("catz_ratz_batz", {"turns": 3}),
+        ("rat_a_tat_cat", {"target_score": 30}),
+        ("ratto_zakko", {"level": "dessert", "window_ticks": 8}),
+    ):
+        record = record_bot_game(game, [RandomBot()] * 3, 4, record_chance=True, **options)
+        assert record["chance"]
+        wrong_seed = json.loads(json.dumps({**record, "seed": 999}))  # the log decides
+        assert replay(wrong_seed).game_state() == record["final_state"]
+        without_log = {k: v for k, v in wrong_seed.items() if k != "chance"}
+        with pytest.raises(ValueError, match=r"diverged|illegal|ended"):
+            replay(without_log)
+        short = {**record, "chance": record["chance"][:-1]}
+        with pytest.raises(ValueError):
+            replay(short)
