@@ -184,3 +184,20 @@ def test_no_channel_of_a_seat_depends_on_what_it_cannot_know(spec, options):
         if not env.agents or env.terminations[env.agent_selection]:
             break
     assert differed == game.has_hidden_information
+
+
+@pytest.mark.parametrize("spec", list(GAMES.values()), ids=list(GAMES))
+def test_the_docs_are_made_from_the_option_spec_and_the_pieces(spec):
+    import inspect
+
+    module = spec.load()
+    doc = inspect.getmodule(module.raw_env).__doc__
+    game_class = module.raw_env.game_class
+    assert game_class.options.table() in doc
+    params = inspect.signature(module.raw_env).parameters
+    expected = {**game_class.options.defaults(), "render_mode": None, "render_view": "omniscient"}
+    assert {name: p.default for name, p in params.items()} == expected
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params.values())
+    observer = module.raw_env().observer
+    for piece in observer.pieces:
+        assert f"`{piece.name}`" in doc, piece.name
