@@ -17,7 +17,7 @@ the actions of every seat that acts in one ``step``.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -30,6 +30,8 @@ from ratenvs.common.options import RENDER_VIEW_HELP, check_render_mode
 from ratenvs.common.render import HumanWindow, check_render_view
 
 OMNISCIENT = "omniscient"
+Draw = Callable[[Game, Any, list[str], int | None, Mapping[int, int] | None], np.ndarray]
+"""A game's picture function (see :attr:`_GameEnvBase.draw`)."""
 _RENDER_PARAMS = (
     inspect.Parameter(
         "render_mode", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | None
@@ -137,12 +139,17 @@ class _GameEnvBase:
         seat = None if view == OMNISCIENT else self.agent_name_mapping[view]
         return self.observer.string_from(self.truth, seat)
 
-    _draws_frames: ClassVar[bool] = False
-    """True for games that implement :meth:`_render_frame` (``rgb_array`` and the window)."""
+    draw: ClassVar[Draw | None] = None
+    """The game's pictures (``rgb_array`` and the window), set as ``staticmethod(draw)``:
+    ``draw(game, state, agents, view_seat, pending)`` is the frame of ``state`` seen by
+    ``view_seat`` (None: omniscient); ``pending`` (seat -> action) holds the actions the
+    AEC env keeps until the last seat of a simultaneous step has acted (None in the
+    parallel env). None: the game has text only ("human" prints it)."""
 
-    def _render_frame(self) -> np.ndarray:  # pragma: no cover - abstract
+    def _render_frame(self) -> np.ndarray:
         """The state as seen from ``self.render_view``, as an (H, W, 3) uint8 picture."""
-        raise NotImplementedError
+        pending = getattr(self, "_pending", None)
+        return self.draw(self.game, self.truth, self.possible_agents, self.render_seat, pending)
 
     def render(self) -> str | np.ndarray | None:
         """ "ansi": the text; "rgb_array": the picture; "human": shows it in a window."""
@@ -154,7 +161,7 @@ class _GameEnvBase:
             return None
         if mode == "ansi":
             return self.render_text(self.render_view)
-        if mode == "human" and not self._draws_frames:
+        if mode == "human" and self.draw is None:
             print(self.render_text(self.render_view))
             return None
         frame = self._render_frame()
