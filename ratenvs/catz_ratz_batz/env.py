@@ -64,38 +64,22 @@ and the offending seat gets -1.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from ratenvs.catz_ratz_batz import render
 from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
 from ratenvs.common.aec import GameAECEnv, GameParallelEnv, options_table
 from ratenvs.common.wrappers import env_function
 
-METADATA: dict[str, Any] = {
-    "render_modes": ["ansi", "human", "rgb_array"],
-    "name": "catz_ratz_batz_v0",
-    "is_parallelizable": False,
-    "render_fps": 2,
-}
 
-
-class raw_env(GameAECEnv):  # PettingZoo naming convention
+# the names raw_env, env and parallel_env are PettingZoo's convention
+class raw_env(GameAECEnv, game=CatzRatzBatz, draw=render.draw):
     """Catz, Ratz and Batz for 1 - 6 seats, AEC form (see the module docstring)."""
-
-    game_class = CatzRatzBatz
-    metadata: ClassVar[dict[str, Any]] = METADATA
-    draw = staticmethod(render.draw)
 
 
 env = env_function(raw_env)
 
 
-class parallel_env(GameParallelEnv):  # PettingZoo naming convention
+class parallel_env(GameParallelEnv, game=CatzRatzBatz, draw=render.draw):
     """Catz, Ratz and Batz, parallel form: each step takes the action of the one seat to act."""
-
-    game_class = CatzRatzBatz
-    metadata: ClassVar[dict[str, Any]] = METADATA
-    draw = staticmethod(render.draw)
 
 
 __doc__ = __doc__.format(

@@ -1,8 +1,9 @@
 """One AEC env and one parallel env for any :class:`~ratenvs.common.game.Game`.
 
-A game's env module declares ``class raw_env(GameAECEnv)`` with its
-``game_class`` and ``metadata`` (and, for every game, ``parallel_env`` the same
-way over :class:`GameParallelEnv`); everything else - agents, rewards,
+A game's env module declares ``class raw_env(GameAECEnv, game=..., draw=...)``
+with its :class:`~ratenvs.common.game.Game` and picture function (and, for
+every game, ``parallel_env`` the same way over :class:`GameParallelEnv`); the
+metadata, the option signature and everything else - agents, rewards,
 cumulative rewards, terminations, dead steps, seeding, render modes,
 ``state()`` - is done here once, fast, for all games.
 
@@ -63,8 +64,31 @@ class _GameEnvBase:
     game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "game"}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(
+        cls,
+        game: type[Game] | None = None,
+        draw: Draw | None = None,
+        render_fps: int = 2,
+        **kwargs: Any,
+    ) -> None:
+        """``class raw_env(GameAECEnv, game=G, draw=render.draw, render_fps=2)`` declares a
+        game's env: its ``game_class``, its picture hook ``draw`` and its ``metadata``
+        (named ``<game name>_v0``; "ansi", "human" and, with ``draw``, "rgb_array")."""
         super().__init_subclass__(**kwargs)
+        if game is not None:
+            cls.game_class = game
+            modes = ["ansi", "human"] + (["rgb_array"] if draw is not None else [])
+            # not parallelizable: each game has a native parallel_env, and PettingZoo's
+            # aec_to_parallel expects every live agent to step once per cycle (a Ratto
+            # Zakko tick does not: a seat that has answered is not asked again this card)
+            cls.metadata = {
+                "render_modes": modes,
+                "name": f"{game.name}_v0",
+                "is_parallelizable": False,
+                "render_fps": render_fps,
+            }
+        if draw is not None:
+            cls.draw = staticmethod(draw)
         game_class = cls.__dict__.get("game_class")
         if game_class is None:
             return

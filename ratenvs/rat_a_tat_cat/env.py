@@ -122,8 +122,6 @@ and the offending seat gets -1.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 import numpy as np
 from gymnasium.utils import seeding
 
@@ -147,20 +145,10 @@ __all__ = [
     "raw_env",
 ]
 
-METADATA: dict[str, Any] = {
-    "render_modes": ["ansi", "human", "rgb_array"],
-    "name": "rat_a_tat_cat_v0",
-    "is_parallelizable": False,
-    "render_fps": 2,
-}
 
-
-class raw_env(GameAECEnv):  # PettingZoo naming convention
+# the names raw_env, env and parallel_env are PettingZoo's convention
+class raw_env(GameAECEnv, game=RatATatCat, draw=render.draw):
     """Rat-a-Tat Cat for 2 - 6 players, AEC form (see the module docstring)."""
-
-    game_class = RatATatCat
-    metadata: ClassVar[dict[str, Any]] = METADATA
-    draw = staticmethod(render.draw)
 
     def resample_from_infostate(self, agent: str, seed: int | None = None) -> raw_env:
         """A new raw env whose state agrees with everything ``agent`` knows, with everything
@@ -188,12 +176,8 @@ class raw_env(GameAECEnv):  # PettingZoo naming convention
 env = env_function(raw_env)
 
 
-class parallel_env(GameParallelEnv):  # PettingZoo naming convention
+class parallel_env(GameParallelEnv, game=RatATatCat, draw=render.draw):
     """Rat-a-Tat Cat, parallel form: each step takes the action of the one player to act."""
-
-    game_class = RatATatCat
-    metadata: ClassVar[dict[str, Any]] = METADATA
-    draw = staticmethod(render.draw)
 
 
 __doc__ = __doc__.format(

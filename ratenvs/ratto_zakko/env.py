@@ -98,8 +98,6 @@ winner it counts as **leave both**.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from ratenvs.common.aec import GameAECEnv, GameParallelEnv, options_table
 from ratenvs.common.wrappers import env_function
 from ratenvs.ratto_zakko import render
@@ -107,29 +105,17 @@ from ratenvs.ratto_zakko.rules import MAX_PLAYERS, MIN_PLAYERS, RattoZakko
 
 __all__ = ["MAX_PLAYERS", "METADATA", "MIN_PLAYERS", "env", "parallel_env", "raw_env"]
 
-METADATA: dict[str, Any] = {
-    "render_modes": ["ansi", "human", "rgb_array"],
-    "name": "ratto_zakko_v0",
-    "is_parallelizable": False,
-    "render_fps": 4,
-}
-"""``is_parallelizable`` is False: PettingZoo's ``aec_to_parallel`` expects every live agent
-to step once per cycle, but a seat that has answered is not asked again this card and only
-the winner decides a relocation (``parallel_env`` is the native parallel form)."""
 
-
-class raw_env(GameAECEnv):  # PettingZoo naming convention
+# the names raw_env, env and parallel_env are PettingZoo's convention
+class raw_env(GameAECEnv, game=RattoZakko, draw=render.draw, render_fps=4):
     """Ratto Zakko for 2 - 8 seats, AEC form (see the module docstring)."""
-
-    game_class = RattoZakko
-    metadata: ClassVar[dict[str, Any]] = METADATA
-    draw = staticmethod(render.draw)
 
 
 env = env_function(raw_env)
+METADATA = raw_env.metadata
 
 
-class parallel_env(GameParallelEnv):  # PettingZoo naming convention
+class parallel_env(GameParallelEnv, game=RattoZakko, draw=render.draw, render_fps=4):
     """Ratto Zakko, parallel form: one ``step`` is one tick (or the winner's relocation).
 
     Same options as :class:`raw_env`. Every live agent gets an observation
@@ -137,10 +123,6 @@ class parallel_env(GameParallelEnv):  # PettingZoo naming convention
     wait, for the relocating winner as "leave both". The same seed and the
     same actions give the same game as the AEC form.
     """
-
-    game_class = RattoZakko
-    metadata: ClassVar[dict[str, Any]] = METADATA
-    draw = staticmethod(render.draw)
 
 
 __doc__ = __doc__.format(
