@@ -35,17 +35,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image
 
-from ratenvs.common.render import (
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    PAPER,
-    WHITE,
-    Canvas,
-    Colour,
-    Sprite,
-    label,
-)
+from ratenvs.common.render import HIGHLIGHT, INK, MUTED, PAPER, WHITE, Canvas, Colour, Sprite, label
 from ratenvs.rat_a_tat_cat.observe import EMPTY, SeatView
 from ratenvs.rat_a_tat_cat.rules import (
     CARD_NAMES,
