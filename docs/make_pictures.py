@@ -35,7 +35,7 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     present = available_games()
     for name, spec in PICTURES.items():
-        if name not in present or not get_game(name).load().raw_env._draws_frames:
+        if name not in present or get_game(name).load().raw_env.draw is None:
             print(f"skip {name}: no frames")
             continue
         bots_registry = get_game(name).bots()

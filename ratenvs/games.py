@@ -20,11 +20,6 @@ class GameSpec:
     """Package name, e.g. ``catz_ratz_batz``."""
     title: str
     """The game's printed name."""
-    cli_name: str
-    """Name on the command line, e.g. ``catz-ratz-batz``."""
-    module: str
-    """Versioned entry module with ``env``, ``raw_env`` (and ``parallel_env``)."""
-    pettingzoo_id: str
     gymnasium_id: str
     default_opponent: str
     """Bot that plays the other seats of the gymnasium id unless told otherwise."""
@@ -35,6 +30,20 @@ class GameSpec:
     """Configurations measured by ``ratenvs bench``."""
     test_options: tuple[dict[str, Any], ...] = ({},)
     """Option combinations the generic test battery (``tests/test_all_games.py``) runs."""
+
+    @property
+    def cli_name(self) -> str:
+        """Name on the command line, e.g. ``catz-ratz-batz``."""
+        return self.name.replace("_", "-")
+
+    @property
+    def module(self) -> str:
+        """Versioned entry module with ``env``, ``raw_env`` (and ``parallel_env``)."""
+        return f"ratenvs.{self.name}_v0"
+
+    @property
+    def pettingzoo_id(self) -> str:
+        return f"ratenvs/{self.name}-v0"
 
     def load(self) -> Any:
         """Import and return the versioned entry module."""
@@ -51,9 +60,6 @@ GAMES: dict[str, GameSpec] = {
         GameSpec(
             name="catz_ratz_batz",
             title="Catz, Ratz and Batz",
-            cli_name="catz-ratz-batz",
-            module="ratenvs.catz_ratz_batz_v0",
-            pettingzoo_id="ratenvs/catz_ratz_batz-v0",
             gymnasium_id="ratenvs/CatzRatzBatz-v0",
             default_opponent="optimal",
             gymnasium_defaults={"num_players": 1},
@@ -68,9 +74,6 @@ GAMES: dict[str, GameSpec] = {
         GameSpec(
             name="rat_a_tat_cat",
             title="Rat-a-Tat Cat",
-            cli_name="rat-a-tat-cat",
-            module="ratenvs.rat_a_tat_cat_v0",
-            pettingzoo_id="ratenvs/rat_a_tat_cat-v0",
             gymnasium_id="ratenvs/RatATatCat-v0",
             default_opponent="heuristic",
             gymnasium_defaults={"num_players": 2},
@@ -85,9 +88,6 @@ GAMES: dict[str, GameSpec] = {
         GameSpec(
             name="ratto_zakko",
             title="Ratto Zakko",
-            cli_name="ratto-zakko",
-            module="ratenvs.ratto_zakko_v0",
-            pettingzoo_id="ratenvs/ratto_zakko-v0",
             gymnasium_id="ratenvs/RattoZakko-v0",
             default_opponent="adult",
             gymnasium_defaults={"num_players": 4},

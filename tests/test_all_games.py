@@ -156,7 +156,7 @@ def _channels(env, seat):
     mask = game.legal_mask(truth, seat)
     text = env.observer.string_from(truth, seat)
     env.render_view = agent
-    picture = env.render() if env._draws_frames else None
+    picture = env.render() if env.draw is not None else None
     return observation, mask, text, picture
 
 

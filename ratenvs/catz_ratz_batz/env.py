@@ -64,48 +64,22 @@ and the offending seat gets -1.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-import numpy as np
-
-from ratenvs.catz_ratz_batz.render import draw
+from ratenvs.catz_ratz_batz import render
 from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
 from ratenvs.common.aec import GameAECEnv, GameParallelEnv, options_table
-from ratenvs.common.wrappers import classic_env
-
-METADATA: dict[str, Any] = {
-    "render_modes": ["ansi", "human", "rgb_array"],
-    "name": "catz_ratz_batz_v0",
-    "is_parallelizable": False,
-    "render_fps": 2,
-}
+from ratenvs.common.wrappers import env_function
 
 
-def env(**kwargs: Any) -> GameAECEnv:
-    """The wrapped AEC env: PettingZoo classic's illegal-move handling (the game ends, the
-    offender gets -1), bounds check and order enforcing, fused into one fast wrapper."""
-    return classic_env(raw_env(**kwargs), illegal_reward=-1)
-
-
-class _Pictures:
-    _draws_frames = True
-
-    def _render_frame(self) -> np.ndarray:
-        return draw(self.game, self.truth, self.possible_agents, self.render_seat)
-
-
-class raw_env(_Pictures, GameAECEnv):  # PettingZoo naming convention
+# the names raw_env, env and parallel_env are PettingZoo's convention
+class raw_env(GameAECEnv, game=CatzRatzBatz, draw=render.draw):
     """Catz, Ratz and Batz for 1 - 6 seats, AEC form (see the module docstring)."""
 
-    game_class = CatzRatzBatz
-    metadata: ClassVar[dict[str, Any]] = METADATA
+
+env = env_function(raw_env)
 
 
-class parallel_env(_Pictures, GameParallelEnv):  # PettingZoo naming convention
+class parallel_env(GameParallelEnv, game=CatzRatzBatz, draw=render.draw):
     """Catz, Ratz and Batz, parallel form: each step takes the action of the one seat to act."""
-
-    game_class = CatzRatzBatz
-    metadata: ClassVar[dict[str, Any]] = METADATA
 
 
 __doc__ = __doc__.format(

@@ -6,6 +6,8 @@ the viewing seat is marked "(you)" on the scoreboard.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ratenvs.catz_ratz_batz.rules import (
@@ -33,8 +35,15 @@ def _die(canvas: Canvas, x: int, y: int, label: str, fill, ink, ring=None) -> No
     canvas.text((x + DIE / 2, y + DIE / 2), label, size=28, fill=ink, anchor="mm")
 
 
-def draw(game: CatzRatzBatz, state: State, agents: list[str], view_seat: int | None) -> np.ndarray:
-    """The frame: dice set aside and in play (the kept number ringed) and each seat's total."""
+def draw(
+    game: CatzRatzBatz,
+    state: State,
+    agents: list[str],
+    view_seat: int | None,
+    pending: Mapping[int, int] | None = None,
+) -> np.ndarray:
+    """The frame: dice set aside and in play (the kept number ringed) and each seat's total
+    (one seat acts at a time, so nothing is ever ``pending``)."""
     c = Canvas(WIDTH, HEIGHT)
     over = state.phase == PHASE_OVER
     if over:

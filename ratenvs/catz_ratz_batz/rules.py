@@ -16,13 +16,12 @@ No gymnasium here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ratenvs.common.game import Chance, Game
+from ratenvs.common.game import Actions, Chance, Game, Infos, Rewards
 from ratenvs.common.options import Option, OptionSpec
 from ratenvs.common.rewards import win_rewards
 
@@ -337,12 +336,8 @@ class CatzRatzBatz(Game):
         return keep_mask(state.dice)
 
     def apply(
-        self,
-        state: State,
-        actions: Mapping[int, int],
-        rng: Chance,
-        infos: dict[int, dict[str, Any]] | None = None,
-    ) -> list[float] | None:
+        self, state: State, actions: Actions, rng: Chance, infos: Infos | None = None
+    ) -> Rewards:
         seat = state.current
         action = actions[seat]
         if action == ACTION_ROLL:

@@ -1,8 +1,9 @@
 """One AEC env and one parallel env for any :class:`~ratenvs.common.game.Game`.
 
-A game's env module declares ``class raw_env(GameAECEnv)`` with its
-``game_class`` and ``metadata`` (and, for every game, ``parallel_env`` the same
-way over :class:`GameParallelEnv`); everything else - agents, rewards,
+A game's env module declares ``class raw_env(GameAECEnv, game=..., draw=...)``
+with its :class:`~ratenvs.common.game.Game` and picture function (and, for
+every game, ``parallel_env`` the same way over :class:`GameParallelEnv`); the
+metadata, the option signature and everything else - agents, rewards,
 cumulative rewards, terminations, dead steps, seeding, render modes,
 ``state()`` - is done here once, fast, for all games.
 
@@ -17,7 +18,7 @@ the actions of every seat that acts in one ``step``.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -30,6 +31,8 @@ from ratenvs.common.options import RENDER_VIEW_HELP, check_render_mode
 from ratenvs.common.render import HumanWindow, check_render_view
 
 OMNISCIENT = "omniscient"
+Draw = Callable[[Game, Any, list[str], int | None, Mapping[int, int] | None], np.ndarray]
+"""A game's picture function (see :attr:`_GameEnvBase.draw`)."""
 _RENDER_PARAMS = (
     inspect.Parameter(
         "render_mode", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | None
@@ -61,8 +64,31 @@ class _GameEnvBase:
     game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "game"}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(
+        cls,
+        game: type[Game] | None = None,
+        draw: Draw | None = None,
+        render_fps: int = 2,
+        **kwargs: Any,
+    ) -> None:
+        """``class raw_env(GameAECEnv, game=G, draw=render.draw, render_fps=2)`` declares a
+        game's env: its ``game_class``, its picture hook ``draw`` and its ``metadata``
+        (named ``<game name>_v0``; "ansi", "human" and, with ``draw``, "rgb_array")."""
         super().__init_subclass__(**kwargs)
+        if game is not None:
+            cls.game_class = game
+            modes = ["ansi", "human"] + (["rgb_array"] if draw is not None else [])
+            # not parallelizable: each game has a native parallel_env, and PettingZoo's
+            # aec_to_parallel expects every live agent to step once per cycle (a Ratto
+            # Zakko tick does not: a seat that has answered is not asked again this card)
+            cls.metadata = {
+                "render_modes": modes,
+                "name": f"{game.name}_v0",
+                "is_parallelizable": False,
+                "render_fps": render_fps,
+            }
+        if draw is not None:
+            cls.draw = staticmethod(draw)
         game_class = cls.__dict__.get("game_class")
         if game_class is None:
             return
@@ -137,12 +163,17 @@ class _GameEnvBase:
         seat = None if view == OMNISCIENT else self.agent_name_mapping[view]
         return self.observer.string_from(self.truth, seat)
 
-    _draws_frames: ClassVar[bool] = False
-    """True for games that implement :meth:`_render_frame` (``rgb_array`` and the window)."""
+    draw: ClassVar[Draw | None] = None
+    """The game's pictures (``rgb_array`` and the window), set as ``staticmethod(draw)``:
+    ``draw(game, state, agents, view_seat, pending)`` is the frame of ``state`` seen by
+    ``view_seat`` (None: omniscient); ``pending`` (seat -> action) holds the actions the
+    AEC env keeps until the last seat of a simultaneous step has acted (None in the
+    parallel env). None: the game has text only ("human" prints it)."""
 
-    def _render_frame(self) -> np.ndarray:  # pragma: no cover - abstract
+    def _render_frame(self) -> np.ndarray:
         """The state as seen from ``self.render_view``, as an (H, W, 3) uint8 picture."""
-        raise NotImplementedError
+        pending = getattr(self, "_pending", None)
+        return self.draw(self.game, self.truth, self.possible_agents, self.render_seat, pending)
 
     def render(self) -> str | np.ndarray | None:
         """ "ansi": the text; "rgb_array": the picture; "human": shows it in a window."""
@@ -154,7 +185,7 @@ class _GameEnvBase:
             return None
         if mode == "ansi":
             return self.render_text(self.render_view)
-        if mode == "human" and not self._draws_frames:
+        if mode == "human" and self.draw is None:
             print(self.render_text(self.render_view))
             return None
         frame = self._render_frame()

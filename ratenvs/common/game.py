@@ -32,6 +32,13 @@ import numpy as np
 
 from ratenvs.common.options import OptionSpec
 
+Actions = Mapping[int, int]
+"""One step's actions: seat -> action, for every seat of ``to_act``."""
+Infos = dict[int, dict[str, Any]]
+"""Facts a step reports, seat -> info dict."""
+Rewards = Sequence[float] | None
+"""One step's reward per seat (None: nobody is rewarded)."""
+
 
 class Chance(Protocol):
     """The random draws a game's rules may make (a subset of ``numpy.random.Generator``)."""
@@ -205,12 +212,8 @@ class Game:
         raise NotImplementedError
 
     def apply(
-        self,
-        state: Any,
-        actions: Mapping[int, int],
-        rng: Chance,
-        infos: dict[int, dict[str, Any]] | None = None,
-    ) -> Sequence[float] | None:  # pragma: no cover - abstract
+        self, state: Any, actions: Actions, rng: Chance, infos: Infos | None = None
+    ) -> Rewards:  # pragma: no cover - abstract
         """Play one legal action for every seat of ``to_act(state)``; returns this step's
         reward per seat (None: nobody is rewarded). Facts a step reports to a seat (a
         turn's score...) go into ``infos[seat]`` when ``infos`` is given."""

@@ -16,6 +16,7 @@ wrapper keeps exactly their behaviour, reading the raw env directly:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -106,3 +107,15 @@ class ClassicWrapper(OrderEnforcingWrapper):
 def classic_env(raw: GameAECEnv, illegal_reward: float = -1.0) -> ClassicWrapper:
     """Wrap a raw game env the way PettingZoo classic's ``env()`` does."""
     return ClassicWrapper(raw, illegal_reward=illegal_reward)
+
+
+def env_function(raw_env: type[GameAECEnv]) -> Callable[..., ClassicWrapper]:
+    """A game's ``env(**options)``: its ``raw_env`` wrapped by :func:`classic_env`."""
+
+    def env(**options: Any) -> ClassicWrapper:
+        """The wrapped AEC env: PettingZoo classic's illegal-move handling (the game ends, the
+        offender gets -1), bounds check and order enforcing, fused into one fast wrapper."""
+        return classic_env(raw_env(**options), illegal_reward=-1)
+
+    env.__module__ = raw_env.__module__
+    return env

@@ -122,13 +122,11 @@ and the offending seat gets -1.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 import numpy as np
 from gymnasium.utils import seeding
 
 from ratenvs.common.aec import GameAECEnv, GameParallelEnv, options_table
-from ratenvs.common.wrappers import classic_env
+from ratenvs.common.wrappers import env_function
 from ratenvs.rat_a_tat_cat import render
 from ratenvs.rat_a_tat_cat.resample import resample_state
 from ratenvs.rat_a_tat_cat.rules import (
@@ -147,34 +145,10 @@ __all__ = [
     "raw_env",
 ]
 
-METADATA: dict[str, Any] = {
-    "render_modes": ["ansi", "human", "rgb_array"],
-    "name": "rat_a_tat_cat_v0",
-    "is_parallelizable": False,
-    "render_fps": 2,
-}
 
-
-def env(**kwargs: Any) -> GameAECEnv:
-    """The wrapped AEC env: PettingZoo classic's illegal-move handling (the game ends, the
-    offender gets -1), bounds check and order enforcing, fused into one fast wrapper."""
-    return classic_env(raw_env(**kwargs), illegal_reward=-1)
-
-
-class _Pictures:
-    _draws_frames = True
-
-    def _render_frame(self) -> np.ndarray:
-        """The table as a picture from ``render_view`` (see :mod:`ratenvs.rat_a_tat_cat.render`),
-        drawn from what the env's observer gives that view."""
-        return render.draw(self.observer, self.truth, self.possible_agents, self.render_seat)
-
-
-class raw_env(_Pictures, GameAECEnv):  # PettingZoo naming convention
+# the names raw_env, env and parallel_env are PettingZoo's convention
+class raw_env(GameAECEnv, game=RatATatCat, draw=render.draw):
     """Rat-a-Tat Cat for 2 - 6 players, AEC form (see the module docstring)."""
-
-    game_class = RatATatCat
-    metadata: ClassVar[dict[str, Any]] = METADATA
 
     def resample_from_infostate(self, agent: str, seed: int | None = None) -> raw_env:
         """A new raw env whose state agrees with everything ``agent`` knows, with everything
@@ -199,11 +173,11 @@ class raw_env(_Pictures, GameAECEnv):  # PettingZoo naming convention
         return new
 
 
-class parallel_env(_Pictures, GameParallelEnv):  # PettingZoo naming convention
-    """Rat-a-Tat Cat, parallel form: each step takes the action of the one player to act."""
+env = env_function(raw_env)
 
-    game_class = RatATatCat
-    metadata: ClassVar[dict[str, Any]] = METADATA
+
+class parallel_env(GameParallelEnv, game=RatATatCat, draw=render.draw):
+    """Rat-a-Tat Cat, parallel form: each step takes the action of the one player to act."""
 
 
 __doc__ = __doc__.format(

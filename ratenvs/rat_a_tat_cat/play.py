@@ -7,61 +7,36 @@ moves. A bad answer asks again; end of input (Ctrl-D) leaves cleanly.
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
-
 import numpy as np
 
-from ratenvs.common.bots import opponent_bots
-from ratenvs.common.play import seed_streams
+from ratenvs.common.terminal import InputFn, SayFn, play_out, play_parser, set_table
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import BOTS, get_bot
 from ratenvs.rat_a_tat_cat.env import raw_env
-from ratenvs.rat_a_tat_cat.rules import (
-    ACTION_DECLINE,
-    ACTION_DISCARD,
-    ACTION_DRAW,
-    ACTION_KNOCK,
-    ACTION_NO_KNOCK,
-    ACTION_PEEK,
-    ACTION_REPLACE,
-    ACTION_SWAP,
-    ACTION_TAKE_DISCARD,
-    ACTION_USE_DRAW2,
-    CARD_NAMES,
-    KIND,
-    NO_CARD,
-    SLOTS,
-    decode_swap,
-    swap_action,
-)
-
-InputFn = Callable[[str], str]
-SayFn = Callable[[str], None]
 
 
 def move_help(mask: np.ndarray, num_players: int) -> list[str]:
     """One line per kind of legal move, with what to type."""
     lines = []
-    if mask[ACTION_DRAW]:
+    if mask[rules.ACTION_DRAW]:
         lines.append("d        draw the top card of the draw pile")
-    if mask[ACTION_TAKE_DISCARD]:
+    if mask[rules.ACTION_TAKE_DISCARD]:
         lines.append("t        take the top discard")
-    if mask[ACTION_REPLACE]:
+    if mask[rules.ACTION_REPLACE]:
         lines.append("r S      put the card into your slot S (0-3); the old card is discarded")
-    if mask[ACTION_DISCARD]:
+    if mask[rules.ACTION_DISCARD]:
         lines.append("x        discard the drawn card")
-    if mask[ACTION_PEEK]:
+    if mask[rules.ACTION_PEEK]:
         lines.append("p S      look at your slot S (0-3)")
-    if mask[ACTION_USE_DRAW2]:
+    if mask[rules.ACTION_USE_DRAW2]:
         lines.append("u        use the Draw 2: draw the next card")
-    if mask[ACTION_SWAP:].any():
+    if mask[rules.ACTION_SWAP :].any():
         lines.append(
             f"s A P B  swap your slot A with slot B of player P (1-{num_players - 1}), blind"
         )
-    if mask[ACTION_DECLINE]:
+    if mask[rules.ACTION_DECLINE]:
         lines.append("x        decline the power card (it is discarded)")
-    if mask[ACTION_KNOCK]:
+    if mask[rules.ACTION_KNOCK]:
         lines.append("k / n    knock (everyone else gets one more turn) / do not knock")
     return lines
 
@@ -77,25 +52,25 @@ def parse_move(text: str, mask: np.ndarray, num_players: int) -> int | None:
         return None
     action: int | None = None
     if cmd == "d" and not args:
-        action = ACTION_DRAW
+        action = rules.ACTION_DRAW
     elif cmd == "t" and not args:
-        action = ACTION_TAKE_DISCARD
-    elif cmd == "r" and len(nums) == 1 and 0 <= nums[0] < SLOTS:
-        action = ACTION_REPLACE + nums[0]
-    elif cmd == "p" and len(nums) == 1 and 0 <= nums[0] < SLOTS:
-        action = ACTION_PEEK + nums[0]
+        action = rules.ACTION_TAKE_DISCARD
+    elif cmd == "r" and len(nums) == 1 and 0 <= nums[0] < rules.SLOTS:
+        action = rules.ACTION_REPLACE + nums[0]
+    elif cmd == "p" and len(nums) == 1 and 0 <= nums[0] < rules.SLOTS:
+        action = rules.ACTION_PEEK + nums[0]
     elif cmd == "x" and not args:
-        action = ACTION_DISCARD if mask[ACTION_DISCARD] else ACTION_DECLINE
+        action = rules.ACTION_DISCARD if mask[rules.ACTION_DISCARD] else rules.ACTION_DECLINE
     elif cmd == "u" and not args:
-        action = ACTION_USE_DRAW2
+        action = rules.ACTION_USE_DRAW2
     elif cmd == "k" and not args:
-        action = ACTION_KNOCK
+        action = rules.ACTION_KNOCK
     elif cmd == "n" and not args:
-        action = ACTION_NO_KNOCK
+        action = rules.ACTION_NO_KNOCK
     elif cmd == "s" and len(nums) == 3:
         a, p, b = nums
-        if 0 <= a < SLOTS and 1 <= p < num_players and 0 <= b < SLOTS:
-            action = swap_action(a, p, b)  # seat 0: player P is P seats on
+        if 0 <= a < rules.SLOTS and 1 <= p < num_players and 0 <= b < rules.SLOTS:
+            action = rules.swap_action(a, p, b)  # seat 0: player P is P seats on
     if action is None or not mask[action]:
         return None
     return action
@@ -112,30 +87,32 @@ def describe(
     """What everyone sees of a move (``private``: also what only the mover sees)."""
     seat = before.current
     held = before.held
-    held_name = CARD_NAMES[KIND[held]] if held != NO_CARD else "?"
-    if action == ACTION_DRAW:
-        return f"{agent} draws" + (f" a {CARD_NAMES[KIND[after.held]]}" if private else "")
-    if action == ACTION_TAKE_DISCARD:
-        taken = CARD_NAMES[KIND[before.discard_top]]
+    held_name = rules.CARD_NAMES[rules.KIND[held]] if held != rules.NO_CARD else "?"
+    if action == rules.ACTION_DRAW:
+        return f"{agent} draws" + (
+            f" a {rules.CARD_NAMES[rules.KIND[after.held]]}" if private else ""
+        )
+    if action == rules.ACTION_TAKE_DISCARD:
+        taken = rules.CARD_NAMES[rules.KIND[before.discard_top]]
         return f"{agent} takes the {taken} from the discard pile"
-    if ACTION_REPLACE <= action < ACTION_REPLACE + SLOTS:
-        slot = action - ACTION_REPLACE
-        old = CARD_NAMES[KIND[before.hands[seat][slot]]]
+    if rules.ACTION_REPLACE <= action < rules.ACTION_REPLACE + rules.SLOTS:
+        slot = action - rules.ACTION_REPLACE
+        old = rules.CARD_NAMES[rules.KIND[before.hands[seat][slot]]]
         placed = held_name if (private or before.held_public) else "the drawn card"
         return f"{agent} puts {placed} into slot {slot} and discards a {old}"
-    if action == ACTION_DISCARD:
+    if action == rules.ACTION_DISCARD:
         return f"{agent} discards the drawn {held_name}"
-    if ACTION_PEEK <= action < ACTION_PEEK + SLOTS:
-        return f"{agent} peeks at its slot {action - ACTION_PEEK}"
-    if action == ACTION_USE_DRAW2:
+    if rules.ACTION_PEEK <= action < rules.ACTION_PEEK + rules.SLOTS:
+        return f"{agent} peeks at its slot {action - rules.ACTION_PEEK}"
+    if action == rules.ACTION_USE_DRAW2:
         return f"{agent} uses a Draw 2"
-    if action == ACTION_DECLINE:
+    if action == rules.ACTION_DECLINE:
         return f"{agent} declines the {held_name}"
-    if action == ACTION_KNOCK:
+    if action == rules.ACTION_KNOCK:
         return f"{agent} knocks!"
-    if action == ACTION_NO_KNOCK:
+    if action == rules.ACTION_NO_KNOCK:
         return f"{agent} does not knock"
-    a, offset, b = decode_swap(action)
+    a, offset, b = rules.decode_swap(action)
     other = agents[(seat + offset) % before.num_players]
     return f"{agent} swaps its slot {a} with {other}'s slot {b}"
 
@@ -155,53 +132,39 @@ def _ask_action(mask: np.ndarray, n: int, ask: InputFn, say: SayFn) -> int:
 
 def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print) -> int:
     """Play a game in the terminal; returns the process exit code."""
-    parser = argparse.ArgumentParser(
-        prog="ratenvs play rat-a-tat-cat",
-        description="Play Rat-a-Tat Cat as player_0 against bots. Lowest total wins.",
-    )
-    parser.add_argument("--players", type=int, default=2, help="players including you (2-6)")
-    parser.add_argument(
-        "--bots", nargs="*", default=None, help=f"bot per other seat: {sorted(BOTS)}"
-    )
+    description = "Play Rat-a-Tat Cat as player_0 against bots. Lowest total wins."
+    parser = play_parser(rules.RatATatCat, "rat-a-tat-cat", description, BOTS)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--target-score", type=int, default=None, help="elimination variant")
-    parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
-    try:
-        env = raw_env(
+
+    def make_env() -> raw_env:
+        return raw_env(
             num_players=args.players,
             rounds=args.rounds if args.target_score is None else None,
             target_score=args.target_score,
             render_mode="ansi",
             render_view="player_0",
         )
-        _, bots = opponent_bots(args.bots, args.players - 1, "heuristic", get_bot)
-    except ValueError as err:
-        parser.error(str(err))
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-    _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
-    for bot in bots:
-        bind = getattr(bot, "bind", None)
-        if bind is not None:
-            bind(env.observer)
-    env.reset(seed=seed)
+
+    table = set_table(parser, args, make_env, "heuristic", get_bot)
+    env = table.env
     agents = env.possible_agents
     n = env.num_players
     say("You are player_0. Cards: 0-9, peek, swap, draw2. '?' unknown, '#' a number card.")
     say("Lowest total wins. Your outer cards (slots 0 and 3) were shown to you at the deal.")
-    try:
+
+    def play() -> None:
         while not env.truth.is_over:
             state = env.truth
             seat = state.current
             agent = agents[seat]
-            seen = env.observe(agent)
-            mask = seen["action_mask"]
             if seat == 0:
                 say("")
                 say(env.render_text("player_0"))
-                action = _ask_action(mask, n, ask, say)
+                action = _ask_action(env.observe(agent)["action_mask"], n, ask, say)
             else:
-                action = int(bots[seat - 1].act(seen["observation"], mask, bot_rngs[seat]))
+                action = table.bot_action(agent)
             before = state.copy()
             round_before = state.round_index
             env.step(action)
@@ -209,9 +172,5 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
             if env.truth.round_index != round_before or env.truth.is_over:
                 pts = env.truth.last_round_points or []
                 say("Round over: " + ", ".join(f"{agents[p]} {v}" for p, v in enumerate(pts)))
-    except (EOFError, KeyboardInterrupt):
-        say("\nGame abandoned.")
-        return 0
-    say("")
-    say(env.render_text("omniscient"))
-    return 0
+
+    return play_out(table, play, say, "omniscient")

@@ -29,23 +29,14 @@ every card face up and marks the cards their owner knows.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
 import numpy as np
 from PIL import Image
 
-from ratenvs.common.render import (
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    PAPER,
-    WHITE,
-    Canvas,
-    Colour,
-    Sprite,
-    label,
-)
-from ratenvs.rat_a_tat_cat.observe import EMPTY, SeatView, TableObserver
+from ratenvs.common.render import HIGHLIGHT, INK, MUTED, PAPER, WHITE, Canvas, Colour, Sprite, label
+from ratenvs.rat_a_tat_cat.observe import EMPTY, SeatView
 from ratenvs.rat_a_tat_cat.rules import (
     CARD_NAMES,
     CODE_NUMBER,
@@ -62,6 +53,7 @@ from ratenvs.rat_a_tat_cat.rules import (
     PHASE_SWAP,
     SLOTS,
     SWAP,
+    RatATatCat,
     State,
 )
 
@@ -196,10 +188,16 @@ def _seat_codes(view: SeatView, p: int) -> list[int]:
 
 
 def draw(
-    observer: TableObserver, state: State, agents: list[str], view_seat: int | None
+    game: RatATatCat,
+    state: State,
+    agents: list[str],
+    view_seat: int | None,
+    pending: Mapping[int, int] | None = None,
 ) -> np.ndarray:
-    """The frame of ``state`` seen by ``view_seat`` (None: omniscient) through ``observer``
-    (its :meth:`~ratenvs.rat_a_tat_cat.observe.TableObserver.seat_view` only)."""
+    """The frame of ``state`` seen by ``view_seat`` (None: omniscient) through the game's
+    observer (the env's: its :meth:`~ratenvs.rat_a_tat_cat.observe.TableObserver.seat_view`
+    only); one player acts at a time, so nothing is ever ``pending``."""
+    observer = game.observer(game.observation_kind)
     return draw_view(observer.seat_view(state, view_seat), agents)
 
 

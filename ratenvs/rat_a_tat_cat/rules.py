@@ -32,13 +32,12 @@ each player knows"), updated incrementally as the game goes:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ratenvs.common.game import Chance, Game
+from ratenvs.common.game import Actions, Chance, Game, Infos, Rewards
 from ratenvs.common.options import Option, OptionSpec
 from ratenvs.common.rewards import win_rewards
 
@@ -771,12 +770,8 @@ class RatATatCat(Game):
         return self._fixed_masks[phase].copy()
 
     def apply(
-        self,
-        state: State,
-        actions: Mapping[int, int],
-        rng: Chance,
-        infos: dict[int, dict[str, Any]] | None = None,
-    ) -> list[float] | None:
+        self, state: State, actions: Actions, rng: Chance, infos: Infos | None = None
+    ) -> Rewards:
         """Play the current player's action; at the end of a round, the round's rewards
         (``reward`` mode, in units of ``POINTS_SCALE`` points) and ``round_points`` infos."""
         playing = state.active[:]

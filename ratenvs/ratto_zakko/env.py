@@ -98,52 +98,24 @@ winner it counts as **leave both**.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-import numpy as np
-
 from ratenvs.common.aec import GameAECEnv, GameParallelEnv, options_table
-from ratenvs.common.wrappers import classic_env
+from ratenvs.common.wrappers import env_function
 from ratenvs.ratto_zakko import render
 from ratenvs.ratto_zakko.rules import MAX_PLAYERS, MIN_PLAYERS, RattoZakko
 
 __all__ = ["MAX_PLAYERS", "METADATA", "MIN_PLAYERS", "env", "parallel_env", "raw_env"]
 
-METADATA: dict[str, Any] = {
-    "render_modes": ["ansi", "human", "rgb_array"],
-    "name": "ratto_zakko_v0",
-    "is_parallelizable": False,
-    "render_fps": 4,
-}
-"""``is_parallelizable`` is False: PettingZoo's ``aec_to_parallel`` expects every live agent
-to step once per cycle, but a seat that has answered is not asked again this card and only
-the winner decides a relocation (``parallel_env`` is the native parallel form)."""
 
-
-def env(**kwargs: Any) -> GameAECEnv:
-    """The wrapped AEC env: PettingZoo classic's illegal-move handling (the game ends, the
-    offender gets -1), bounds check and order enforcing, fused into one fast wrapper."""
-    return classic_env(raw_env(**kwargs), illegal_reward=-1)
-
-
-class _Pictures:
-    _draws_frames = True
-
-    def _render_frame(self) -> np.ndarray:
-        """The table as a picture from ``render_view`` (see :mod:`ratenvs.ratto_zakko.render`);
-        the omniscient view also shows the answers given so far in this tick (AEC form)."""
-        pending = getattr(self, "_pending", None)
-        return render.draw(self.game, self.truth, self.possible_agents, self.render_seat, pending)
-
-
-class raw_env(_Pictures, GameAECEnv):  # PettingZoo naming convention
+# the names raw_env, env and parallel_env are PettingZoo's convention
+class raw_env(GameAECEnv, game=RattoZakko, draw=render.draw, render_fps=4):
     """Ratto Zakko for 2 - 8 seats, AEC form (see the module docstring)."""
 
-    game_class = RattoZakko
-    metadata: ClassVar[dict[str, Any]] = METADATA
+
+env = env_function(raw_env)
+METADATA = raw_env.metadata
 
 
-class parallel_env(_Pictures, GameParallelEnv):  # PettingZoo naming convention
+class parallel_env(GameParallelEnv, game=RattoZakko, draw=render.draw, render_fps=4):
     """Ratto Zakko, parallel form: one ``step`` is one tick (or the winner's relocation).
 
     Same options as :class:`raw_env`. Every live agent gets an observation
@@ -151,9 +123,6 @@ class parallel_env(_Pictures, GameParallelEnv):  # PettingZoo naming convention
     wait, for the relocating winner as "leave both". The same seed and the
     same actions give the same game as the AEC form.
     """
-
-    game_class = RattoZakko
-    metadata: ClassVar[dict[str, Any]] = METADATA
 
 
 __doc__ = __doc__.format(

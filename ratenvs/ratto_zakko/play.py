@@ -15,19 +15,16 @@ event: ``fly <food>``, ``shaker <food>`` or ``leave``.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable
 
 import numpy as np
 
-from ratenvs.common.bots import opponent_bots
-from ratenvs.common.play import seed_streams
+from ratenvs.common.terminal import InputFn, SayFn, play_out, play_parser, set_table
 from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.bots import BOTS, get_bot
-from ratenvs.ratto_zakko.env import MAX_PLAYERS, MIN_PLAYERS, raw_env
+from ratenvs.ratto_zakko.env import raw_env
 
-InputFn = Callable[[str], str]
 Clock = Callable[[], float]
 NO_RESPONSE = None
 MS_PER_S = 1000.0
@@ -98,9 +95,7 @@ def describe_relocation(choice: int) -> str:
     return f"puts the shaker on the {rules.FOODS[choice - rules.RELOCATE_SHAKER_FIRST]} cloche"
 
 
-def _ask_response(
-    ask: InputFn, say: Callable[[str], None], clock: Clock
-) -> tuple[int | None, float]:
+def _ask_response(ask: InputFn, say: SayFn, clock: Clock) -> tuple[int | None, float]:
     """Ask until the answer parses; return it and the seconds taken (EOFError propagates)."""
     start = clock()
     while True:
@@ -110,7 +105,7 @@ def _ask_response(
         say("  not understood; " + HELP)
 
 
-def _ask_relocation(ask: InputFn, say: Callable[[str], None]) -> int:
+def _ask_relocation(ask: InputFn, say: SayFn) -> int:
     while True:
         choice = parse_relocation(ask("move? [fly <food> | shaker <food> | leave]: "))
         if choice is not None:
@@ -154,49 +149,35 @@ def _report(env: raw_env, result: rules.CardResult, tick_ms: int, say) -> None:
 def main(
     argv: list[str] | None = None,
     ask: InputFn = input,
-    say: Callable[[str], None] = print,
+    say: SayFn = print,
     clock: Clock = time.monotonic,
 ) -> int:
     """Play a game in the terminal; returns the process exit code."""
-    parser = argparse.ArgumentParser(
-        prog="ratenvs play ratto-zakko",
-        description="Play Ratto Zakko as player_0 against bots; your real reaction time counts.",
-    )
-    parser.add_argument(
-        "--players", type=int, default=4, help=f"seats including you ({MIN_PLAYERS}-{MAX_PLAYERS})"
-    )
+    description = "Play Ratto Zakko as player_0 against bots; your real reaction time counts."
+    parser = play_parser(rules.RattoZakko, "ratto-zakko", description, BOTS)
     parser.add_argument("--level", default="starter", help=", ".join(rules.LEVELS))
-    parser.add_argument(
-        "--bots", nargs="*", default=None, help=f"bot per other seat: {sorted(BOTS)}"
-    )
     parser.add_argument("--tick-ms", type=int, default=25)
     parser.add_argument("--window-ticks", type=int, default=120)
     parser.add_argument("--observation", default="knowledge", help="knowledge or memoryless")
-    parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
-    try:
-        env = raw_env(
+
+    def make_env() -> raw_env:
+        return raw_env(
             num_players=args.players,
             level=args.level,
             tick_ms=args.tick_ms,
             window_ticks=args.window_ticks,
             observation=args.observation,
         )
-        _, bots = opponent_bots(args.bots, args.players - 1, "adult", get_bot)
-    except ValueError as err:
-        parser.error(str(err))
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-    _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
-    for bot in bots:
-        bind = getattr(bot, "bind", None)
-        if bind is not None:
-            bind(env.observer)
-    env.reset(seed=seed)
+
+    table = set_table(parser, args, make_env, "adult", get_bot)
+    env = table.env
     tick_ms = env.game.tick_ms
     window = env.game.window_ticks
     say(f"You are player_0 at the {args.level} level. " + HELP)
-    response, answer_tick, card_seen = NO_RESPONSE, window, -1
-    try:
+
+    def play() -> None:
+        response, answer_tick, card_seen = NO_RESPONSE, window, -1
         for agent in env.agent_iter():
             if env.terminations[agent]:
                 env.step(None)
@@ -220,10 +201,7 @@ def main(
                 give = response is not NO_RESPONSE and state.tick == answer_tick
                 action = rules.ACTION_RESPONSE_FIRST + response if give else rules.ACTION_WAIT
             else:
-                seen = env.observe(agent)
-                action = bots[seat - 1].act(
-                    seen["observation"], seen["action_mask"], bot_rngs[seat]
-                )
+                action = table.bot_action(agent)
             previous = state.last_result
             relocating = state.phase == rules.PHASE_RELOCATE
             env.step(action)
@@ -232,9 +210,5 @@ def main(
             result = env.truth.last_result
             if result is not previous:
                 _report(env, result, tick_ms, say)
-    except (EOFError, KeyboardInterrupt):
-        say("\nGame abandoned.")
-        return 0
-    say("")
-    say(env.render_text())
-    return 0
+
+    return play_out(table, play, say, "omniscient")

@@ -23,14 +23,13 @@ response is an index into :data:`RESPONSES`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from ratenvs.common.game import Chance, Game
+from ratenvs.common.game import Actions, Chance, Game, Infos, Rewards
 from ratenvs.common.options import Option, OptionSpec
 from ratenvs.common.rewards import win_rewards
 from ratenvs.ratto_zakko.perception import (
@@ -735,12 +734,8 @@ class RattoZakko(Game):
         return ACTION_WAIT
 
     def apply(
-        self,
-        state: State,
-        actions: Mapping[int, int],
-        rng: Chance,
-        infos: dict[int, dict[str, Any]] | None = None,
-    ) -> list[float] | None:
+        self, state: State, actions: Actions, rng: Chance, infos: Infos | None = None
+    ) -> Rewards:
         """One tick: every seat of ``to_act`` waits or answers, then the tick ends (and the
         card may resolve); or the winner's relocation choice."""
         delta = None

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from helpers import play_random
 from pettingzoo.test import api_test, seed_test
 
 from ratenvs import catz_ratz_batz_v0
@@ -139,17 +140,7 @@ def test_observation_layout_and_masks():
 
 def _run(env, seed):
     env.reset(seed=seed)
-    rewards = {a: 0.0 for a in env.possible_agents}
-    rng = np.random.default_rng(seed)
-    for agent in env.agent_iter():
-        obs, r, term, trunc, _ = env.last()
-        rewards[agent] += r
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(rng.choice(legal)))
-    return rewards
+    return play_random(env, np.random.default_rng(seed))
 
 
 def test_score_rewards_add_up_to_the_totals():

@@ -8,6 +8,7 @@ import numpy as np
 import pettingzoo
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers import random_action, turns
 from pettingzoo.test import api_test, seed_test
 
 import ratenvs  # noqa: F401  (registers the ids)
@@ -135,13 +136,10 @@ def test_illegal_actions_raise_in_raw_env_and_end_the_game_in_env():
 def _play_out(env, rng):
     rewards = dict.fromkeys(env.possible_agents, 0.0)
     round_rewards = []
-    for _agent in env.agent_iter():
-        obs, _r, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
+    for _agent, obs, _r, done in turns(env):
+        if done:
             continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(rng.choice(legal)))
+        env.step(random_action(obs, rng))
         step = dict(env.rewards)
         if any(step.values()):
             round_rewards.append(step)

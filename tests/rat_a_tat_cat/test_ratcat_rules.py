@@ -33,6 +33,8 @@ from ratenvs.rat_a_tat_cat.rules import (
 )
 
 HAND = [1, 2, 3, 4]
+KNOCK_ROUND_3P = [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK] + [ACTION_DRAW, ACTION_DISCARD] * 2
+"""A three-player round: player 0 draws, discards and knocks; the others draw and discard."""
 
 
 def test_deck_has_exactly_54_cards_of_the_printed_kinds():
@@ -358,19 +360,7 @@ def test_elimination_continues_without_the_eliminated_and_all_out_lowest_wins():
         totals=[20, 10, 30],
     )
     elimination = game(3, rounds=None, target_score=50)
-    play(
-        state,
-        [
-            ACTION_DRAW,
-            ACTION_DISCARD,
-            ACTION_KNOCK,
-            ACTION_DRAW,
-            ACTION_DISCARD,
-            ACTION_DRAW,
-            ACTION_DISCARD,
-        ],
-        game=elimination,
-    )
+    play(state, KNOCK_ROUND_3P, game=elimination)
     assert state.active == [False, True, True] and not state.is_over
     assert state.current == 1 and state.hands[0] == [rules.NO_CARD] * 4  # player 1 deals next
     check_invariants(state)
@@ -391,19 +381,7 @@ def test_elimination_everyone_crossing_in_one_round_lowest_total_wins_ties_share
         totals=[20, 40, 40],
     )
     elimination = game(3, rounds=None, target_score=50)
-    play(
-        state,
-        [
-            ACTION_DRAW,
-            ACTION_DISCARD,
-            ACTION_KNOCK,
-            ACTION_DRAW,
-            ACTION_DISCARD,
-            ACTION_DRAW,
-            ACTION_DISCARD,
-        ],
-        game=elimination,
-    )
+    play(state, KNOCK_ROUND_3P, game=elimination)
     assert state.totals == [56, 60, 60] and state.winners == [True, False, False]
     # the same round under elimination_tiebreak="shared": all three share the win
     state = build_state(
@@ -413,8 +391,7 @@ def test_elimination_everyone_crossing_in_one_round_lowest_total_wins_ties_share
         totals=[20, 40, 40],
     )
     shared = game(3, rounds=None, target_score=50, elimination_tiebreak="shared")
-    actions = [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK] + [ACTION_DRAW, ACTION_DISCARD] * 2
-    play(state, actions, game=shared)
+    play(state, KNOCK_ROUND_3P, game=shared)
     assert state.totals == [56, 60, 60] and state.winners == [True, True, True]
     state = build_state(
         [[5, 5, 5, 5], [6, 6, 6, 2]],

@@ -7,6 +7,7 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
+from helpers import play_random, random_action, turns
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
@@ -203,14 +204,11 @@ def test_raw_env_raises_and_env_terminates_on_illegal_actions():
 # ------------------------------------------------------------ games, rewards, modes
 def random_game(env, rng, check=None) -> int:
     steps = 0
-    for agent in env.agent_iter():
-        obs, _r, term, trunc, _i = env.last()
-        if term or trunc:
-            env.step(None)
+    for agent, obs, _r, done in turns(env):
+        if done:
             continue
-        legal = np.flatnonzero(obs["action_mask"])
-        assert legal.size > 0
-        env.step(int(legal[rng.integers(legal.size)]))
+        assert obs["action_mask"].any()
+        env.step(random_action(obs, rng))
         steps += 1
         if check is not None:
             check(env.unwrapped, agent)
@@ -252,16 +250,7 @@ def test_cards_are_conserved_and_games_terminate(seed, n, level, window):
 def test_cards_reward_sums_to_the_cards_won():
     env = ratto_zakko_v0.env(num_players=4, level="main")
     env.reset(seed=11)
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
-        obs, r, term, trunc, _ = env.last()
-        totals[agent] += r
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(legal.size)]))
+    totals = play_random(env, np.random.default_rng(0))
     counts = env.unwrapped.truth.card_counts()
     assert [totals[a] for a in env.possible_agents] == pytest.approx(counts)
 
@@ -271,15 +260,11 @@ def test_win_reward_is_zero_sum_at_the_end():
     env.reset(seed=2)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
-        obs, r, term, trunc, _ = env.last()
+    for agent, obs, r, done in turns(env):
         totals[agent] += r
-        if term or trunc:
-            env.step(None)
-            continue
-        assert r == 0.0
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(legal.size)]))
+        if not done:
+            assert r == 0.0
+            env.step(random_action(obs, rng))
     assert sum(totals.values()) == pytest.approx(0.0)
     winners = env.unwrapped.truth.winners()
     for a, won in zip(env.possible_agents, winners):
@@ -388,10 +373,8 @@ def test_rule_variants_reach_the_env_and_the_bots(fly_rule):
     players = [BOTS["perfect"](), IdleBot()]
     rng = np.random.default_rng(0)
     results = []
-    for agent in raw.agent_iter():
-        obs, _r, term, trunc, _i = raw.last()
-        if term or trunc:
-            raw.step(None)
+    for agent, obs, _r, done in turns(raw):
+        if done:
             continue
         seat = raw.agent_name_mapping[agent]
         previous = raw.truth.last_result

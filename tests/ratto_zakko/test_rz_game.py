@@ -12,6 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from helpers import random_action, turns
 from pettingzoo.test import api_test, parallel_api_test
 
 from ratenvs import ratto_zakko_v0
@@ -153,14 +154,10 @@ def _random_steps(env, rng, count):
 
 def _trace(env, rng):
     out = []
-    for agent in env.agent_iter():
-        obs, r, term, trunc, _ = env.last()
+    for agent, obs, r, done in turns(env):
         out.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), r))
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(legal.size)]))
+        if not done:
+            env.step(random_action(obs, rng))
     return out, env.game_state()
 
 
@@ -271,10 +268,8 @@ def test_play_game_binds_the_bots_and_matches_the_env():
         b.bind(env.observer)
     _, rngs = seed_streams(9, 4)
     actions = []
-    for agent in env.agent_iter():
-        obs, _r, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
+    for agent, obs, _r, done in turns(env):
+        if done:
             continue
         seat = env.agent_name_mapping[agent]
         actions.append(int(bots[seat].act(obs["observation"], obs["action_mask"], rngs[seat])))

@@ -1,0 +1,103 @@
+"""What the terminal play CLIs (``ratenvs play <game>``) share: a person plays player_0
+against bots.
+
+A game's ``play.py`` keeps only what is its own (its extra options, how a person's
+move is asked and parsed, what is said about the bots' moves). The arguments every
+game takes (``--players``, ``--bots``, ``--seed``), the set-up (the env, the bots of
+the other seats bound to the env's observer, the seed and its streams: play_game's
+seeding rule, so a seed is the same game in the terminal as in
+:func:`~ratenvs.common.play.play_game`) and the end (a finished or abandoned game)
+are here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ratenvs.common.bots import Bot, opponent_bots
+from ratenvs.common.game import Game
+from ratenvs.common.play import seed_streams
+
+InputFn = Callable[[str], str]
+SayFn = Callable[[str], None]
+
+
+def play_parser(
+    game_class: type[Game], cli_name: str, description: str, bots: Mapping[str, Any]
+) -> argparse.ArgumentParser:
+    """The parser of ``ratenvs play <cli_name>`` with ``--players``, ``--bots`` and
+    ``--seed``; a game adds its own options to it."""
+    parser = argparse.ArgumentParser(prog=f"ratenvs play {cli_name}", description=description)
+    players = game_class.options["num_players"]
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=players.default,
+        help=f"{players.help} including you ({players.allowed}; default: {players.default})",
+    )
+    parser.add_argument(
+        "--bots", nargs="*", default=None, help=f"bot per other seat: {sorted(bots)}"
+    )
+    parser.add_argument("--seed", type=int, default=None)
+    return parser
+
+
+@dataclass
+class Table:
+    """A game in the terminal: the reset env, the bots of seats 1, 2, ... and their streams."""
+
+    env: Any
+    bot_names: list[str]
+    bots: list[Bot]
+    bot_rngs: list[np.random.Generator]
+    """One generator per seat (``seed_streams``); seat ``s``'s bot draws from ``bot_rngs[s]``."""
+
+    def bot_action(self, agent: str) -> int:
+        """The action the bot of ``agent`` (not player_0) chooses from its observation now."""
+        seat = self.env.agent_name_mapping[agent]
+        seen = self.env.observe(agent)
+        mask = seen["action_mask"]
+        return int(self.bots[seat - 1].act(seen["observation"], mask, self.bot_rngs[seat]))
+
+
+def set_table(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    make_env: Callable[[], Any],
+    default_bot: str,
+    get_bot: Callable[[str], Bot],
+) -> Table:
+    """The env from ``make_env()`` and the other seats' bots (``args.bots``, else
+    ``default_bot``), reset with ``args.seed`` (a fresh one when None); bad options end
+    the program through ``parser.error``."""
+    try:
+        env = make_env()
+        names, bots = opponent_bots(args.bots, args.players - 1, default_bot, get_bot)
+    except ValueError as err:
+        parser.error(str(err))
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
+    for bot in bots:
+        bind = getattr(bot, "bind", None)
+        if bind is not None:
+            bind(env.observer)
+    env.reset(seed=seed)
+    return Table(env, names, bots, bot_rngs)
+
+
+def play_out(table: Table, play: Callable[[], None], say: SayFn, final_view: str) -> int:
+    """Run ``play()`` (the game's loop); then show the table from ``final_view``, or say the
+    game was abandoned when input ended (Ctrl-D) or was interrupted. The exit code: 0."""
+    try:
+        play()
+    except (EOFError, KeyboardInterrupt):
+        say("\nGame abandoned.")
+        return 0
+    say("")
+    say(table.env.render_text(final_view))
+    return 0

@@ -1,0 +1,41 @@
+"""Helpers every game's tests use: driving an AEC env's loop and random legal play.
+
+Import it as ``import helpers`` / ``from helpers import ...`` (``tests/conftest.py`` makes
+``tests/`` importable from every test folder).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+
+def turns(env: Any) -> Iterator[tuple[str, dict[str, np.ndarray], float, bool]]:
+    """The AEC loop of a reset ``env``: ``(agent, observation, reward, done)`` at every
+    ``env.last()``. The caller steps a live agent (``done`` False); a done agent is stepped
+    with None here once the caller's loop body has seen it."""
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        done = term or trunc
+        yield agent, obs, reward, done
+        if done:
+            env.step(None)
+
+
+def random_action(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+    """A uniformly random legal action of an observation's ``action_mask``."""
+    legal = np.flatnonzero(obs["action_mask"])
+    return int(legal[rng.integers(legal.size)])
+
+
+def play_random(env: Any, rng: np.random.Generator) -> dict[str, float]:
+    """Play a reset AEC ``env`` to its end with :func:`random_action`; each agent's summed
+    rewards (as ``env.last()`` reports them)."""
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent, obs, reward, done in turns(env):
+        totals[agent] += reward
+        if not done:
+            env.step(random_action(obs, rng))
+    return totals
