@@ -234,28 +234,26 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
             raise ConfigError(f"{path}: expected a mapping with text keys, got {_describe(value)}")
         return dict(value)
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{path}: expected true/false, got {_describe(value)}")
-        return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{path}: expected an integer, got {_describe(value)}")
-        return value
-    if tp is float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
+    if tp in _PLAIN:
+        accepts, words = _PLAIN[tp]
+        if isinstance(value, bool) is not (tp is bool) or not isinstance(value, accepts):
             hint = ""
-            if isinstance(value, str):
+            if tp is float and isinstance(value, str):
                 hint = " (YAML reads 1e-3 as text: write 1.0e-3 or 0.001)"
-            raise ConfigError(f"{path}: expected a number, got {_describe(value)}{hint}")
-        return float(value)
-    if tp is str:
-        if not isinstance(value, str):
-            raise ConfigError(f"{path}: expected a string, got {_describe(value)}")
-        return value
+            raise ConfigError(f"{path}: expected {words}, got {_describe(value)}{hint}")
+        return float(value) if tp is float else value
     if tp is Any:
         return value
     raise TypeError(f"unsupported annotation {tp!r} at {path}")  # pragma: no cover
+
+
+_PLAIN: dict[Any, tuple[type | types.UnionType, str]] = {
+    bool: (bool, "true/false"),
+    int: (int, "an integer"),
+    float: (int | float, "a number"),
+    str: (str, "a string"),
+}
+"""The plain types of a config: what a YAML value must be, and how an error names it."""
 
 
 def _describe(value: Any) -> str:

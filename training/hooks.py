@@ -106,3 +106,12 @@ def hooks_for(game: str) -> GameHooks:
             raise TypeError(f"{name}.HOOKS must be GameHooks(game={game!r}, ...)")
     _REGISTRY[game] = hooks
     return hooks
+
+
+def require_positive(value: float, key: str) -> None:
+    """A shaping's strength must be > 0: a ConfigError naming ``key`` otherwise (to turn a
+    shaping off, leave it out of the config)."""
+    from training.config import ConfigError
+
+    if not value > 0:
+        raise ConfigError(f"{key}: must be > 0, got {value} (leave the shaping out to turn it off)")

@@ -78,7 +78,7 @@ def draw(
     c.text((16, y), "seat", size=14, fill=MUTED)
     c.text((300, y), "total", size=14, fill=MUTED, anchor="ra")
     c.text((420, y), "turns left", size=14, fill=MUTED, anchor="ra")
-    winners = state.winners() if over else [False] * state.num_players
+    winners = state.winners() if over else [False] * len(state.totals)
     for i, agent in enumerate(agents):
         y += 20
         colour = HIGHLIGHT if (not over and i == state.current) or winners[i] else WHITE

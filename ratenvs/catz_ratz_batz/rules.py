@@ -36,11 +36,15 @@ class Dice(NamedTuple):
     """The nine dice of a turn as face counts: animals set aside and number dice showing."""
 
     cats: int = 0
+    """Cats set aside this turn (good: each one adds a multiple of the base)."""
     bats: int = 0
+    """Bats set aside (good with 3s, bad with 7s, neutral with 5s)."""
     rats: int = 0
+    """Rats set aside (bad)."""
     threes: int = 0
     fives: int = 0
     sevens: int = 0
+    """The number dice still in play, by the number they show."""
 
     @property
     def numbers(self) -> tuple[int, int, int]:
@@ -198,10 +202,6 @@ class State:
         )
 
     @property
-    def num_players(self) -> int:
-        return len(self.totals)
-
-    @property
     def is_over(self) -> bool:
         return self.phase == PHASE_OVER
 
@@ -248,14 +248,15 @@ def end_turn(state: State, turns: int | None, target_score: int | None) -> int:
     state.totals[seat] += points
     state.turns_taken[seat] += 1
     state.last_turn_score = points
-    round_done = seat == state.num_players - 1
+    seats = len(state.totals)
+    round_done = seat == seats - 1
     over = False
     if round_done:
         if turns is not None and state.turns_taken[seat] >= turns:
             over = True
         if target_score is not None and max(state.totals) >= target_score:
             over = True
-    state.current = (seat + 1) % state.num_players
+    state.current = (seat + 1) % seats
     state.phase = PHASE_OVER if over else PHASE_ROLL
     return points
 

@@ -45,39 +45,32 @@ def make_record(
 ) -> dict[str, Any]:
     """A JSON-ready record; ``env`` (after the actions) supplies the final state, else it is
     computed by replaying; ``chance`` (a chance log) is stored when given."""
-    name = get_game(game).name
-    if env is None:
-        env = _play(name, seed, options, actions, chance)
-    record = {
-        "game": name,
+    record: dict[str, Any] = {
+        "game": get_game(game).name,
         "version": RECORD_VERSION,
         "seed": int(seed),
         "options": dict(options),
         "actions": [int(a) for a in actions],
-        "final_state": env.game_state(),
     }
     if chance is not None:
         record["chance"] = [list(draw) for draw in chance]
+    record["final_state"] = (env if env is not None else _play(record)).game_state()
     return record
 
 
-def _positions(
-    game: str,
-    seed: int,
-    options: dict[str, Any],
-    actions: Sequence[int],
-    chance: Sequence[Sequence[Any]] | None = None,
-    **extra: Any,
-) -> Iterator[GameAECEnv]:
-    """The env at the start and after each action (the same object, advanced); chance from
-    the log ``chance`` when given, else from the generator seeded with ``seed``."""
-    env = _raw_env(game, options, **extra)
+def _positions(record: dict[str, Any], **extra: Any) -> Iterator[GameAECEnv]:
+    """The env of ``record`` at the start and after each action (the same object, advanced);
+    chance from the record's log when it has one, else from the generator seeded with its
+    seed."""
+    env = _raw_env(record["game"], record["options"], **extra)
+    chance = record.get("chance")
     if chance is None:
-        env.reset(seed=seed)
+        env.reset(seed=record["seed"])
     else:
         env.np_random = ChanceReplay(chance)  # reset() without a seed keeps it
         env.reset()
     yield env
+    actions = record["actions"]
     for i, action in enumerate(actions):
         if _is_over(env):
             raise ValueError(f"record has {len(actions) - i} action(s) after the game ended")
@@ -87,14 +80,8 @@ def _positions(
         raise ValueError("the record's chance log holds draws its actions never used")
 
 
-def _play(
-    game: str,
-    seed: int,
-    options: dict[str, Any],
-    actions: Sequence[int],
-    chance: Sequence[Sequence[Any]] | None = None,
-) -> GameAECEnv:
-    *_, env = _positions(game, seed, options, actions, chance)
+def _play(record: dict[str, Any]) -> GameAECEnv:
+    *_, env = _positions(record)
     return env
 
 
@@ -115,7 +102,7 @@ def replay(record: dict[str, Any], game: str | None = None) -> GameAECEnv:
     of another game (when ``game`` is given), a malformed one, or a replay that does not reach
     the recorded final state."""
     name = _check(record, game)
-    env = _play(name, record["seed"], record["options"], record["actions"], record.get("chance"))
+    env = _play({**record, "game": name})
     expected = record.get("final_state")
     if expected is not None and env.game_state() != expected:
         raise ValueError("replay diverged from the recorded final state")
@@ -124,24 +111,18 @@ def replay(record: dict[str, Any], game: str | None = None) -> GameAECEnv:
 
 def replay_frames(record: dict[str, Any], render_view: str = "omniscient") -> list[np.ndarray]:
     """Every position of the replayed game drawn from ``render_view`` (rgb_array frames)."""
-    name = _check(record, None)
-    return [
-        env.render()
-        for env in _positions(
-            name,
-            record["seed"],
-            record["options"],
-            record["actions"],
-            record.get("chance"),
-            render_mode="rgb_array",
-            render_view=render_view,
-        )
-    ]
+    checked = {**record, "game": _check(record, None)}
+    positions = _positions(checked, render_mode="rgb_array", render_view=render_view)
+    return [env.render() for env in positions]
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    """Write a record as JSON."""
-    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+    """Write a record as JSON: to a temporary file beside ``path``, renamed into place (a
+    crash leaves the old file or the new one, never half of one)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    tmp.replace(path)
 
 
 def load_record(path: str | Path) -> dict[str, Any]:

@@ -10,17 +10,7 @@ import numpy as np
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.env import raw_env
-from ratenvs.rat_a_tat_cat.rules import (
-    CODE_NUMBER,
-    CODE_UNKNOWN,
-    DECK_SIZE,
-    KIND,
-    NO_CARD,
-    NUM_KINDS,
-    NUM_NUMBER_KINDS,
-    SLOTS,
-    State,
-)
+from ratenvs.rat_a_tat_cat.rules import State
 
 P, S, D2 = rules.PEEK, rules.SWAP, rules.DRAW2
 
@@ -39,9 +29,9 @@ def build_state(
     the very top first; ``discard`` the discard pile bottom to top. The deck's other cards go under
     the draw pile (``rest_to="draw"``) or under the discard pile.
     """
-    pools: dict[int, list[int]] = {k: [] for k in range(NUM_KINDS)}
-    for card in range(DECK_SIZE):
-        pools[KIND[card]].append(card)
+    pools: dict[int, list[int]] = {k: [] for k in range(rules.NUM_KINDS)}
+    for card in range(rules.DECK_SIZE):
+        pools[rules.KIND[card]].append(card)
 
     def take(kind: int) -> int:
         return pools[kind].pop()
@@ -51,26 +41,26 @@ def build_state(
     state.hands = [[take(k) for k in hand] for hand in hands]
     discard_ids = [take(k) for k in discard]
     top_ids = [take(k) for k in draw_top]
-    rest = [c for k in range(NUM_KINDS) for c in pools[k]]
+    rest = [c for k in range(rules.NUM_KINDS) for c in pools[k]]
     if rest_to == "draw":
         state.draw_pile = rest + top_ids[::-1]
         state.discard_pile = discard_ids
     else:
         state.draw_pile = top_ids[::-1]
         state.discard_pile = rest + discard_ids
-    state.discard_counts = [0] * NUM_KINDS
+    state.discard_counts = [0] * rules.NUM_KINDS
     for c in state.discard_pile:
-        state.discard_counts[KIND[c]] += 1
-    state.card_epoch = [0] * DECK_SIZE
-    state.pile_must_hold = [0] * NUM_KINDS
-    state.know = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
-    state.recent = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
-    state.number_only = np.zeros((n, SLOTS), dtype=bool)
+        state.discard_counts[rules.KIND[c]] += 1
+    state.card_epoch = [0] * rules.DECK_SIZE
+    state.pile_must_hold = [0] * rules.NUM_KINDS
+    state.know = np.full((n, n, rules.SLOTS), rules.CODE_UNKNOWN, dtype=np.int8)
+    state.recent = np.full((n, n, rules.SLOTS), rules.CODE_UNKNOWN, dtype=np.int8)
+    state.number_only = np.zeros((n, rules.SLOTS), dtype=bool)
     rules.reset_owner_evidence(state)
     for p in range(n):
         for s in rules.PEEKED_AT_SETUP:
-            state.know[p, p, s] = KIND[state.hands[p][s]]
-            state.recent[p, p, s] = KIND[state.hands[p][s]]
+            state.know[p, p, s] = rules.KIND[state.hands[p][s]]
+            state.recent[p, p, s] = rules.KIND[state.hands[p][s]]
     check_invariants(state)
     return state
 
@@ -81,37 +71,37 @@ def game(num_players: int = 2, **options: object) -> rules.RatATatCat:
 
 
 def kinds(cards: list[int]) -> list[int]:
-    return [KIND[c] for c in cards]
+    return [rules.KIND[c] for c in cards]
 
 
 def check_invariants(state: State) -> None:
     """All 54 cards somewhere exactly once; every bit of knowledge is true."""
-    assert sorted(state.all_cards()) == list(range(DECK_SIZE))
+    assert sorted(state.all_cards()) == list(range(rules.DECK_SIZE))
     n = state.num_players
-    counts = [0] * NUM_KINDS
+    counts = [0] * rules.NUM_KINDS
     for c in state.discard_pile:
-        counts[KIND[c]] += 1
+        counts[rules.KIND[c]] += 1
     assert counts == state.discard_counts
     for p in range(n):
-        for s in range(SLOTS):
+        for s in range(rules.SLOTS):
             card = state.hands[p][s]
-            if card == NO_CARD:
+            if card == rules.NO_CARD:
                 continue
             if state.number_only[p, s]:
-                assert KIND[card] < NUM_NUMBER_KINDS
+                assert rules.KIND[card] < rules.NUM_NUMBER_KINDS
             if state.owner_seen[p, s]:  # public evidence only about cards the owner saw
-                assert state.know[p, p, s] != CODE_UNKNOWN
+                assert state.know[p, p, s] != rules.CODE_UNKNOWN
             elif state.phase != rules.PHASE_OVER:
                 assert state.ceiling[p, s] == rules.NO_CEILING
             for o in range(n):
                 for table in (state.know, state.recent):
                     code = int(table[o, p, s])
-                    if code == CODE_NUMBER:
+                    if code == rules.CODE_NUMBER:
                         assert table is state.know and state.number_only[p, s]
-                        assert KIND[card] < NUM_NUMBER_KINDS
-                    elif code != CODE_UNKNOWN:
-                        assert code == KIND[card], (o, p, s, code, KIND[card])
-                    if table is state.recent and code != CODE_UNKNOWN:
+                        assert rules.KIND[card] < rules.NUM_NUMBER_KINDS
+                    elif code != rules.CODE_UNKNOWN:
+                        assert code == rules.KIND[card], (o, p, s, code, rules.KIND[card])
+                    if table is state.recent and code != rules.CODE_UNKNOWN:
                         assert state.know[o, p, s] == code
 
 

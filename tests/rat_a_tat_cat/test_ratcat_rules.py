@@ -340,27 +340,23 @@ def test_multi_round_totals_and_the_deal_rotates():
     assert state.winners == [t == best for t in state.totals]
 
 
-def test_elimination_last_player_left_wins():
-    state = build_state(
-        [[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]],
-        draw_top=[9] * 3,
-        totals=[20, 10, 45],
-    )
+def _knocked_elimination_round(totals):
+    """Three players (hands worth 36, 2 and 8) at ``totals`` play a round to a target of 50:
+    player 0 draws a 9, discards it and knocks; the others draw and discard."""
+    state = build_state([[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]], draw_top=[9] * 3, totals=totals)
     elimination = game(3, rounds=None, target_score=50)
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK], game=elimination)
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_DRAW, ACTION_DISCARD], game=elimination)
+    play(state, KNOCK_ROUND_3P, game=elimination)
+    return state, elimination
+
+
+def test_elimination_last_player_left_wins():
+    state, _ = _knocked_elimination_round([20, 10, 45])
     assert state.totals == [56, 12, 53] and state.is_over
     assert state.active == [False, True, False] and state.winners == [False, True, False]
 
 
 def test_elimination_continues_without_the_eliminated_and_all_out_lowest_wins():
-    state = build_state(
-        [[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]],
-        draw_top=[9] * 3,
-        totals=[20, 10, 30],
-    )
-    elimination = game(3, rounds=None, target_score=50)
-    play(state, KNOCK_ROUND_3P, game=elimination)
+    state, elimination = _knocked_elimination_round([20, 10, 30])
     assert state.active == [False, True, True] and not state.is_over
     assert state.current == 1 and state.hands[0] == [rules.NO_CARD] * 4  # player 1 deals next
     check_invariants(state)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 
 from training.config import ConfigError, TrainConfig
-from training.hooks import GameHooks, RewardShaping
+from training.hooks import GameHooks, RewardShaping, require_positive
 
 
 @dataclass
@@ -24,11 +24,7 @@ class WinChanceOptions:
 
 
 def _check_win_chance(options: WinChanceOptions, cfg: TrainConfig) -> None:
-    if not options.scale > 0:
-        raise ConfigError(
-            f"reward_shaping.win_chance.scale: must be > 0, got {options.scale} "
-            "(leave the shaping out to turn it off)"
-        )
+    require_positive(options.scale, "reward_shaping.win_chance.scale")
     if cfg.env_options.get("target_score") is None:
         raise ConfigError(
             "reward_shaping.win_chance: only for the elimination game (env_options.target_score)"

@@ -10,8 +10,8 @@ import gymnasium as gym
 
 from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.rules import ACTION_RESPONSE_FIRST
-from training.config import ConfigError, TrainConfig
-from training.hooks import GameHooks, RewardShaping
+from training.config import TrainConfig
+from training.hooks import GameHooks, RewardShaping, require_positive
 
 
 class AnswerTracker:
@@ -71,11 +71,7 @@ class WrongAnswersOptions:
 
 
 def _check_wrong_answers(options: WrongAnswersOptions, cfg: TrainConfig) -> None:
-    if not options.penalty > 0:
-        raise ConfigError(
-            f"reward_shaping.wrong_answers.penalty: must be > 0, got {options.penalty} "
-            "(leave the shaping out to turn it off)"
-        )
+    require_positive(options.penalty, "reward_shaping.wrong_answers.penalty")
 
 
 def _wrap_wrong_answers(env: gym.Env, options: WrongAnswersOptions) -> gym.Env:
