@@ -39,3 +39,22 @@ def play_random(env: Any, rng: np.random.Generator) -> dict[str, float]:
         if not done:
             env.step(random_action(obs, rng))
     return totals
+
+
+def positions(
+    env: Any, seed: int, every: int = 1, wait: int | None = None, wait_prob: float = 0.0
+) -> Iterator[Any]:
+    """Reset an AEC ``env`` with ``seed`` and play it to its end with random legal actions
+    (``wait``, when given and legal, with probability ``wait_prob``), yielding the env every
+    ``every`` steps and once more at the end."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    step = 0
+    while env.agents and not env.terminations[env.agent_selection]:
+        if step % every == 0:
+            yield env
+        mask = env.action_mask(env.agent_selection)
+        waits = wait is not None and mask[wait] and rng.random() < wait_prob
+        env.step(wait if waits else int(rng.choice(np.flatnonzero(mask))))
+        step += 1
+    yield env

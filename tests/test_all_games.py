@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import random_action
 from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 from ratenvs.common.aec import GameAECEnv
@@ -67,6 +68,40 @@ def test_render_test_every_mode(spec, options, monkeypatch):
     monkeypatch.setattr(HumanWindow, "show", lambda self, frame, fps: show(self, frame, 0))
     module = spec.load()
     render_test(lambda render_mode: module.env(render_mode=render_mode, **options))
+
+
+@pytest.mark.parametrize("spec", list(GAMES.values()), ids=list(GAMES))
+def test_render_view_is_checked(spec):
+    module = spec.load()
+    for make in (module.raw_env, module.parallel_env):
+        with pytest.raises(ValueError, match="render_view"):
+            make(num_players=2, render_mode="rgb_array", render_view="player_2")
+        with pytest.raises(ValueError, match="render_view"):
+            make(render_view="nobody")
+
+
+@pytest.mark.parametrize("spec", list(GAMES.values()), ids=list(GAMES))
+@pytest.mark.parametrize("form", ["aec", "parallel"])
+def test_the_human_window_opens_stays_open_and_closes(spec, form, monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    module = spec.load()
+    make = module.env if form == "aec" else module.parallel_env
+    env = make(num_players=2, render_mode="human", render_view="player_0")
+    env.reset(seed=0)
+    raw = env.unwrapped
+    window = raw._window
+    assert window is not None and window.is_open
+    rng = np.random.default_rng(0)
+    for _ in range(2):  # each frame pumps the window's events
+        if form == "aec":
+            env.step(random_action(env.last()[0], rng))
+        else:
+            seen = raw._observations().items()
+            actions = {a: random_action(o, rng) for a, o in seen if o["action_mask"].any()}
+            env.step(actions)
+    assert raw._window is window and window.is_open
+    env.close()
+    assert raw._window is None
 
 
 @pytest.mark.parametrize(("spec", "options"), CASES)

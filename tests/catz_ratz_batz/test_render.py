@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from pettingzoo.test import render_test
 
 from ratenvs import catz_ratz_batz_v0
 from ratenvs.catz_ratz_batz.observe import ACTION_ROLL
@@ -12,10 +11,6 @@ from ratenvs.catz_ratz_batz.rules import PHASE_KEEP, Dice
 @pytest.fixture(autouse=True)
 def _headless(monkeypatch):
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
-
-
-def test_pettingzoo_render_test_all_modes(capsys):
-    render_test(lambda render_mode: catz_ratz_batz_v0.env(render_mode=render_mode))
 
 
 def test_frame_shape_dtype_and_change_with_the_visible_state():
@@ -50,16 +45,3 @@ def test_render_view_marks_the_seat_and_is_validated():
     assert not np.array_equal(frames[1], frames[2])
     with pytest.raises(ValueError, match="render_view"):
         catz_ratz_batz_v0.raw_env(render_view="player_9")
-
-
-def test_human_window_opens_stays_responsive_and_closes():
-    env = catz_ratz_batz_v0.env(render_mode="human")
-    env.reset(seed=0)
-    window = env.unwrapped._window
-    assert window is not None and window.is_open
-    for _ in range(3):
-        env.step(ACTION_ROLL) if env.last()[0]["action_mask"][ACTION_ROLL] else env.step(
-            int(np.flatnonzero(env.last()[0]["action_mask"])[0])
-        )
-    env.close()
-    assert env.unwrapped._window is None

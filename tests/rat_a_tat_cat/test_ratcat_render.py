@@ -9,7 +9,6 @@ change in most samples - otherwise the check would prove nothing.
 
 import numpy as np
 import pytest
-from pettingzoo.test import render_test
 
 from ratenvs import rat_a_tat_cat_v0
 from ratenvs.rat_a_tat_cat import render as frames
@@ -31,10 +30,6 @@ def _frame_env(
     )
     env.reset(seed=seed)
     return env
-
-
-def test_pettingzoo_render_test_all_modes():
-    render_test(lambda render_mode: rat_a_tat_cat_v0.env(render_mode=render_mode))
 
 
 @pytest.mark.parametrize("n", [2, 6])
@@ -195,23 +190,3 @@ def test_another_players_held_card_is_face_down_even_a_taken_discard():
     assert not np.array_equal(shown, public)  # it says "taken from the discard" ...
     env.truth.held = card
     assert np.array_equal(public, env.render())  # ... face down, as in the observation
-
-
-def test_render_view_is_validated():
-    with pytest.raises(ValueError, match="render_view"):
-        rat_a_tat_cat_v0.raw_env(num_players=2, render_mode="rgb_array", render_view="player_2")
-    with pytest.raises(ValueError, match="render_view"):
-        rat_a_tat_cat_v0.raw_env(render_view="nobody")
-
-
-def test_human_window_opens_stays_responsive_and_closes():
-    env = rat_a_tat_cat_v0.env(num_players=3, render_mode="human", render_view="player_0")
-    env.reset(seed=0)
-    window = env.unwrapped._window
-    assert window is not None and window.is_open
-    for _ in range(2):  # each frame waits 1 / render_fps in the window
-        mask = env.last()[0]["action_mask"]
-        env.step(int(np.flatnonzero(mask)[0]))
-    assert env.unwrapped._window is window and window.is_open  # events pumped, still open
-    env.close()
-    assert env.unwrapped._window is None

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import positions
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 from ratenvs import ratto_zakko_v0
@@ -38,17 +39,7 @@ def brute_force_beliefs(game: rules.RattoZakko, state: rules.State, seat: int) -
 
 def walk(env: ratto_zakko_v0.raw_env, seed: int, every: int = 1):
     """Play a game with random actions (mostly waits), yielding the env every ``every`` steps."""
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    step = 0
-    while not env.truth.is_over:
-        if step % every == 0:
-            yield env
-        seat = env.agent_name_mapping[env.agent_selection]
-        legal = np.flatnonzero(env.action_mask(env.possible_agents[seat]))
-        wait = env.truth.phase == rules.PHASE_REACT and rng.random() < 0.9
-        env.step(ob.ACTION_WAIT if wait else int(rng.choice(legal)))
-        step += 1
+    return positions(env, seed, every, wait=ob.ACTION_WAIT, wait_prob=0.9)
 
 
 @pytest.mark.parametrize("value", ["yes", 1, None])

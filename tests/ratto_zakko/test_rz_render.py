@@ -13,7 +13,7 @@ import copy
 
 import numpy as np
 import pytest
-from pettingzoo.test import render_test
+from helpers import positions
 
 from ratenvs import ratto_zakko_v0
 from ratenvs.common.render import WHITE
@@ -64,10 +64,6 @@ def _wait_one_tick(env) -> None:
     ticks = env.truth.tick
     while env.truth.tick == ticks and env.truth.phase == rules.PHASE_REACT:
         env.step(ACTION_WAIT)
-
-
-def test_pettingzoo_render_test_all_modes():
-    render_test(lambda render_mode: ratto_zakko_v0.env(num_players=2, render_mode=render_mode))
 
 
 @pytest.mark.parametrize("n", [2, 8])
@@ -232,17 +228,7 @@ def test_answers_of_the_current_tick_show_only_in_the_omniscient_view():
 def _states_of_a_game(observation: str, seed: int, every: int):
     """Every ``every``-th position of a random 3-seat game (the env itself)."""
     env = _env(3, seed=seed, level="dessert", observation=observation, relocation="both")
-    rng = np.random.default_rng(seed)
-    step = 0
-    while not env.truth.is_over:
-        if step % every == 0:
-            yield env
-        seat = env.agent_name_mapping[env.agent_selection]
-        legal = np.flatnonzero(env.action_mask(env.possible_agents[seat]))
-        wait = env.truth.phase == rules.PHASE_REACT and rng.random() < 0.85
-        env.step(ACTION_WAIT if wait else int(rng.choice(legal)))
-        step += 1
-    yield env
+    return positions(env, seed, every, wait=ACTION_WAIT, wait_prob=0.85)
 
 
 @pytest.mark.parametrize("observation", ["knowledge", "memoryless"])
@@ -269,27 +255,6 @@ def test_seat_frames_never_show_hidden_truth_over_a_whole_game(observation):
             omniscient_changed += 1
     assert phases == {rules.PHASE_REACT, rules.PHASE_RELOCATE, rules.PHASE_OVER}
     assert checked >= 20 and omniscient_changed >= checked // 2
-
-
-def test_render_view_is_validated():
-    with pytest.raises(ValueError, match="render_view"):
-        ratto_zakko_v0.raw_env(num_players=2, render_mode="rgb_array", render_view="player_2")
-    with pytest.raises(ValueError, match="render_view"):
-        ratto_zakko_v0.raw_env(render_view="nobody")
-    with pytest.raises(ValueError, match="render_view"):
-        ratto_zakko_v0.parallel_env(render_view="nobody")
-
-
-def test_human_window_opens_stays_responsive_and_closes():
-    env = ratto_zakko_v0.env(num_players=2, render_mode="human", render_view="player_0")
-    env.reset(seed=0)
-    window = env.unwrapped._window
-    assert window is not None and window.is_open
-    for _ in range(2):  # each frame waits 1 / render_fps in the window
-        env.step(ACTION_WAIT)
-    assert env.unwrapped._window is window and window.is_open  # events pumped, still open
-    env.close()
-    assert env.unwrapped._window is None
 
 
 def test_parallel_human_window_opens_and_closes():
