@@ -8,32 +8,15 @@ from ratcat_helpers import D2, P, S, build_state, check_invariants, game, kinds,
 
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.observe import unseen_counts
-from ratenvs.rat_a_tat_cat.rules import (
-    ACTION_DECLINE,
-    ACTION_DISCARD,
-    ACTION_DRAW,
-    ACTION_KNOCK,
-    ACTION_NO_KNOCK,
-    ACTION_PEEK,
-    ACTION_REPLACE,
-    ACTION_TAKE_DISCARD,
-    ACTION_USE_DRAW2,
-    CODE_NUMBER,
-    CODE_UNKNOWN,
-    KIND,
-    PHASE_DRAW2,
-    PHASE_KNOCK,
-    PHASE_NUMBER,
-    PHASE_OVER,
-    PHASE_PEEK,
-    PHASE_PLACE,
-    PHASE_START,
-    PHASE_SWAP,
-    swap_action,
-)
+from ratenvs.rat_a_tat_cat.rules import CODE_NUMBER, CODE_UNKNOWN, KIND, swap_action
+
+# the moves, by name (rules.ACTION_*)
+DRAW, TAKE, DISCARD = rules.ACTION_DRAW, rules.ACTION_TAKE_DISCARD, rules.ACTION_DISCARD
+REPLACE, PEEK_SLOT, USE_DRAW2 = rules.ACTION_REPLACE, rules.ACTION_PEEK, rules.ACTION_USE_DRAW2
+DECLINE, KNOCK, NO_KNOCK = rules.ACTION_DECLINE, rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK
 
 HAND = [1, 2, 3, 4]
-KNOCK_ROUND_3P = [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK] + [ACTION_DRAW, ACTION_DISCARD] * 2
+KNOCK_ROUND_3P = [DRAW, DISCARD, KNOCK] + [DRAW, DISCARD] * 2
 """A three-player round: player 0 draws, discards and knocks; the others draw and discard."""
 
 
@@ -91,54 +74,54 @@ def test_setup_discard_is_never_a_power_card():
 
 def test_take_discard_and_dead_power_cards():
     state = build_state([HAND, HAND], discard=[0, 7])
-    assert rules.legal_actions(state) == [ACTION_DRAW, ACTION_TAKE_DISCARD]
-    play(state, [ACTION_TAKE_DISCARD])
-    assert state.phase == PHASE_PLACE and KIND[state.held] == 7
-    assert ACTION_DISCARD not in rules.legal_actions(state)  # a taken card must be placed
-    play(state, [ACTION_REPLACE + 2])
+    assert rules.legal_actions(state) == [DRAW, TAKE]
+    play(state, [TAKE])
+    assert state.phase == rules.PHASE_PLACE and KIND[state.held] == 7
+    assert DISCARD not in rules.legal_actions(state)  # a taken card must be placed
+    play(state, [REPLACE + 2])
     assert kinds(state.hands[0]) == [1, 2, 7, 4] and KIND[state.discard_pile[-1]] == 3
     assert all(state.know[o, 0, 2] == 7 for o in range(2))  # placed from the discard: public
     dead = build_state([HAND, HAND], discard=[5, P])
-    assert rules.legal_actions(dead) == [ACTION_DRAW]
+    assert rules.legal_actions(dead) == [DRAW]
     with pytest.raises(ValueError, match="illegal"):
-        rules.apply_action(dead, ACTION_TAKE_DISCARD, np.random.default_rng(0), game())
+        rules.apply_action(dead, TAKE, np.random.default_rng(0), game())
 
 
 def test_drawn_number_replace_is_private_and_discard_is_public():
     state = build_state([HAND, HAND], draw_top=[0, 8])
-    play(state, [ACTION_DRAW])
-    assert state.phase == PHASE_NUMBER and KIND[state.held] == 0
-    play(state, [ACTION_REPLACE + 1, ACTION_NO_KNOCK])
+    play(state, [DRAW])
+    assert state.phase == rules.PHASE_NUMBER and KIND[state.held] == 0
+    play(state, [REPLACE + 1, NO_KNOCK])
     assert state.know[0, 0, 1] == 0 and state.know[1, 0, 1] == CODE_NUMBER
     assert KIND[state.discard_pile[-1]] == 2
-    play(state, [ACTION_DRAW, ACTION_DISCARD])
+    play(state, [DRAW, DISCARD])
     assert KIND[state.discard_pile[-1]] == 8 and kinds(state.hands[1]) == HAND
 
 
 def test_peek_is_optional_and_private():
     state = build_state([HAND, HAND], draw_top=[P, P])
-    play(state, [ACTION_DRAW])
-    assert state.phase == PHASE_PEEK
-    play(state, [ACTION_PEEK + 2])
+    play(state, [DRAW])
+    assert state.phase == rules.PHASE_PEEK
+    play(state, [PEEK_SLOT + 2])
     assert state.know[0, 0, 2] == 3 and state.know[1, 0, 2] == CODE_UNKNOWN
-    assert state.phase == PHASE_KNOCK and KIND[state.discard_pile[-1]] == P
-    play(state, [ACTION_NO_KNOCK, ACTION_DRAW, ACTION_DECLINE])
-    assert state.know[1, 1, 1] == CODE_UNKNOWN and state.phase == PHASE_KNOCK
+    assert state.phase == rules.PHASE_KNOCK and KIND[state.discard_pile[-1]] == P
+    play(state, [NO_KNOCK, DRAW, DECLINE])
+    assert state.know[1, 1, 1] == CODE_UNKNOWN and state.phase == rules.PHASE_KNOCK
 
 
 def test_swap_is_blind_optional_and_knowledge_moves_with_the_cards():
     state = build_state([[0, 1, 2, 3], [9, 8, 7, 6], [5, 5, 4, 5]], draw_top=[S, S])
-    play(state, [ACTION_DRAW])
-    assert state.phase == PHASE_SWAP
+    play(state, [DRAW])
+    assert state.phase == rules.PHASE_SWAP
     # own slot 0 (a 0, known to player 0) <-> player 2's slot 3 (a 5, known to player 2)
     play(state, [swap_action(0, 2, 3)])
     assert kinds(state.hands[0]) == [5, 1, 2, 3] and kinds(state.hands[2]) == [5, 5, 4, 0]
     assert state.know[0, 2, 3] == 0 and state.know[0, 0, 0] == CODE_UNKNOWN  # blind
     assert state.know[2, 0, 0] == 5 and state.know[2, 2, 3] == CODE_UNKNOWN
     assert state.know[1, 0, 0] == CODE_UNKNOWN and state.know[1, 2, 3] == CODE_UNKNOWN
-    play(state, [ACTION_NO_KNOCK])
+    play(state, [NO_KNOCK])
     before = [h[:] for h in state.hands]
-    play(state, [ACTION_DRAW, ACTION_DECLINE])  # player 1 declines the second Swap
+    play(state, [DRAW, DECLINE])  # player 1 declines the second Swap
     assert state.hands == before and KIND[state.discard_pile[-1]] == S
 
 
@@ -149,123 +132,128 @@ def _draws(state_before_pile: int, state) -> int:
 def test_draw2_first_card_used_ends_the_sequence():
     state = build_state([HAND, HAND], draw_top=[D2, 0, 7])
     pile = len(state.draw_pile)
-    play(state, [ACTION_DRAW])
-    assert state.phase == PHASE_DRAW2
-    play(state, [ACTION_USE_DRAW2])
+    play(state, [DRAW])
+    assert state.phase == rules.PHASE_DRAW2
+    play(state, [USE_DRAW2])
     assert KIND[state.held] == 0 and state.draw2_left == 1
-    play(state, [ACTION_REPLACE + 3])
-    assert state.phase == PHASE_KNOCK and _draws(pile, state) == 2
+    play(state, [REPLACE + 3])
+    assert state.phase == rules.PHASE_KNOCK and _draws(pile, state) == 2
 
 
 def test_draw2_first_discarded_draws_a_second_which_ends_it():
     state = build_state([HAND, HAND], draw_top=[D2, 9, P, 6])
     pile = len(state.draw_pile)
-    play(state, [ACTION_DRAW, ACTION_USE_DRAW2, ACTION_DISCARD])
-    assert state.phase == PHASE_PEEK and state.draw2_left == 0  # the second card: a Peek
-    play(state, [ACTION_DECLINE])
-    assert state.phase == PHASE_KNOCK and _draws(pile, state) == 3
+    play(state, [DRAW, USE_DRAW2, DISCARD])
+    assert state.phase == rules.PHASE_PEEK and state.draw2_left == 0  # the second card: a Peek
+    play(state, [DECLINE])
+    assert state.phase == rules.PHASE_KNOCK and _draws(pile, state) == 3
     assert kinds(state.discard_pile[-3:]) == [D2, 9, P]
 
 
 def test_draw2_first_power_declined_then_second_used():
     state = build_state([HAND, HAND], draw_top=[D2, S, 0])
-    play(state, [ACTION_DRAW, ACTION_USE_DRAW2, ACTION_DECLINE])
-    assert state.phase == PHASE_NUMBER and KIND[state.held] == 0
-    play(state, [ACTION_REPLACE + 0])
-    assert state.phase == PHASE_KNOCK
+    play(state, [DRAW, USE_DRAW2, DECLINE])
+    assert state.phase == rules.PHASE_NUMBER and KIND[state.held] == 0
+    play(state, [REPLACE + 0])
+    assert state.phase == rules.PHASE_KNOCK
 
 
 def test_draw2_inside_draw2_starts_the_sequence_again():
     state = build_state([HAND, HAND], draw_top=[D2, D2, 9, 8, 7])
     pile = len(state.draw_pile)
-    play(state, [ACTION_DRAW, ACTION_USE_DRAW2])
-    assert state.phase == PHASE_DRAW2 and state.draw2_left == 1
-    play(state, [ACTION_USE_DRAW2])  # using the inner Draw 2: a fresh sequence of two
+    play(state, [DRAW, USE_DRAW2])
+    assert state.phase == rules.PHASE_DRAW2 and state.draw2_left == 1
+    play(state, [USE_DRAW2])  # using the inner Draw 2: a fresh sequence of two
     assert KIND[state.held] == 9 and state.draw2_left == 1
-    play(state, [ACTION_DISCARD])
+    play(state, [DISCARD])
     assert KIND[state.held] == 8 and state.draw2_left == 0
-    play(state, [ACTION_DISCARD])
-    assert state.phase == PHASE_KNOCK and _draws(pile, state) == 4  # the 7 stays
+    play(state, [DISCARD])
+    assert state.phase == rules.PHASE_KNOCK and _draws(pile, state) == 4  # the 7 stays
 
 
 def test_draw2_as_second_card_declined_ends_and_used_restarts():
     state = build_state([HAND, HAND], draw_top=[D2, 9, D2, 5])
-    play(state, [ACTION_DRAW, ACTION_USE_DRAW2, ACTION_DISCARD, ACTION_DECLINE])
-    assert state.phase == PHASE_KNOCK and KIND[state.draw_pile[-1]] == 5
+    play(state, [DRAW, USE_DRAW2, DISCARD, DECLINE])
+    assert state.phase == rules.PHASE_KNOCK and KIND[state.draw_pile[-1]] == 5
     state = build_state([HAND, HAND], draw_top=[D2, 9, D2, 5, 4])
-    play(state, [ACTION_DRAW, ACTION_USE_DRAW2, ACTION_DISCARD, ACTION_USE_DRAW2])
+    play(state, [DRAW, USE_DRAW2, DISCARD, USE_DRAW2])
     assert KIND[state.held] == 5 and state.draw2_left == 1
-    play(state, [ACTION_DISCARD])
+    play(state, [DISCARD])
     assert KIND[state.held] == 4
-    play(state, [ACTION_DISCARD])
-    assert state.phase == PHASE_KNOCK
+    play(state, [DISCARD])
+    assert state.phase == rules.PHASE_KNOCK
 
 
 def test_draw2_declined_goes_to_the_knock_decision():
     state = build_state([HAND, HAND], draw_top=[D2, 0])
-    play(state, [ACTION_DRAW, ACTION_DECLINE])
-    assert state.phase == PHASE_KNOCK and KIND[state.discard_pile[-1]] == D2
+    play(state, [DRAW, DECLINE])
+    assert state.phase == rules.PHASE_KNOCK and KIND[state.discard_pile[-1]] == D2
     assert KIND[state.draw_pile[-1]] == 0
 
 
 def _turn(state, seat):
     """One plain turn: draw and discard (plus a no-knock when allowed)."""
-    assert state.current == seat and state.phase == PHASE_START
-    actions = [ACTION_DRAW]
+    assert state.current == seat and state.phase == rules.PHASE_START
+    actions = [DRAW]
     state_rng = np.random.default_rng(0)
     g = game(state.num_players)
-    rules.apply_action(state, ACTION_DRAW, state_rng, g)
-    if state.phase == PHASE_NUMBER:
-        rules.apply_action(state, ACTION_DISCARD, state_rng, g)
+    rules.apply_action(state, DRAW, state_rng, g)
+    if state.phase == rules.PHASE_NUMBER:
+        rules.apply_action(state, DISCARD, state_rng, g)
     else:
-        while state.phase in (PHASE_PEEK, PHASE_SWAP, PHASE_DRAW2, PHASE_NUMBER):
-            act = ACTION_DISCARD if state.phase == PHASE_NUMBER else ACTION_DECLINE
+        while state.phase in (
+            rules.PHASE_PEEK,
+            rules.PHASE_SWAP,
+            rules.PHASE_DRAW2,
+            rules.PHASE_NUMBER,
+        ):
+            act = DISCARD if state.phase == rules.PHASE_NUMBER else DECLINE
             rules.apply_action(state, act, state_rng, g)
     return actions
 
 
 def test_knock_gives_every_other_player_exactly_one_more_turn():
     state = build_state([HAND, HAND, HAND], draw_top=[9] * 6)
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK])  # knocking on the first turn
+    play(state, [DRAW, DISCARD, KNOCK])  # knocking on the first turn
     assert state.knocked_by == 0 and state.current == 1
     for seat in (1, 2):
-        play(state, [ACTION_DRAW, ACTION_DISCARD])  # no knock decision once someone knocked
+        play(state, [DRAW, DISCARD])  # no knock decision once someone knocked
         if seat == 1:
-            assert state.current == 2 and state.phase == PHASE_START
-    assert state.phase == PHASE_OVER and state.turns_this_round == 3
+            assert state.current == 2 and state.phase == rules.PHASE_START
+    assert state.phase == rules.PHASE_OVER and state.turns_this_round == 3
     assert state.last_round_points == [10, 10, 10]
 
 
 def test_knock_later_and_by_a_middle_player():
     state = build_state([HAND, HAND, HAND], draw_top=[9, 8] * 4)
     for _ in range(4):
-        play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK])
+        play(state, [DRAW, DISCARD, NO_KNOCK])
     assert state.current == 1
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK])
+    play(state, [DRAW, DISCARD, KNOCK])
     order = []
     while not state.is_over:
         order.append(state.current)
-        play(state, [ACTION_DRAW, ACTION_DISCARD])
+        play(state, [DRAW, DISCARD])
     assert order == [2, 0]
 
 
 def test_reshuffle_when_the_draw_pile_runs_out_and_take_is_illegal_after():
     state = build_state([HAND, HAND], draw_top=[6], discard=[7, 0], rest_to="discard")
     assert len(state.draw_pile) == 1
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK])
+    play(state, [DRAW, DISCARD, NO_KNOCK])
     assert state.draw_pile == [] and state.can_take_discard()
     discards = sorted(state.discard_pile)
-    play(state, [ACTION_DRAW])  # the whole discard pile becomes the draw pile
+    play(state, [DRAW])  # the whole discard pile becomes the draw pile
     assert state.epoch == 1 and state.discard_pile == []
     assert sorted([*state.draw_pile, state.held]) == discards
     assert all(state.card_epoch[c] == 1 for c in state.draw_pile)
-    if state.phase == PHASE_NUMBER:
-        play(state, [ACTION_REPLACE + 0, ACTION_NO_KNOCK])
+    if state.phase == rules.PHASE_NUMBER:
+        play(state, [REPLACE + 0, NO_KNOCK])
     else:
-        while state.phase != PHASE_KNOCK:
-            play(state, [ACTION_DECLINE if state.phase != PHASE_NUMBER else ACTION_DISCARD])
-        play(state, [ACTION_NO_KNOCK])
-    assert len(state.discard_pile) == 1 and state.phase == PHASE_START
+        while state.phase != rules.PHASE_KNOCK:
+            play(state, [DECLINE if state.phase != rules.PHASE_NUMBER else DISCARD])
+        play(state, [NO_KNOCK])
+    assert len(state.discard_pile) == 1 and state.phase == rules.PHASE_START
 
 
 def test_take_is_illegal_while_the_discard_pile_is_empty():
@@ -274,14 +262,14 @@ def test_take_is_illegal_while_the_discard_pile_is_empty():
     state.discard_pile, state.draw_pile = [], state.discard_pile
     state.discard_counts = [0] * rules.NUM_KINDS
     check_invariants(state)
-    assert rules.legal_actions(state) == [ACTION_DRAW]
+    assert rules.legal_actions(state) == [DRAW]
 
 
 def test_end_of_round_power_cards_are_replaced_from_the_draw_pile():
     state = build_state([[P, 1, D2, 2], HAND], draw_top=[S, 5, 3, P, 6], discard=[4])
     bottom = state.draw_pile[0]
-    play(state, [ACTION_DRAW, ACTION_DECLINE, ACTION_KNOCK])  # draws the Swap, declines
-    play(state, [ACTION_DRAW, ACTION_DISCARD])  # player 1 draws the 5
+    play(state, [DRAW, DECLINE, KNOCK])  # draws the Swap, declines
+    play(state, [DRAW, DISCARD])  # player 1 draws the 5
     assert state.is_over
     # slot 0: the Peek goes under, the 3 replaces it; slot 2: the Draw 2 goes under, the
     # next top card is a Peek: it goes under too, and the 6 replaces it
@@ -309,16 +297,16 @@ def test_end_of_round_replacement_repeats_and_reshuffles_when_no_number_is_left(
 def test_turn_cap_ends_the_round():
     state = build_state([HAND, HAND], draw_top=[9] * 3)
     capped = game(2, max_turns_per_round=3)
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK], game=capped)
-    play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_NO_KNOCK], game=capped)
+    play(state, [DRAW, DISCARD, NO_KNOCK], game=capped)
+    play(state, [DRAW, DISCARD, NO_KNOCK], game=capped)
     # third turn: no knock decision, round over
-    play(state, [ACTION_DRAW, ACTION_DISCARD], game=capped)
+    play(state, [DRAW, DISCARD], game=capped)
     assert state.is_over and state.turns_this_round == 3
 
 
 def test_scoring_and_winner_lowest_total():
     state = build_state([[0, 0, 1, 1], [3, 3, 3, 3]], draw_top=[9, 9])
-    out = play(state, [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD])
+    out = play(state, [DRAW, DISCARD, KNOCK, DRAW, DISCARD])
     assert out[-1] == [2, 12] and state.totals == [2, 12] and state.winners == [True, False]
 
 
@@ -395,7 +383,7 @@ def test_elimination_everyone_crossing_in_one_round_lowest_total_wins_ties_share
         discard=[4],
         totals=[40, 40],
     )
-    actions = [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD]
+    actions = [DRAW, DISCARD, KNOCK, DRAW, DISCARD]
     play(state, actions, game=game(2, rounds=None, target_score=50))
     assert state.winners == [True, True]
 
@@ -408,7 +396,7 @@ def test_unseen_counts_are_the_deck_minus_what_the_player_located():
     expected[3] -= 1  # slot 3
     expected[9] -= 1  # discard
     assert u.tolist() == expected.tolist()
-    play(state, [ACTION_DRAW])
+    play(state, [DRAW])
     assert unseen_counts(state, 0)[8] == 3 and unseen_counts(state, 1)[8] == 4
 
 
@@ -424,28 +412,28 @@ def test_after_the_deal_owners_have_seen_their_outer_cards_and_shown_nothing():
 
 def test_drawing_over_a_takeable_discard_caps_the_seen_cards_one_above_it():
     state = build_state([HAND, HAND], draw_top=[8], discard=[3])
-    play(state, [ACTION_DRAW])  # a 3 was there to take: its seen cards are worth <= 4
+    play(state, [DRAW])  # a 3 was there to take: its seen cards are worth <= 4
     assert state.ceiling[0].tolist() == [4, NO, NO, 4] and (state.ceiling[1] == NO).all()
-    play(state, [ACTION_DISCARD])  # and it threw the drawn 8 away: <= 8 adds nothing
+    play(state, [DISCARD])  # and it threw the drawn 8 away: <= 8 adds nothing
     assert state.ceiling[0].tolist() == [4, NO, NO, 4]
 
 
 def test_discarding_a_drawn_number_caps_the_seen_cards_at_its_value():
     state = build_state([HAND, HAND], draw_top=[2], discard=[P])  # a dead discard: no take
-    play(state, [ACTION_DRAW, ACTION_DISCARD])
+    play(state, [DRAW, DISCARD])
     assert state.ceiling[0].tolist() == [2, NO, NO, 2]
 
 
 def test_replacing_a_seen_card_caps_the_others_and_the_new_card_goes_below_it():
     state = build_state([[1, 2, 3, 7], HAND], draw_top=[0], discard=[P])
-    play(state, [ACTION_DRAW, ACTION_REPLACE + 3])  # the seen 7 goes: the 1 is <= 7
+    play(state, [DRAW, REPLACE + 3])  # the seen 7 goes: the 1 is <= 7
     assert state.owner_seen[0].tolist() == [True, False, False, True]
     assert state.ceiling[0].tolist() == [7, NO, NO, 6]  # the drawn card: below the 7
 
 
 def test_replacing_an_unseen_card_shows_the_seen_ones_are_below_an_unknown_card():
     state = build_state([HAND, HAND], draw_top=[0], discard=[P])
-    play(state, [ACTION_DRAW, ACTION_REPLACE + 1])
+    play(state, [DRAW, REPLACE + 1])
     u = rules.UNSEEN_CEILING
     assert state.owner_seen[0].tolist() == [True, True, False, True]
     assert state.ceiling[0].tolist() == [u, u - 1, NO, u]
@@ -453,21 +441,21 @@ def test_replacing_an_unseen_card_shows_the_seen_ones_are_below_an_unknown_card(
 
 def test_a_taken_discard_is_public_so_it_gets_no_ceiling():
     state = build_state([[1, 2, 3, 7], HAND], discard=[0])
-    play(state, [ACTION_TAKE_DISCARD, ACTION_REPLACE + 3])
+    play(state, [TAKE, REPLACE + 3])
     assert state.ceiling[0].tolist() == [7, NO, NO, NO]
 
 
 def test_swapped_cards_are_unseen_by_their_new_owners_and_carry_nothing():
     state = build_state([[0, 1, 2, 3], [9, 8, 7, 6], [5, 5, 4, 5]], draw_top=[S, 1])
     state.ceiling[2, 3] = 4
-    play(state, [ACTION_DRAW, swap_action(0, 2, 3)])
+    play(state, [DRAW, swap_action(0, 2, 3)])
     assert not state.owner_seen[0, 0] and not state.owner_seen[2, 3]
     assert state.ceiling[0, 0] == NO and state.ceiling[2, 3] == NO
 
 
 def test_a_new_round_forgets_the_evidence():
     state = build_state([HAND, HAND], draw_top=[8, 7], discard=[3])
-    actions = [ACTION_DRAW, ACTION_DISCARD, ACTION_KNOCK, ACTION_DRAW, ACTION_DISCARD]
+    actions = [DRAW, DISCARD, KNOCK, DRAW, DISCARD]
     play(state, actions, game=game(2, rounds=2))
     assert state.round_index == 1
     assert (state.ceiling == NO).all() and state.owner_seen[:, 1].sum() == 0

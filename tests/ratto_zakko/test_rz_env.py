@@ -292,37 +292,36 @@ def test_memoryless_mode_hides_the_fly_except_when_it_moves():
         == knowledge.truth.fly_under
     )
     # win cards until a fly or rat event; the winner moves the fly; it is shown once
+    s = _win_cards_until_a_relocation(raw, winner=0)
+    target = (s.fly_under + 1) % rules.NUM_FOODS
+    raw.step(ob.ACTION_RELOCATE_FIRST + rules.RELOCATE_FLY_FIRST + target)
+    for seat in (0, 1):
+        o = raw.observer.observe(raw.truth, seat)
+        assert o[ob.FLY_SHOWN] == 1 and o[ob.FLY_SLICE].argmax() == target
+    raw.step(ob.ACTION_WAIT)
+    raw.step(ob.ACTION_WAIT)
+    assert not raw.observer.observe(raw.truth, 1)[ob.FLY_SLICE].any()
+
+
+def _win_cards_until_a_relocation(raw, winner: int):
+    """Seat ``winner`` answers every card right, the others wait, until a fly or rat event
+    asks the winner to relocate; returns that state."""
     for _ in range(2000):
         s = raw.truth
         if s.phase == rules.PHASE_RELOCATE:
-            target = (s.fly_under + 1) % rules.NUM_FOODS
-            raw.step(ob.ACTION_RELOCATE_FIRST + rules.RELOCATE_FLY_FIRST + target)
-            for seat in (0, 1):
-                o = raw.observer.observe(raw.truth, seat)
-                assert o[ob.FLY_SHOWN] == 1 and o[ob.FLY_SLICE].argmax() == target
-            raw.step(ob.ACTION_WAIT)
-            raw.step(ob.ACTION_WAIT)
-            assert not raw.observer.observe(raw.truth, 1)[ob.FLY_SLICE].any()
-            return
+            return s
         seat = raw.agent_name_mapping[raw.agent_selection]
         right = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, raw.game.level)
-        raw.step(ob.ACTION_RESPONSE_FIRST + right if seat == 0 else ob.ACTION_WAIT)
+        raw.step(ob.ACTION_RESPONSE_FIRST + right if seat == winner else ob.ACTION_WAIT)
     pytest.fail("no fly or rat event")
 
 
 def test_the_relocation_mask_does_not_reveal_the_fly():
     raw = ratto_zakko_v0.raw_env(num_players=2, level="main", observation="memoryless")
     raw.reset(seed=8)
-    for _ in range(2000):
-        s = raw.truth
-        if s.phase == rules.PHASE_RELOCATE:
-            mask = raw.action_mask(raw.possible_agents[s.relocator])
-            assert mask[ob.ACTION_RELOCATE_FIRST :].all()
-            return
-        seat = raw.agent_name_mapping[raw.agent_selection]
-        right = rules.correct_response_index(s.card, s.shaker_on, s.fly_under, raw.game.level)
-        raw.step(ob.ACTION_RESPONSE_FIRST + right if seat == 1 else ob.ACTION_WAIT)
-    pytest.fail("no fly or rat event")
+    s = _win_cards_until_a_relocation(raw, winner=1)
+    mask = raw.action_mask(raw.possible_agents[s.relocator])
+    assert mask[ob.ACTION_RELOCATE_FIRST :].all()
 
 
 def test_observation_contents():
