@@ -134,17 +134,14 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
     """Play a game in the terminal; returns the process exit code."""
     description = "Play Rat-a-Tat Cat as player_0 against bots. Lowest total wins."
     parser = play_parser(rules.RatATatCat, "rat-a-tat-cat", description, BOTS)
-    parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--target-score", type=int, default=None, help="elimination variant")
+    options = ("rounds", "target_score", "elimination_tiebreak", "observation")
+    rules.RatATatCat.options.add_arguments(parser, options)
     args = parser.parse_args(argv)
 
     def make_env() -> raw_env:
+        chosen = {name: getattr(args, name) for name in options}
         return raw_env(
-            num_players=args.players,
-            rounds=args.rounds if args.target_score is None else None,
-            target_score=args.target_score,
-            render_mode="ansi",
-            render_view="player_0",
+            num_players=args.players, render_mode="ansi", render_view="player_0", **chosen
         )
 
     table = set_table(parser, args, make_env, "heuristic", get_bot)

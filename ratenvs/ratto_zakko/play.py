@@ -155,20 +155,12 @@ def main(
     """Play a game in the terminal; returns the process exit code."""
     description = "Play Ratto Zakko as player_0 against bots; your real reaction time counts."
     parser = play_parser(rules.RattoZakko, "ratto-zakko", description, BOTS)
-    parser.add_argument("--level", default="starter", help=", ".join(rules.LEVELS))
-    parser.add_argument("--tick-ms", type=int, default=25)
-    parser.add_argument("--window-ticks", type=int, default=120)
-    parser.add_argument("--observation", default="knowledge", help="knowledge or memoryless")
+    options = ("level", "tick_ms", "window_ticks", "perception", "observation")
+    rules.RattoZakko.options.add_arguments(parser, options)
     args = parser.parse_args(argv)
 
     def make_env() -> raw_env:
-        return raw_env(
-            num_players=args.players,
-            level=args.level,
-            tick_ms=args.tick_ms,
-            window_ticks=args.window_ticks,
-            observation=args.observation,
-        )
+        return raw_env(num_players=args.players, **{name: getattr(args, name) for name in options})
 
     table = set_table(parser, args, make_env, "adult", get_bot)
     env = table.env
