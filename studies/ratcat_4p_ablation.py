@@ -48,12 +48,16 @@ import numpy as np
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import CeilingBot, HeuristicBot, swap_by_estimate
-from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import layout_for_size, slot_codes
+from ratenvs.rat_a_tat_cat.rules import RatATatCat
+from studies.harness import drive
+from training.games.rat_a_tat_cat_win_chance import win_share
 from training.stats import mean_interval
 
 if TYPE_CHECKING:
     from training.checkpoint import PolicyBot
+
+Rng = np.random.Generator
 
 PHASES = {
     "start": (rules.PHASE_START,),
@@ -70,8 +74,9 @@ KEPT_VALUE = 3.3
 (the other hidden cards average about 4.6; measured for ``ratcat_pimc_knock``'s kept-card
 belief)."""
 
-Chooser = Callable[[rules.State, int, np.ndarray, np.ndarray, int], int]
-"""(state, seat, observation, mask, heuristic's action) -> the action played."""
+Chooser = Callable[[rules.State, int, np.ndarray, np.ndarray, int, np.random.Generator], int]
+"""(state, seat, observation, mask, heuristic's action, the seat's generator) -> the action
+played."""
 
 
 class Line(NamedTuple):
@@ -98,53 +103,72 @@ class Line(NamedTuple):
 HEADER = f"{'player in one seat':55s}  wins  edge/round        points  rounds"
 
 
+def lineup(player: Bot, seat: int, num_players: int = 4) -> list[Bot]:
+    """Heuristic bots in every seat but ``seat``, where ``player`` sits."""
+    return [player if q == seat else HeuristicBot() for q in range(num_players)]
+
+
 def play(
     chooser: Chooser, games: int, seed: int, handicap: float = 0.0, ceilings: bool = False
 ) -> Line:
-    """``chooser`` in seat ``g % 4`` of game ``g`` against three heuristic bots.
+    """``chooser`` in seat ``g % 4`` of game ``g`` (seed ``seed + g``) against three heuristic
+    bots.
 
-    ``handicap`` points come off the seat's score in every round it plays (taken off
-    its total as the round is dealt, so eliminations see them): what a steady edge
-    of that many points per round is worth. ``ceilings``: the env's ``owner_ceilings``
-    option (the heuristic bots read the observation without it; the same games).
+    The games are driven (:func:`studies.harness.drive`: the chooser reads the true table),
+    by the one seeding rule: with a chooser that keeps the heuristic's action, game ``g`` is
+    ``play_game(game, four heuristic bots, seed + g)``. ``handicap`` points come off the
+    seat's score in every round it plays (taken off its total as the round is dealt, so
+    eliminations see them): what a steady edge of that many points per round is worth.
+    ``ceilings``: the env's ``owner_ceilings`` option (the heuristic bots read the
+    observation without it; the same games).
     """
-    heuristic = HeuristicBot()
+    game = RatATatCat(num_players=4, target_score=100, owner_ceilings=ceilings)
     score = 0.0
     edges: list[float] = []
     points: list[int] = []
     rounds = 0
     for g in range(games):
-        seat = g % 4
-        env = raw_env(num_players=4, target_score=100, owner_ceilings=ceilings)
-        heuristic.bind(env.observer)
-        env.reset(seed=seed + g)
-        rng = np.random.default_rng(seed + g)
-        dealt = -1
-        while not env.truth.is_over:
-            state = env.truth
-            if state.round_index != dealt:
-                dealt = state.round_index
-                live = state.active[:]
-                if handicap:
-                    state.totals[seat] -= handicap  # type: ignore[call-overload]
-            p = state.current
-            seen = env.observe(env.possible_agents[p])
-            obs, mask = seen["observation"], seen["action_mask"]
-            action = int(heuristic.act(obs, mask, rng))
-            if p == seat:
-                action = chooser(state, seat, obs, mask, action)
-            env.step(action)
-            if (env.truth.round_index != dealt or env.truth.is_over) and live[seat]:
-                last = env.truth.last_round_points
-                others = [last[q] for q in range(4) if q != seat and live[q]]
-                edges.append(float(np.mean(others)) - last[seat])
-                points.append(last[seat])
-        rounds += env.truth.round_index + 1
-        winners = env.truth.winners
-        if winners[seat]:
-            score += 1.0 / sum(winners)
+        one = _OneSeat(game, chooser, g % 4, handicap)
+        final = drive(game, seed + g, one.choose, on_step=one.on_step)
+        edges += one.edges
+        points += one.points
+        rounds += final.round_index + 1
+        score += win_share(final.winners, one.seat)
     edge, (low, high) = mean_interval(edges)
     return Line(score / games, edge, (high - low) / 2, float(np.mean(points)), rounds / games)
+
+
+class _OneSeat:
+    """One game of :func:`play`: the chooser in ``seat`` on the heuristic's play, the
+    handicap, and the seat's rounds (its edge and points in every round it plays)."""
+
+    def __init__(self, game: RatATatCat, chooser: Chooser, seat: int, handicap: float) -> None:
+        self.game, self.chooser, self.seat, self.handicap = game, chooser, seat, handicap
+        self.view = game.observer(game.observation_kind)
+        self.heuristic = HeuristicBot()
+        self.heuristic.bind(self.view)
+        self.dealt = -1
+        self.live = [True] * game.num_players
+        self.edges: list[float] = []
+        self.points: list[int] = []
+
+    def choose(self, state: rules.State, p: int, rng: Rng) -> int:
+        seat = self.seat
+        if state.round_index != self.dealt:  # a new round: its players, the handicap
+            self.dealt, self.live = state.round_index, state.active[:]
+            if self.handicap:
+                state.totals[seat] -= self.handicap  # type: ignore[call-overload]
+        obs, mask = self.view.observe(state, p), self.game.legal_mask(state, p)
+        action = int(self.heuristic.act(obs, mask, rng))
+        return self.chooser(state, seat, obs, mask, action, rng) if p == seat else action
+
+    def on_step(self, game: Any, state: rules.State, actions: Any, rewards: Any) -> None:
+        seat = self.seat
+        if rewards is not None and self.live[seat]:  # a round the seat played ended
+            last = state.last_round_points
+            others = [last[q] for q in range(len(last)) if q != seat and self.live[q]]
+            self.edges.append(float(np.mean(others)) - last[seat])
+            self.points.append(last[seat])
 
 
 def true_hand(state: rules.State, player: int) -> float:
@@ -164,7 +188,9 @@ def estimated_hand(obs: np.ndarray, offset: int) -> float:
 def oracle_knock(own: str, others: str, margin: float) -> Chooser:
     """Knock when the own hand is ``margin`` below every other live hand (see module doc)."""
 
-    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+    def choose(
+        state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
+    ) -> int:
         if not mask[rules.ACTION_KNOCK]:
             return a
         n = state.num_players
@@ -190,7 +216,9 @@ def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
     has seen it and the mean of the unseen number cards otherwise.
     """
 
-    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+    def choose(
+        state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
+    ) -> int:
         if state.phase != rules.PHASE_SWAP:
             return a
         lay = layout_for_size(len(obs))
@@ -216,10 +244,11 @@ def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
 
 
 def bot_plays(bot: Bot) -> Chooser:
-    """A whole bot in the seat."""
-    rng = np.random.default_rng(0)
+    """A whole bot in the seat (its randomness: the seat's generator)."""
 
-    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+    def choose(
+        state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
+    ) -> int:
         if hasattr(bot, "bind"):  # the study's games: 4 players, out at 100
             bot.bind(_observer(layout_for_size(len(obs)).has_ceilings))
         return int(bot.act(obs, mask, rng))
@@ -230,8 +259,6 @@ def bot_plays(bot: Bot) -> Chooser:
 @lru_cache(maxsize=2)
 def _observer(ceilings: bool) -> Any:
     """The knowledge observer of the study's game (4 players, out at 100)."""
-    from ratenvs.rat_a_tat_cat.rules import RatATatCat
-
     game = RatATatCat(num_players=4, target_score=100, owner_ceilings=ceilings)
     return game.observer("knowledge")
 
@@ -239,9 +266,11 @@ def _observer(ceilings: bool) -> Any:
 def chain(*choosers: Chooser) -> Chooser:
     """Each chooser in turn gets the action the previous one chose."""
 
-    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+    def choose(
+        state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
+    ) -> int:
         for c in choosers:
-            a = c(state, seat, obs, mask, a)
+            a = c(state, seat, obs, mask, a, rng)
         return a
 
     return choose
@@ -250,10 +279,41 @@ def chain(*choosers: Chooser) -> Chooser:
 def agent_plays(agent: Bot, decisions: Sequence[str]) -> Chooser:
     """The agent makes the ``decisions`` kinds of decision; the heuristic the others."""
     phases = {ph for d in decisions for ph in PHASES[d]}
-    rng = np.random.default_rng(0)
 
-    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+    def choose(
+        state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
+    ) -> int:
         return int(agent.act(obs, mask, rng)) if state.phase in phases else a
+
+    return choose
+
+
+CARD_PLAY = ["start", "number", "swap", "peek", "draw2"]
+"""Every kind of decision but the knock."""
+
+
+def agent_card_play(checkpoint: str) -> Chooser:
+    """The card play (:data:`CARD_PLAY`) of the agent saved in ``checkpoint``."""
+    from training.checkpoint import load_checkpoint
+
+    return agent_plays(load_checkpoint(checkpoint, game="rat_a_tat_cat").bot(), CARD_PLAY)
+
+
+KnockGain = Callable[[rules.State, int, np.ndarray, Rng], float]
+"""(state, seat, observation, the seat's generator) -> the estimated gain of knocking now."""
+
+
+def knock_on_gain(gain: KnockGain, card_play: Chooser | None = None) -> Chooser:
+    """Knock when ``gain`` is positive; every other decision by ``card_play`` (None: the
+    heuristic's)."""
+
+    def choose(
+        state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
+    ) -> int:
+        if mask[rules.ACTION_KNOCK]:
+            knock = gain(state, seat, obs, rng) > 0
+            return rules.ACTION_KNOCK if knock else rules.ACTION_NO_KNOCK
+        return a if card_play is None else card_play(state, seat, obs, mask, a, rng)
 
     return choose
 
@@ -261,7 +321,9 @@ def agent_plays(agent: Bot, decisions: Sequence[str]) -> Chooser:
 def knock_bias(agent: PolicyBot, bias: float) -> Chooser:
     """The agent's own play with ``bias`` added to its knock logit."""
 
-    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+    def choose(
+        state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
+    ) -> int:
         logits = agent.logits(obs)
         logits[rules.ACTION_KNOCK] += bias
         return int(np.argmax(np.where(mask > 0, logits, -np.inf)))
@@ -272,7 +334,9 @@ def knock_bias(agent: PolicyBot, bias: float) -> Chooser:
 def ensemble(agents: Sequence[PolicyBot]) -> Chooser:
     """The legal action with the highest mean probability over ``agents``' policies."""
 
-    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
+    def choose(
+        state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
+    ) -> int:
         total = np.zeros(len(mask))
         for agent in agents:
             logits = np.where(mask > 0, agent.logits(obs), -np.inf)
@@ -283,11 +347,18 @@ def ensemble(agents: Sequence[PolicyBot]) -> Chooser:
     return choose
 
 
+def study_parser(doc: str, games: int, seed: int, agent: str) -> argparse.ArgumentParser:
+    """The command line of a study of one seat against heuristic bots: ``--games``,
+    ``--seed`` (game ``g`` is seeded ``seed + g``) and ``--agent`` (a checkpoint)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--games", type=int, default=games)
+    parser.add_argument("--seed", type=int, default=seed, help="game g is seeded seed + g")
+    parser.add_argument("--agent", help=agent)
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agent", help="checkpoint of a 4-player agent (elimination game)")
-    parser.add_argument("--games", type=int, default=800)
-    parser.add_argument("--seed", type=int, default=70000)
+    parser = study_parser(__doc__, 800, 70000, "checkpoint of a 4-player agent (elimination game)")
     parser.add_argument("--margin", type=float, default=3.0)
     parser.add_argument(
         "--handicaps",
@@ -310,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a line of the agent and these checkpoints averaged (with --agent)",
     )
     args = parser.parse_args(argv)
-    heuristic: Chooser = lambda s, seat, o, m, a: a  # noqa: E731
+    heuristic: Chooser = lambda s, seat, o, m, a, rng: a  # noqa: E731
     # (name, chooser, handicap, played on the owner_ceilings observation)
     lines: list[tuple[str, Chooser, float, bool]] = [
         ("heuristic", heuristic, 0.0, False),
@@ -334,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ["knock"],
             ["start"],
             ["start", "knock"],
-            ["start", "number", "swap", "peek", "draw2"],
+            CARD_PLAY,
         ):
             name = f"agent plays {'+'.join(decisions)}"
             agent_lines.append((name, agent_plays(agent, decisions)))

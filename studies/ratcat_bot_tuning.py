@@ -27,34 +27,34 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from ratenvs.common.bots import Bot, RandomBot
+from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat.bots import KEPT_VALUES, KNOCK_THRESHOLD, HeuristicBot
-from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.rules import (
     KIND,
     NO_CEILING,
     NUM_NUMBER_KINDS,
     PHASE_KNOCK,
     SLOTS,
+    RatATatCat,
     State,
 )
+from training.games.rat_a_tat_cat_win_chance import win_share
 
 
 def knock_decisions(games: int, seed: int = 0) -> Iterator[tuple[State, int]]:
     """Every knock decision of four heuristic bots in the elimination game at 100 (game
-    ``g`` seeded ``seed + g``): the state, to read only, and the deciding seat."""
-    bot = HeuristicBot()
+    ``g`` is ``play_game(game, bots, seed + g)``): a copy of the table and the deciding
+    seat."""
+    game = RatATatCat(num_players=4, target_score=100)
     for g in range(games):
-        env = raw_env(num_players=4, target_score=100)
-        bot.bind(env.observer)
-        env.reset(seed=seed + g)
-        rng = np.random.default_rng(seed + g)
-        while not env.truth.is_over:
-            p = env.truth.current
-            seen = env.observe(env.possible_agents[p])
-            action = int(bot.act(seen["observation"], seen["action_mask"], rng))
-            if env.truth.phase == PHASE_KNOCK:
-                yield env.truth, p
-            env.step(action)
+        found: list[tuple[State, int]] = []
+
+        def keep(game: object, state: State, actions: object, rewards: object, found=found) -> None:
+            if state.phase == PHASE_KNOCK:  # the next decision is a knock
+                found.append((state.copy(), state.current))
+
+        play_game(game, [HeuristicBot() for _ in range(4)], seed + g, on_step=keep)
+        yield from found
 
 
 def kept_card_values(games: int = 300, seed: int = 0) -> tuple[float, ...]:
@@ -80,31 +80,15 @@ def kept_card_values(games: int = 300, seed: int = 0) -> tuple[float, ...]:
     return tuple(float(x) for x in np.round(means, 1))
 
 
-def play_game(bots: Sequence[Bot], seed: int, **options: object) -> list[bool]:
-    """Play one game with ``bots[i]`` in seat ``i``; return who won (ties share)."""
-    env = raw_env(num_players=len(bots), **options)
-    for bot in bots:
-        if hasattr(bot, "bind"):
-            bot.bind(env.observer)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed + 1_000_003)
-    while not env.truth.is_over:
-        seat = env.truth.current
-        seen = env.observe(env.possible_agents[seat])
-        env.step(int(bots[seat].act(seen["observation"], seen["action_mask"], rng)))
-    return list(env.truth.winners)
-
-
 def win_rate(bot: Bot, opponent: Bot, games: int, seed: int = 0, **options: object) -> float:
     """Share of two-player games ``bot`` wins against ``opponent``, seats alternating
     (a tie counts half)."""
+    game = RatATatCat(num_players=2, **options)
     score = 0.0
     for g in range(games):
         seat = g % 2
         seats = [bot, opponent] if seat == 0 else [opponent, bot]
-        winners = play_game(seats, seed + g, **options)
-        if winners[seat]:
-            score += 1.0 / sum(winners)
+        score += win_share(play_game(game, seats, seed + g).winners, seat)
     return score / games
 
 

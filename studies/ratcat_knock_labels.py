@@ -18,18 +18,19 @@ heuristic's card play and, with ``--agent``, with the agent's card play (seeds o
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Sequence
 
 import numpy as np
 
 from ratenvs.common.bots import Bot
+from ratenvs.common.play import play_game, seed_streams
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
-from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import TableObserver as Observer
+from ratenvs.rat_a_tat_cat.rules import RatATatCat
 from studies import ratcat_4p_ablation as ablation
+from studies.harness import bots_choose, play_on, study_rng
 from studies.ratcat_rival_hands import fit_mlp
 
 PLAYERS = 4
@@ -43,20 +44,19 @@ def play_round(
     agent: Bot | None = None,
     seat: int = -1,
 ) -> tuple[rules.State, list[int]]:
-    """The table and the round's points at the end of the round after ``action``: ``agent``
-    (when given) plays ``seat`` on, heuristic bots every other seat."""
-    bot = HeuristicBot()
-    bot.bind(observer)
+    """The table and the round's points at the end of the round after ``action``, played
+    out from a copy of ``state``: ``agent`` (when given) plays ``seat`` on, heuristic bots
+    every other seat; chance and the seats' bots draw from ``seed_streams(seed, n)``."""
     game = observer.game
+    n = game.num_players
+    bots = [agent if agent is not None and q == seat else HeuristicBot() for q in range(n)]
+    choose = bots_choose(game, bots, observer.kind)
     st = state.copy()
-    rng = np.random.default_rng(seed)
-    points = rules.apply_action(st, action, rng, game)
-    while points is None:
-        p = st.current
-        obs, mask = observer.observe(st, p), game.legal_mask(st, p)
-        player = agent if agent is not None and p == seat else bot
-        points = rules.apply_action(st, int(player.act(obs, mask, rng)), rng, game)
-    return st, points
+    chance, rngs = seed_streams(seed, n)
+    if game.apply(st, {st.current: action}, chance) is None:
+        play_on(game, st, choose, chance, rngs, stop=lambda rewards: rewards is not None)
+    assert st.last_round_points is not None
+    return st, st.last_round_points
 
 
 def play_out(state: rules.State, action: int, observer: Observer, seat: int, seed: int) -> float:
@@ -67,27 +67,28 @@ def play_out(state: rules.State, action: int, observer: Observer, seat: int, see
 
 
 def collect(games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Observations and counterfactual knock gains at every knock decision."""
-    bot = HeuristicBot()
+    """Observations and counterfactual knock gains at every knock decision of four heuristic
+    bots: game ``g`` is ``play_game(game, bots, seed + g)``, its knock decisions played out
+    from their tables (the play-outs' seeds: :func:`studies.harness.study_rng`)."""
+    game = RatATatCat(num_players=PLAYERS, target_score=100)
+    view = game.observer(game.observation_kind)
     observations, gains = [], []
     for g in range(games):
-        env = raw_env(num_players=PLAYERS, target_score=100)
-        bot.bind(env.observer)
-        env.reset(seed=seed + g)
-        rng = np.random.default_rng(seed + g)
-        while not env.truth.is_over:
-            state = env.truth
+        draws = study_rng(seed + g)
+
+        def label(
+            game: object, state: rules.State, actions: object, rewards: object, draws=draws
+        ) -> None:
+            if state.phase != rules.PHASE_KNOCK:  # the next decision is not a knock
+                return
             p = state.current
-            seen = env.observe(env.possible_agents[p])
-            obs = seen["observation"]
-            action = int(bot.act(obs, seen["action_mask"], rng))
-            if state.phase == rules.PHASE_KNOCK:
-                common = int(rng.integers(1 << 30))
-                knock = play_out(state, rules.ACTION_KNOCK, env.observer, p, common)
-                wait = play_out(state, rules.ACTION_NO_KNOCK, env.observer, p, common)
-                observations.append(obs)
-                gains.append(knock - wait)
-            env.step(action)
+            common = int(draws.integers(1 << 30))
+            knock = play_out(state, rules.ACTION_KNOCK, view, p, common)
+            wait = play_out(state, rules.ACTION_NO_KNOCK, view, p, common)
+            observations.append(view.observe(state, p))
+            gains.append(knock - wait)
+
+        play_game(game, [HeuristicBot() for _ in range(PLAYERS)], seed + g, on_step=label)
     return np.asarray(observations, np.float32), np.asarray(gains, np.float32)
 
 
@@ -102,24 +103,18 @@ def learned_knock(model: object, card_play: ablation.Chooser | None) -> ablation
     """Knock when the model predicts a gain; card play by ``card_play`` (None: heuristic)."""
     import torch
 
-    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
-        if mask[rules.ACTION_KNOCK]:
-            with torch.no_grad():
-                gain = float(model(torch.as_tensor(obs[None])))  # type: ignore[operator]
-            return rules.ACTION_KNOCK if gain > 0 else rules.ACTION_NO_KNOCK
-        return a if card_play is None else card_play(state, seat, obs, mask, a)
+    def gain(state: rules.State, seat: int, obs: np.ndarray, rng: ablation.Rng) -> float:
+        with torch.no_grad():
+            return float(model(torch.as_tensor(obs[None])))  # type: ignore[operator]
 
-    return choose
+    return ablation.knock_on_gain(gain, card_play)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1200)
-    parser.add_argument("--seed", type=int, default=100000)
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--eval-games", type=int, default=1000)
-    parser.add_argument("--eval-seed", type=int, default=70000)
-    parser.add_argument("--agent", help="checkpoint whose card play goes with the learned knock")
+    agent = "checkpoint whose card play goes with the learned knock"
+    parser = ablation.study_parser(__doc__, 1200, 100000, agent)
+    for flag, default in (("--epochs", 4), ("--eval-games", 1000), ("--eval-seed", 70000)):
+        parser.add_argument(flag, type=int, default=default)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     x, y = collect(args.games, args.seed)
@@ -129,10 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"validation MSE of the regression: {mse:.4f}")
     lines = [("heuristic card play, learned knock", learned_knock(model, None))]
     if args.agent:
-        from training.checkpoint import load_checkpoint
-
-        agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
-        card_play = ablation.agent_plays(agent, ["start", "number", "swap", "peek", "draw2"])
+        card_play = ablation.agent_card_play(args.agent)
         lines.append(("agent card play, learned knock", learned_knock(model, card_play)))
     for name, chooser in lines:
         rate = ablation.play(chooser, args.eval_games, args.eval_seed).win_rate

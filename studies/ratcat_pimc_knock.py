@@ -32,14 +32,12 @@ the agent's card play (its own knocks replaced by the search).
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.resample import (
     card_at,
     follow_cards,
@@ -47,6 +45,7 @@ from ratenvs.rat_a_tat_cat.resample import (
     put_card,
     resample_state,
 )
+from ratenvs.rat_a_tat_cat.rules import RatATatCat
 from studies import ratcat_4p_ablation as ablation
 from studies.ratcat_bot_tuning import knock_decisions
 from studies.ratcat_knock_labels import play_out
@@ -143,37 +142,33 @@ def oracle_others(state: rules.State, seat: int, rng: np.random.Generator) -> ru
 
 
 def pimc_knock(
-    sampler: Sampler, samples: int, gate: float, card_play: ablation.Chooser | None, seed: int = 0
+    sampler: Sampler, samples: int, gate: float, card_play: ablation.Chooser | None
 ) -> ablation.Chooser:
     """Knock when the sampled tables say knocking gains; card play by ``card_play``
-    (None: the heuristic's)."""
-    rng = np.random.default_rng(seed)
-    observer = raw_env(num_players=4, target_score=100).observer
+    (None: the heuristic's). The deals and the play-outs' seeds are the seat's random
+    numbers (its generator in the driven game)."""
+    observer = RatATatCat(num_players=4, target_score=100).observer("knowledge")
 
-    def choose(state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int) -> int:
-        if not mask[rules.ACTION_KNOCK]:
-            return a if card_play is None else card_play(state, seat, obs, mask, a)
+    def gain(state: rules.State, seat: int, obs: np.ndarray, rng: ablation.Rng) -> float:
         if ablation.estimated_hand(obs, 0) > gate:
-            return rules.ACTION_NO_KNOCK
-        gain = 0.0
+            return -1.0  # never knocks there
+        total = 0.0
         for _ in range(samples):
             deal = sampler(state, seat, rng)
             common = int(rng.integers(1 << 30))
-            gain += play_out(deal, rules.ACTION_KNOCK, observer, seat, common)
-            gain -= play_out(deal, rules.ACTION_NO_KNOCK, observer, seat, common)
-        return rules.ACTION_KNOCK if gain > 0 else rules.ACTION_NO_KNOCK
+            total += play_out(deal, rules.ACTION_KNOCK, observer, seat, common)
+            total -= play_out(deal, rules.ACTION_NO_KNOCK, observer, seat, common)
+        return total
 
-    return choose
+    return ablation.knock_on_gain(gain, card_play)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=70000)
+    agent = "checkpoint whose card play goes with the search"
+    parser = ablation.study_parser(__doc__, 400, 70000, agent)
     parser.add_argument("--samples", type=int, default=32)
     parser.add_argument("--gate", type=float, default=14.0)
     parser.add_argument("--prior-games", type=int, default=150)
-    parser.add_argument("--agent", help="checkpoint whose card play goes with the search")
     parser.add_argument(
         "--beliefs",
         nargs="+",
@@ -204,11 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "heuristic" in args.card_play:
         plays.append(("heuristic", None))
     if "agent" in args.card_play:
-        from training.checkpoint import load_checkpoint
-
-        agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
-        card_play = ablation.agent_plays(agent, ["start", "number", "swap", "peek", "draw2"])
-        plays.append(("agent", card_play))
+        plays.append(("agent", ablation.agent_card_play(args.agent)))
     print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
     print(ablation.HEADER)
     for play_name, card_play in plays:

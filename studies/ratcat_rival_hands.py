@@ -29,9 +29,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import CeilingBot, HeuristicBot
-from ratenvs.rat_a_tat_cat.env import raw_env
+from ratenvs.rat_a_tat_cat.rules import RatATatCat
 
 PLAYERS = 4
 POWER_VALUE = 4.5
@@ -47,64 +48,98 @@ def collect(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """At knock decisions: the observations (without and with the ``owner_ceilings``
     block), history features, the ``ceiling`` bot's guess of the other hands' points and
-    their true points."""
-    bots = [HeuristicBot() for _ in range(PLAYERS)]
-    guesser = CeilingBot()
-    obs_rows, ceiling_rows, hist_rows, guesses, targets = [], [], [], [], []
+    their true points (game ``g``: ``play_game(game, four heuristic bots, seed + g)``)."""
+    game = RatATatCat(num_players=PLAYERS, target_score=100, owner_ceilings=True)
+    rows = _Rows(game)
     for g in range(games):
-        env = raw_env(num_players=PLAYERS, target_score=100, owner_ceilings=True)
-        for bot in [*bots, guesser]:
-            bot.bind(env.observer)
-        env.reset(seed=seed + g)
-        rng = np.random.default_rng(seed + g)
-        round_index = -1
-        removed = dropped = drops = np.zeros(0)
-        while not env.truth.is_over:
-            state = env.truth
-            p = state.current
-            if state.round_index != round_index:
-                round_index = state.round_index
-                removed = -np.ones((PLAYERS, rules.SLOTS))
-                dropped = -np.ones(PLAYERS)
-                drops = np.zeros(PLAYERS)
-            seen = env.observe(env.possible_agents[p])
-            obs = seen["observation"]
-            action = int(bots[p].act(obs, seen["action_mask"], rng))
-            if state.phase == rules.PHASE_KNOCK:
-                hist: list[float] = []
-                for k in range(PLAYERS):
-                    q = (p + k) % PLAYERS
-                    for s in range(rules.SLOTS):
-                        seen = removed[q, s] >= 0
-                        hist += [removed[q, s] / 12 if seen else 0.0, float(seen)]  # kind 0..12
-                    hist += [dropped[q] / 9 if dropped[q] >= 0 else 0.0, float(dropped[q] >= 0)]
-                    hist.append(min(drops[q] / 10, 1.0))
-                obs_rows.append(obs[: env.observer.offset("ceilings")])
-                ceiling_rows.append(obs)
-                hist_rows.append(hist)
-                guesses.append(guesser.hand_estimates(obs)[1:].sum(axis=1))
-                targets.append([_points(state.hands[(p + k) % PLAYERS]) for k in (1, 2, 3)])
-            phase = state.phase
-            if phase in (rules.PHASE_NUMBER, rules.PHASE_PLACE) and (
-                rules.ACTION_REPLACE <= action < rules.ACTION_REPLACE + rules.SLOTS
-            ):
-                slot = action - rules.ACTION_REPLACE
-                removed[p, slot] = rules.KIND[state.hands[p][slot]]
-            elif phase == rules.PHASE_NUMBER and action == rules.ACTION_DISCARD:
-                dropped[p] = rules.KIND[state.held]
-                drops[p] += 1
-            elif phase == rules.PHASE_SWAP and action >= rules.ACTION_SWAP:
-                own, offset, theirs = rules.decode_swap(action)
-                q = (p + offset) % PLAYERS
-                removed[p, own], removed[q, theirs] = removed[q, theirs], removed[p, own]
-            env.step(action)
+        watch = _History(rows)
+        play_game(game, [HeuristicBot() for _ in range(PLAYERS)], seed + g, on_step=watch.on_step)
     return (
-        np.asarray(obs_rows, np.float32),
-        np.asarray(ceiling_rows, np.float32),
-        np.asarray(hist_rows, np.float32),
-        np.asarray(guesses, np.float32),
-        np.asarray(targets, np.float32),
+        np.asarray(rows.obs, np.float32),
+        np.asarray(rows.ceilings, np.float32),
+        np.asarray(rows.hist, np.float32),
+        np.asarray(rows.guesses, np.float32),
+        np.asarray(rows.targets, np.float32),
     )
+
+
+class _Rows:
+    """What :func:`collect` records, one row per knock decision."""
+
+    def __init__(self, game: RatATatCat) -> None:
+        self.view = game.observer(game.observation_kind)
+        self.guesser = CeilingBot()
+        self.guesser.bind(self.view)
+        self.obs: list[np.ndarray] = []
+        self.ceilings: list[np.ndarray] = []
+        self.hist: list[list[float]] = []
+        self.guesses: list[np.ndarray] = []
+        self.targets: list[list[float]] = []
+
+
+class _History:
+    """Watches one game (``on_step``): the public history of the round, and a row at every
+    knock decision (the state after a step is the state of the next decision)."""
+
+    def __init__(self, rows: _Rows) -> None:
+        self.rows = rows
+        self.round_index = 0
+        self._new_round()
+        self.before: tuple[int, int, list[int], int] | None = None
+        """(seat, phase, its hand's kinds, the held card's kind) at the next decision."""
+
+    def _new_round(self) -> None:
+        self.removed = -np.ones((PLAYERS, rules.SLOTS))
+        self.dropped = -np.ones(PLAYERS)
+        self.drops = np.zeros(PLAYERS)
+
+    def on_step(
+        self, game: object, state: rules.State, actions: dict[int, int], _r: object
+    ) -> None:
+        if self.before is not None:  # the first decision is a draw: no history
+            self._played(*self.before, actions[self.before[0]])
+        if state.is_over:
+            return
+        if state.round_index != self.round_index:
+            self.round_index = state.round_index
+            self._new_round()
+        p = state.current
+        if state.phase == rules.PHASE_KNOCK:
+            self._row(state, p)
+        held = rules.KIND[state.held] if state.held != rules.NO_CARD else -1
+        self.before = (p, state.phase, [rules.KIND[c] for c in state.hands[p]], held)
+
+    def _played(self, p: int, phase: int, hand: list[int], held: int, action: int) -> None:
+        removed = self.removed
+        if phase in (rules.PHASE_NUMBER, rules.PHASE_PLACE) and (
+            rules.ACTION_REPLACE <= action < rules.ACTION_REPLACE + rules.SLOTS
+        ):
+            removed[p, action - rules.ACTION_REPLACE] = hand[action - rules.ACTION_REPLACE]
+        elif phase == rules.PHASE_NUMBER and action == rules.ACTION_DISCARD:
+            self.dropped[p] = held
+            self.drops[p] += 1
+        elif phase == rules.PHASE_SWAP and action >= rules.ACTION_SWAP:
+            own, offset, theirs = rules.decode_swap(action)
+            q = (p + offset) % PLAYERS
+            removed[p, own], removed[q, theirs] = removed[q, theirs], removed[p, own]
+
+    def _row(self, state: rules.State, p: int) -> None:
+        rows = self.rows
+        hist: list[float] = []
+        for k in range(PLAYERS):
+            q = (p + k) % PLAYERS
+            for s in range(rules.SLOTS):
+                seen = self.removed[q, s] >= 0
+                hist += [self.removed[q, s] / 12 if seen else 0.0, float(seen)]  # kind 0..12
+            dropped = self.dropped[q]
+            hist += [dropped / 9 if dropped >= 0 else 0.0, float(dropped >= 0)]
+            hist.append(min(self.drops[q] / 10, 1.0))
+        obs = rows.view.observe(state, p)
+        rows.obs.append(obs[: rows.view.offset("ceilings")])
+        rows.ceilings.append(obs)
+        rows.hist.append(hist)
+        rows.guesses.append(rows.guesser.hand_estimates(obs)[1:].sum(axis=1))
+        rows.targets.append([_points(state.hands[(p + k) % PLAYERS]) for k in (1, 2, 3)])
 
 
 def fit_mlp(

@@ -27,15 +27,17 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.bots import HeuristicBot
-from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.observe import Layout
+from ratenvs.rat_a_tat_cat.rules import RatATatCat
+from studies.harness import study_rng
+from studies.ratcat_4p_ablation import lineup
 from studies.ratcat_knock_labels import play_round
 from training.games.rat_a_tat_cat_win_chance import WinChance, win_share
 from training.stats import mean_interval
@@ -51,56 +53,43 @@ def _has_ceilings(agent: PolicyBot) -> bool:
     return agent.spec.observation_size == Layout(PLAYERS, True).size
 
 
-Move = Callable[[int, raw_env, int, np.ndarray, np.ndarray, np.random.Generator], int]
-"""(game, env, seat, observation, mask, the game's generator) -> the seat's action."""
-
-
-def play_games(games: int, seed: int, ceilings: bool, move: Move) -> list[float]:
-    """``move`` plays seat ``g % 4`` of game ``g`` against three heuristic bots; each game's
-    share of the win for that seat."""
-    bot = HeuristicBot()
-    shares = []
-    for g in range(games):
-        seat = g % PLAYERS
-        env = raw_env(num_players=PLAYERS, target_score=TARGET, owner_ceilings=ceilings)
-        bot.bind(env.observer)
-        env.reset(seed=seed + g)
-        rng = np.random.default_rng(seed + g)
-        while not env.truth.is_over:
-            p = env.truth.current
-            seen = env.observe(env.possible_agents[p])
-            obs, mask = seen["observation"], seen["action_mask"]
-            if p == seat:
-                env.step(move(g, env, seat, obs, mask, rng))
-            else:
-                env.step(int(bot.act(obs, mask, rng)))
-        shares.append(win_share(env.truth.winners, seat))
-    return shares
+def _game(ceilings: bool) -> RatATatCat:
+    return RatATatCat(num_players=PLAYERS, target_score=TARGET, owner_ceilings=ceilings)
 
 
 def knock_gains(
     agent: PolicyBot, games: int, seed: int, chances: WinChance
 ) -> tuple[np.ndarray, np.ndarray]:
     """(knock logit - no-knock logit, gain in chance to win of knocking now) at every knock
-    decision of the agent."""
+    decision of the agent, in seat ``g % 4`` of game ``g``: ``play_game(game, bots, seed +
+    g)`` with three heuristic bots, each of the agent's knock decisions played out from its
+    table both ways (the play-outs' seeds: :func:`studies.harness.study_rng`)."""
+    game = _game(_has_ceilings(agent))
+    view = game.observer(game.observation_kind)
     logits_out, gains = [], []
+    for g in range(games):
+        seat, draws = g % PLAYERS, study_rng(seed + g)
 
-    def move(
-        g: int, env: raw_env, seat: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
-    ) -> int:
-        state = env.truth
-        logits = agent.logits(obs)
-        if state.phase == rules.PHASE_KNOCK:
-            common = int(rng.integers(1 << 30))
+        def value(
+            game: object,
+            state: rules.State,
+            actions: object,
+            rewards: object,
+            seat: int = seat,
+            draws: np.random.Generator = draws,
+        ) -> None:
+            if state.phase != rules.PHASE_KNOCK or state.current != seat:
+                return
+            logits = agent.logits(view.observe(state, seat))
+            common = int(draws.integers(1 << 30))
             knock, wait = (
-                chances.of_seat(play_round(state, a, env.observer, common, agent, seat)[0], seat)
+                chances.of_seat(play_round(state, a, view, common, agent, seat)[0], seat)
                 for a in (rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK)
             )
             logits_out.append(logits[rules.ACTION_KNOCK] - logits[rules.ACTION_NO_KNOCK])
             gains.append(knock - wait)
-        return int(np.argmax(np.where(mask > 0, logits, -np.inf)))
 
-    play_games(games, seed, _has_ceilings(agent), move)
+        play_game(game, lineup(agent, seat), seed + g, on_step=value)
     return np.asarray(logits_out), np.asarray(gains)
 
 
@@ -143,27 +132,41 @@ def heads_up_action(
     return action
 
 
+class HeadsUpSeat:
+    """The agent in one seat; ``two`` (a 2-player agent, when given) takes the seat's
+    decisions once one other player is left (read from the observation's ``active``)."""
+
+    def __init__(self, agent: PolicyBot, two: PolicyBot | None, ceilings: bool) -> None:
+        self.agent, self.two, self.ceilings = agent, two, ceilings
+        self.active = Layout(PLAYERS, ceilings).active
+        self.reached = False
+        """Whether the seat has decided in heads-up."""
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        others = [k for k in range(1, PLAYERS) if obs[self.active + k] > 0.5]
+        if len(others) == 1:
+            self.reached = True
+            if self.two is not None:
+                return heads_up_action(self.two, obs, mask, others[0], self.ceilings)
+        return int(self.agent.act(obs, mask, rng))
+
+
 def heads_up_games(
     agent: PolicyBot, two: PolicyBot | None, games: int, seed: int
 ) -> tuple[float, float, float]:
     """(wins, share of games the seat reaches heads-up, wins among those); ``two`` (when
-    given) plays the seat's heads-up decisions."""
+    given) plays the seat's heads-up decisions (:class:`HeadsUpSeat` in seat ``g % 4`` of
+    ``play_game(game, bots, seed + g)``, three heuristic bots)."""
     ceilings = _has_ceilings(agent)
-    agent_rng = np.random.default_rng(0)
-    reached: set[int] = set()
-
-    def move(
-        g: int, env: raw_env, seat: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
-    ) -> int:
-        others = [q for q in range(PLAYERS) if q != seat and env.truth.active[q]]
-        if len(others) == 1:
-            reached.add(g)
-            if two is not None:
-                return heads_up_action(two, obs, mask, (others[0] - seat) % PLAYERS, ceilings)
-        return int(agent.act(obs, mask, agent_rng))
-
-    shares = play_games(games, seed, ceilings, move)
-    there = [shares[g] for g in reached]
+    game = _game(ceilings)
+    shares, there = [], []
+    for g in range(games):
+        seat = g % PLAYERS
+        player = HeadsUpSeat(agent, two, ceilings)
+        share = win_share(play_game(game, lineup(player, seat), seed + g).winners, seat)
+        shares.append(share)
+        if player.reached:
+            there.append(share)
     return float(np.mean(shares)), len(there) / games, float(np.mean(there)) if there else 0.0
 
 

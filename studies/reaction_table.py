@@ -20,13 +20,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from ratenvs.common.play import play_game
 from ratenvs.ratto_zakko import reaction
 from ratenvs.ratto_zakko.bots import BOTS
-from ratenvs.ratto_zakko.env import raw_env
-from ratenvs.ratto_zakko.rules import LEVELS
+from ratenvs.ratto_zakko.rules import LEVELS, RattoZakko
 
 PRESETS = ("child", "adult", "expert", "perfect")
 
@@ -55,31 +56,32 @@ def measure(
 ) -> ReactionStats:
     """Play ``games`` two-seat games of ``make_bot()`` against an
     :class:`~ratenvs.ratto_zakko.reaction.IdleBot` and measure the bot's reaction time and
-    error rate (alone, so no card is cut short by an opponent)."""
-    env = raw_env(num_players=2, level=level, tick_ms=tick_ms, perception=perception)
-    rng = np.random.default_rng(seed)
-    times, wrong, conflicts, cards = [], 0, 0, 0
+    error rate (alone, so no card is cut short by an opponent). Game ``g`` is
+    ``play_game(game, [make_bot(), IdleBot()], seed + g)``."""
+    game = RattoZakko(num_players=2, level=level, tick_ms=tick_ms, perception=perception)
+    times: list[int] = []
+    wrong = conflicts = cards = 0
     for g in range(games):
-        env.reset(seed=seed + g)
-        players = [make_bot(), reaction.IdleBot()]
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, _i = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.agent_name_mapping[agent]
-            previous = env.truth.last_result
-            shaker, fly = env.truth.shaker_on, env.truth.fly_under
-            env.step(players[seat].act(obs["observation"], obs["action_mask"], rng))
-            last = env.truth.last_result
-            if last is previous:
-                continue
+        previous: list[Any] = [None]  # the last card's result (the game starts with none)
+
+        def card(
+            game: object, state: Any, actions: object, rewards: object, previous=previous
+        ) -> None:
+            nonlocal wrong, conflicts, cards
+            last = state.last_result
+            if last is previous[0]:
+                return
+            previous[0] = last  # a card resolved this step (the fly and shaker not moved yet)
             cards += 1
             if 0 in last.answers:
                 response, tick = last.answers[0]
                 times.append((tick + 1) * tick_ms)
                 wrong += response != last.correct
-                conflicts += reaction.is_conflict(last.card, shaker, fly, level)
+                conflicts += reaction.is_conflict(
+                    last.card, state.shaker_on, state.fly_under, level
+                )
+
+        play_game(game, [make_bot(), reaction.IdleBot()], seed + g, on_step=card)
     answered = len(times)
     return ReactionStats(
         cards=cards,

@@ -38,9 +38,9 @@ def test_the_oracle_reads_real_hands_and_knocks_only_when_ahead():
     choose = ablation.oracle_knock("true", "true", margin=3.0)
     rivals = [ablation.true_hand(state, q) for q in (1, 2, 3)]
     expected = rules.ACTION_KNOCK if min(rivals) - 3.0 >= 6.0 else rules.ACTION_NO_KNOCK
-    assert choose(state, 0, obs, mask, rules.ACTION_NO_KNOCK) == expected
+    assert choose(state, 0, obs, mask, rules.ACTION_NO_KNOCK, None) == expected
     state.hands[1] = [1, 5, 9, 13]  # a rival with the same 6 points: never knock
-    assert choose(state, 0, obs, mask, rules.ACTION_KNOCK) == rules.ACTION_NO_KNOCK
+    assert choose(state, 0, obs, mask, rules.ACTION_KNOCK, None) == rules.ACTION_NO_KNOCK
 
 
 def test_the_script_runs_every_line(capsys):
@@ -82,14 +82,14 @@ def test_a_knock_bias_moves_only_the_knock_and_an_ensemble_of_one_is_the_agent()
         p, state = env.truth.current, env.truth
         obs, mask = _seen(env, p)
         own = agent.act(obs, mask, rng)
-        assert ablation.ensemble([agent])(state, p, obs, mask, -1) == own
-        assert ablation.knock_bias(agent, 0.0)(state, p, obs, mask, -1) == own
+        assert ablation.ensemble([agent])(state, p, obs, mask, -1, rng) == own
+        assert ablation.knock_bias(agent, 0.0)(state, p, obs, mask, -1, rng) == own
         if state.phase == rules.PHASE_KNOCK:
             knocks += 1
             for bias, expected in ((50.0, rules.ACTION_KNOCK), (-50.0, rules.ACTION_NO_KNOCK)):
-                assert ablation.knock_bias(agent, bias)(state, p, obs, mask, -1) == expected
+                assert ablation.knock_bias(agent, bias)(state, p, obs, mask, -1, rng) == expected
         else:  # not a knock decision: the bias changes nothing
-            assert ablation.knock_bias(agent, 50.0)(state, p, obs, mask, -1) == own
+            assert ablation.knock_bias(agent, 50.0)(state, p, obs, mask, -1, rng) == own
         env.step(own)
     assert knocks > 5
 
@@ -122,29 +122,29 @@ def test_the_oracle_swap_takes_the_lowest_real_card_for_the_highest_own():
     state.hands[3] = [nines[8], others[3], 1, 2]
     obs, mask = _seen(env, 0)
     oracle = ablation.belief_swap("oracle")
-    assert oracle(state, 0, obs, mask, rules.ACTION_DECLINE) == rules.swap_action(0, 2, 2)
+    assert oracle(state, 0, obs, mask, rules.ACTION_DECLINE, None) == rules.swap_action(0, 2, 2)
     # a fair guess cannot find the 0: every hidden card is worth the same to it
     kept = ablation.belief_swap("kept-card")
     state.know[:, 1:] = rules.CODE_UNKNOWN
     state.know[3, 3, 1] = 5  # its owner saw this card and kept it: counts KEPT_VALUE
-    choice = kept(state, 0, obs, mask, rules.ACTION_DECLINE)
+    choice = kept(state, 0, obs, mask, rules.ACTION_DECLINE, None)
     assert choice == rules.swap_action(0, 3, 1)
     # not worth a point: decline
     state.know[0, 0] = [3, 2, 2, 2]
     obs = _seen(env, 0)[0]
-    assert kept(state, 0, obs, mask, rules.swap_action(0, 1, 0)) == rules.ACTION_DECLINE
+    assert kept(state, 0, obs, mask, rules.swap_action(0, 1, 0), None) == rules.ACTION_DECLINE
 
 
 def test_chain_hands_each_chooser_the_previous_choice():
     seen = []
-    first = lambda state, seat, obs, mask, a: a + 1  # noqa: E731
-    second = lambda state, seat, obs, mask, a: seen.append(a) or a * 10  # noqa: E731
-    assert ablation.chain(first, second)(None, 0, None, None, 4) == 50
-    assert seen == [5]
+    first = lambda state, seat, obs, mask, a, rng: a + 1  # noqa: E731
+    second = lambda state, seat, obs, mask, a, rng: seen.append((a, rng)) or a * 10  # noqa: E731
+    assert ablation.chain(first, second)(None, 0, None, None, 4, "rng") == 50
+    assert seen == [(5, "rng")]
 
 
 def test_a_handicap_comes_off_every_round_and_shows_in_the_win_rate():
-    heuristic = lambda state, seat, obs, mask, a: a  # noqa: E731
+    heuristic = lambda state, seat, obs, mask, a, rng: a  # noqa: E731
     even = ablation.play(heuristic, games=8, seed=3)
     ahead = ablation.play(heuristic, games=8, seed=3, handicap=5.0)
     assert even.rounds >= 3 and abs(even.points - 11.5) < 6.0
@@ -195,7 +195,7 @@ def test_knock_labels_are_common_random_number_differences():
         torch.nn.init.zeros_(model.weight)
         torch.nn.init.constant_(model.bias, bias)
         choose = labels.learned_knock(model, None)
-        assert choose(env.truth, p, _seen(env, p)[0], mask, -1) == expected
+        assert choose(env.truth, p, _seen(env, p)[0], mask, -1, None) == expected
 
 
 def test_the_kept_card_belief_deals_lower_cards_where_their_owner_knows_them():
@@ -235,9 +235,10 @@ def test_the_search_knock_runs_and_never_knocks_above_its_gate():
     p = state.current
     obs, mask = _seen(env, p)
     never = pimc.pimc_knock(pimc.resample_state, samples=2, gate=-1.0, card_play=None)
-    assert never(state, p, obs, mask, rules.ACTION_KNOCK) == rules.ACTION_NO_KNOCK
+    rng = np.random.default_rng(0)
+    assert never(state, p, obs, mask, rules.ACTION_KNOCK, rng) == rules.ACTION_NO_KNOCK
     search = pimc.pimc_knock(pimc.resample_state, samples=2, gate=99.0, card_play=None)
-    assert search(state, p, obs, mask, -1) in (rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK)
+    assert search(state, p, obs, mask, -1, rng) in (rules.ACTION_KNOCK, rules.ACTION_NO_KNOCK)
     line = ablation.play(search, games=1, seed=70000)
     assert 0.0 <= line.win_rate <= 1.0
 
@@ -263,3 +264,33 @@ def test_the_oracle_belief_keeps_the_other_hands_and_deals_the_rest():
         changed += deal.draw_pile != state.draw_pile
         env.step(int(bot.act(*_seen(env, p), rng)))
     assert changed > 30  # the draw pile is dealt again
+
+
+def test_a_driven_game_is_play_game_and_the_chooser_gets_the_seats_stream(monkeypatch):
+    from ratenvs.common.play import play_game, seed_streams
+    from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+    from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+    finals, draws = [], []
+
+    def watch(game, seed, choose, **kw):
+        finals.append((seed, drive(game, seed, choose, **kw)))
+        return finals[-1][1]
+
+    def keep(state, seat, obs, mask, a, rng):  # the heuristic's own play, noting the stream
+        draws.append((seat, rng.random()))
+        return a
+
+    drive = ablation.drive
+    monkeypatch.setattr(ablation, "drive", watch)
+    line = ablation.play(keep, games=3, seed=40)
+    game = RatATatCat(num_players=4, target_score=100)
+    wins = 0.0
+    for g, (seed, final) in enumerate(finals):
+        again = play_game(game, [HeuristicBot() for _ in range(4)], 40 + g)
+        assert seed == 40 + g and game.to_json(final) == game.to_json(again.state)
+        wins += again.winners[g % 4] / sum(again.winners)
+    assert line.win_rate == wins / 3
+    # the chooser draws from its seat's stream of the game's seed (the heuristic draws none)
+    seat, first = draws[0]
+    assert seat == 0 and first == seed_streams(40, 4)[1][0].random()

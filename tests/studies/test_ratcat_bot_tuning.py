@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ratenvs.common.bots import RandomBot
+from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import KEPT_VALUES, HeuristicBot
 from studies import ratcat_bot_tuning as tuning
@@ -29,9 +30,41 @@ def test_heuristic_beats_random_with_alternating_seats():
     assert tuning.win_rate(HeuristicBot(), RandomBot(), 160, seed=0) > 0.7
 
 
-def test_a_game_has_a_winner_and_the_sweep_has_every_threshold():
-    winners = tuning.play_game([HeuristicBot(), RandomBot(), HeuristicBot()], seed=2, rounds=2)
-    assert len(winners) == 3 and any(winners)
+def test_game_g_of_a_win_rate_is_play_game_with_seed_plus_g(monkeypatch):
+    played = []
+
+    def watch(game, bots, seed, **kw):
+        played.append(tuning_play_game(game, bots, seed, **kw))
+        return played[-1]
+
+    tuning_play_game = tuning.play_game
+    monkeypatch.setattr(tuning, "play_game", watch)
+    bot, rival = HeuristicBot(), RandomBot()
+    rate = tuning.win_rate(bot, rival, 4, seed=10, rounds=2)
+    game = rules.RatATatCat(num_players=2, rounds=2)
+    for g, got in enumerate(played):
+        again = play_game(game, [bot, rival] if g % 2 == 0 else [rival, bot], 10 + g)
+        assert got.seed == 10 + g and got.actions == again.actions
+        assert game.to_json(got.state) == game.to_json(again.state)
+    shares = [w[g % 2] / sum(w) for g, w in enumerate(p.winners for p in played)]
+    assert len(played) == 4 and rate == sum(shares) / 4
+
+
+def test_knock_decisions_are_the_knock_tables_of_play_game():
+    game = rules.RatATatCat(num_players=4, target_score=100)
+    seen: list[tuple[str, int]] = []
+
+    def on_step(game, state, actions, rewards):
+        if state.phase == rules.PHASE_KNOCK:
+            seen.append((str(game.to_json(state)), state.current))
+
+    for g in range(2):
+        play_game(game, [HeuristicBot() for _ in range(4)], 3 + g, on_step=on_step)
+    found = [(str(game.to_json(s)), p) for s, p in tuning.knock_decisions(games=2, seed=3)]
+    assert found == seen and len(found) > 20
+
+
+def test_the_sweep_has_every_threshold():
     rates = tuning.tune_knock_threshold([4.0, 8.0], games=4, seed=1)
     assert set(rates) == {4.0, 8.0} and all(0.0 <= r <= 1.0 for r in rates.values())
     same = tuning.tune_knock_threshold([8.0], games=4, seed=1, opponent=HeuristicBot(8.0))

@@ -1,0 +1,81 @@
+"""How the studies play games: every game by the one seeding rule of
+:func:`ratenvs.common.play.seed_streams`.
+
+A study whose bots play a whole game calls :func:`~ratenvs.common.play.play_game`
+(game ``i`` of a study is ``play_game(game, bots, seed + i)``), watching it with
+``on_step``. A study that must intervene in a game (read the true table at a
+decision, change the scores, search) drives it with :func:`drive`, and a
+counterfactual play-out from a mid-game state goes on with :func:`play_on`; both
+draw chance and each seat's randomness from the streams of ``seed_streams``, so
+a driven game whose choices are the bots' own is the game ``play_game`` plays.
+A study's own random numbers (the seeds of its play-outs) come from
+:func:`study_rng`, a stream of the same seed that neither the game nor a bot uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ratenvs.common.game import Chance, Game
+from ratenvs.common.play import StepHook, seed_streams
+
+Choose = Callable[[Any, int, np.random.Generator], int]
+"""(state, seat, the seat's generator) -> the seat's action."""
+
+
+def study_rng(seed: int) -> np.random.Generator:
+    """The study's own generator for the game seeded ``seed`` (``default_rng([seed, 2])``:
+    apart from chance, ``np_random(seed)``, and the seats' bots, ``[seed, 1, seat]``)."""
+    return np.random.default_rng([int(seed), 2])
+
+
+def play_on(
+    game: Game,
+    state: Any,
+    choose: Choose,
+    chance: Chance,
+    rngs: Sequence[np.random.Generator],
+    *,
+    stop: Callable[[Sequence[float] | None], bool] | None = None,
+    on_step: StepHook | None = None,
+) -> Sequence[float] | None:
+    """Play ``state`` on (in place) until the game ends or ``stop(rewards)`` holds after a
+    step; seat ``i`` chooses with ``rngs[i]``, chance draws from ``chance``. Returns the
+    last step's rewards."""
+    rewards = None
+    while not game.is_terminal(state):
+        actions = {seat: int(choose(state, seat, rngs[seat])) for seat in game.to_act(state)}
+        rewards = game.apply(state, actions, chance)
+        if on_step is not None:
+            on_step(game, state, actions, rewards)
+        if stop is not None and stop(rewards):
+            break
+    return rewards
+
+
+def drive(game: Game, seed: int, choose: Choose, *, on_step: StepHook | None = None) -> Any:
+    """A whole game seeded ``seed`` that ``choose`` plays, reading the true state; its
+    final state. With ``choose(state, seat, rng) = bots[seat].act(observation, mask, rng)``
+    it is the game ``play_game(game, bots, seed)`` plays."""
+    chance, rngs = seed_streams(seed, game.num_players)
+    state = game.init(chance)
+    play_on(game, state, choose, chance, rngs, on_step=on_step)
+    return state
+
+
+def bots_choose(game: Game, bots: Sequence[Any], kind: str | None = None) -> Choose:
+    """``choose`` for :func:`drive` / :func:`play_on` by which ``bots[seat]`` plays each seat
+    on the observer ``kind`` (default: the game's), the bots bound to it."""
+    view = game.observer(kind or game.observation_kind)
+    for bot in bots:
+        bind = getattr(bot, "bind", None)
+        if bind is not None:
+            bind(view)
+
+    def choose(state: Any, seat: int, rng: np.random.Generator) -> int:
+        return int(bots[seat].act(view.observe(state, seat), game.legal_mask(state, seat), rng))
+
+    return choose
