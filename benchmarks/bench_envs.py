@@ -41,7 +41,9 @@ def main() -> None:
         "seconds": args.seconds,
         "rounds": args.rounds,
     }
-    args.out.write_text(json.dumps({"meta": meta, "records": records}, indent=2) + "\n")
+    tmp = args.out.with_name(f".{args.out.name}.tmp")  # written whole, then renamed
+    tmp.write_text(json.dumps({"meta": meta, "records": records}, indent=2) + "\n")
+    tmp.replace(args.out)
     print(f"wrote {args.out}")
 
 
