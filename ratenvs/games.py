@@ -25,7 +25,6 @@ class GameSpec:
     """Bot that plays the other seats of the gymnasium id unless told otherwise."""
     gymnasium_defaults: dict[str, Any] = field(default_factory=dict)
     """Env options of the gymnasium id (the PettingZoo id uses the env's own defaults)."""
-    parallel: bool = False
     bench_options: tuple[dict[str, Any], ...] = ({},)
     """Configurations measured by ``ratenvs bench``."""
     test_options: tuple[dict[str, Any], ...] = ({},)
@@ -38,7 +37,7 @@ class GameSpec:
 
     @property
     def module(self) -> str:
-        """Versioned entry module with ``env``, ``raw_env`` (and ``parallel_env``)."""
+        """Versioned entry module with ``env``, ``raw_env`` and ``parallel_env``."""
         return f"ratenvs.{self.name}_v0"
 
     @property
@@ -91,7 +90,6 @@ GAMES: dict[str, GameSpec] = {
             gymnasium_id="ratenvs/RattoZakko-v0",
             default_opponent="adult",
             gymnasium_defaults={"num_players": 4},
-            parallel=True,
             bench_options=({"num_players": 4},),
             test_options=(
                 {"num_players": 2},

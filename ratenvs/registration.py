@@ -22,7 +22,7 @@ def register() -> None:
             warnings.simplefilter("ignore")  # re-registration on reload is harmless
             if spec.pettingzoo_id not in pettingzoo.aec_registry:
                 pettingzoo.register("aec", spec.pettingzoo_id, f"{spec.module}:env")
-            if spec.parallel and spec.pettingzoo_id not in pettingzoo.parallel_registry:
+            if spec.pettingzoo_id not in pettingzoo.parallel_registry:
                 pettingzoo.register("parallel", spec.pettingzoo_id, f"{spec.module}:parallel_env")
             if spec.gymnasium_id not in gymnasium.registry:
                 gymnasium.register(

@@ -236,3 +236,19 @@ def test_the_docs_are_made_from_the_option_spec_and_the_pieces(spec):
     observer = module.raw_env().observer
     for piece in observer.pieces:
         assert f"`{piece.name}`" in doc, piece.name
+
+
+@pytest.mark.parametrize("spec", list(GAMES.values()), ids=list(GAMES))
+def test_numpy_integers_pass_where_ints_do_and_both_ids_are_registered(spec):
+    import pettingzoo
+
+    import ratenvs  # noqa: F401  (registers the ids)
+
+    module = spec.load()
+    env = module.raw_env(num_players=np.int64(2))
+    assert env.options["num_players"] == 2 and type(env.options["num_players"]) is int
+    with pytest.raises(ValueError, match="num_players"):
+        module.raw_env(num_players=np.float64(2.5))
+    aec = pettingzoo.make("aec", spec.pettingzoo_id)
+    par = pettingzoo.make("parallel", spec.pettingzoo_id)
+    assert aec.unwrapped.game == par.unwrapped.game
