@@ -32,6 +32,7 @@ from ratenvs.catz_ratz_batz.rules import (
     numbers_showing,
 )
 from ratenvs.common.observer import Observer, Piece
+from ratenvs.common.observer import max_total as common_max_total
 
 if TYPE_CHECKING:
     from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
@@ -55,14 +56,9 @@ MAX_TURN_SCORE = 175
 
 
 def max_total(turns: int | None, target_score: int | None) -> int:
-    """Highest total a seat can reach: every turn at the maximum, or (race) one turn past
-    a total just below the target (the game ends with the round in which someone reaches it)."""
-    bounds = []
-    if turns is not None:
-        bounds.append(MAX_TURN_SCORE * turns)
-    if target_score is not None:
-        bounds.append(target_score - 1 + MAX_TURN_SCORE)
-    return min(bounds)
+    """Highest game total a seat can reach: every turn at the maximum, or (race) one turn
+    past a total just below the target."""
+    return common_max_total(MAX_TURN_SCORE, turns, target_score)
 
 
 def pieces(num_players: int, turns: int | None, target_score: int | None) -> list[Piece]:

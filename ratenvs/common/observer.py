@@ -112,5 +112,17 @@ class Observer:
         raise NotImplementedError
 
 
+def max_total(per_step: int, steps: int | None, target_score: int | None) -> int:
+    """Highest game total a seat can reach when each of at most ``steps`` scoring steps (a
+    turn, a round) adds at most ``per_step``, or, with a ``target_score`` that ends the game
+    once reached, one step past a total just below it (the bound of a ``totals`` piece)."""
+    bounds = []
+    if steps is not None:
+        bounds.append(per_step * steps)
+    if target_score is not None:
+        bounds.append(target_score - 1 + per_step)
+    return min(bounds)
+
+
 def _num(x: float) -> str:
     return f"{x:g}"

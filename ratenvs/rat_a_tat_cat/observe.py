@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ratenvs.common.observer import Observer, Piece
+from ratenvs.common.observer import max_total as common_max_total
 from ratenvs.rat_a_tat_cat.rules import (
     CODE_NUMBER,
     CODE_UNKNOWN,
@@ -95,14 +96,9 @@ EMPTY = -1
 
 
 def max_total(rounds: int | None, target_score: int | None) -> int:
-    """Highest game total a player can reach: every round at 36 points, or (elimination)
-    one round past a total just below the target."""
-    bounds = []
-    if rounds is not None:
-        bounds.append(rounds * MAX_HAND_POINTS)
-    if target_score is not None:
-        bounds.append(target_score - 1 + MAX_HAND_POINTS)
-    return min(bounds)
+    """Highest game total a seat can reach: every round at 36 points, or (elimination) one
+    round past a total just below the target."""
+    return common_max_total(MAX_HAND_POINTS, rounds, target_score)
 
 
 def pieces(
