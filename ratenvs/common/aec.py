@@ -54,6 +54,9 @@ def options_table(game_class: type[Game]) -> str:
     )
 
 
+NEEDS_RESET = "{}() before reset(): call reset() first"
+
+
 class IllegalActionError(ValueError):
     """An agent played an action its action mask forbids (raised by ``raw_env``)."""
 
@@ -253,8 +256,12 @@ class GameAECEnv(_GameEnvBase, AECEnv):
         }
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except AttributeError:
+            raise RuntimeError(NEEDS_RESET.format("step")) from None
+        if dead:
             self._was_dead_step(action)
             return
         seat = self.agent_name_mapping[agent]
@@ -345,6 +352,8 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Play one step with ``actions`` (agent -> action) for the seats that act now."""
+        if not self.agents:
+            raise RuntimeError(NEEDS_RESET.format("step") + " (or the game is over)")
         game, truth = self.game, self.truth
         names = self.possible_agents
         chosen: dict[int, int] = {}

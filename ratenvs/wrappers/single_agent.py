@@ -133,6 +133,8 @@ class SingleAgentEnv(gym.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         aec = self.aec
         agent = aec.possible_agents[self._seat]
+        if not hasattr(aec, "terminations"):
+            raise RuntimeError("step() before reset(): call reset() first")
         if aec.terminations[agent] or aec.truncations[agent]:
             raise RuntimeError("step() called after the episode ended; call reset()")
         action = int(action)
