@@ -57,6 +57,18 @@ def options_table(game_class: type[Game]) -> str:
 NEEDS_RESET = "{}() before reset(): call reset() first"
 
 
+def as_action(value: Any) -> int | None:
+    """``value`` as an action index if it is an integer (Python or numpy, or a 0-d integer
+    array), else None: a float, a bool, a string or None is never coerced into an action."""
+    if type(value) is int:
+        return value
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+        return int(value)
+    return None
+
+
 class IllegalActionError(ValueError):
     """An agent played an action its action mask forbids (raised by ``raw_env``)."""
 
@@ -266,13 +278,14 @@ class GameAECEnv(_GameEnvBase, AECEnv):
             return
         seat = self.agent_name_mapping[agent]
         mask = self._seat_mask(seat)
-        if action is None or not 0 <= action < self.num_actions or not mask[action]:
+        index = as_action(action)
+        if index is None or not 0 <= index < self.num_actions or not mask[index]:
             raise IllegalActionError(
                 f"illegal action {action!r} for {agent}; legal actions: "
                 f"{np.flatnonzero(mask).tolist()} (use env() for PettingZoo's "
                 "terminate-on-illegal-move handling)"
             )
-        self._play(agent, seat, int(action))
+        self._play(agent, seat, index)
 
     def _play(self, agent: str, seat: int, action: int) -> None:
         """Play an action already known to be legal for ``agent`` (its seat ``seat``)."""

@@ -86,7 +86,8 @@ class ClassicWrapper(OrderEnforcingWrapper):
             in_bounds = 0 <= action < raw.num_actions
         else:
             in_bounds = action is not None and raw.action_space(agent).contains(action)
-        assert in_bounds, "action is not in action space"
+        if not in_bounds:  # PettingZoo's AssertOutOfBoundsWrapper, but never stripped by -O
+            raise AssertionError("action is not in action space")
         seat = raw.agent_name_mapping[agent]
         if raw.action_mask(agent)[action]:
             raw._play(agent, seat, int(action))
