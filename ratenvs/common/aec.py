@@ -402,11 +402,9 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
 
 
 def _legal_or_none(action: Any, mask: np.ndarray) -> int | None:
-    """``action`` as an int if ``mask`` allows it, else None."""
-    try:
-        a = int(action)
-    except (TypeError, ValueError):
-        return None
-    if 0 <= a < len(mask) and mask[a]:
+    """``action`` as an index if it is an integer (:func:`as_action`) that ``mask`` allows,
+    else None."""
+    a = as_action(action)
+    if a is not None and 0 <= a < len(mask) and mask[a]:
         return a
     return None

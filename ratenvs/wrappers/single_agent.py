@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ratenvs.common.aec import GameAECEnv
+from ratenvs.common.aec import GameAECEnv, IllegalActionError, as_action
 from ratenvs.common.bots import Bot
 from ratenvs.common.options import check_choice
 from ratenvs.games import get_game
@@ -137,18 +137,18 @@ class SingleAgentEnv(gym.Env):
             raise RuntimeError("step() before reset(): call reset() first")
         if aec.terminations[agent] or aec.truncations[agent]:
             raise RuntimeError("step() called after the episode ended; call reset()")
-        action = int(action)
-        if not (0 <= action < self.action_space.n and self._mask[action]):
+        index = as_action(action)
+        if index is None or not (0 <= index < self.action_space.n and self._mask[index]):
             if self.illegal_action == "raise":
-                raise ValueError(
-                    f"illegal action {action}; legal: {np.flatnonzero(self._mask).tolist()}"
+                raise IllegalActionError(
+                    f"illegal action {action!r}; legal: {np.flatnonzero(self._mask).tolist()}"
                 )
             info = self._info()
             info["illegal_action"] = True
             for a in aec.agents:
                 aec.terminations[a] = True
             return self._observation(), self.illegal_reward, True, False, info
-        aec.step(action)
+        aec.step(index)
         self._advance()
         reward = float(aec._cumulative_rewards[agent])
         terminated = bool(aec.terminations[agent])

@@ -41,3 +41,34 @@ def test_raw_env_takes_numpy_integers(spec):
     legal = np.flatnonzero(env.action_mask(env.agent_selection))
     env.step(np.int32(legal[0]))
     env.step(np.array(np.flatnonzero(env.action_mask(env.agent_selection))[0]))
+
+
+@SPECS
+@pytest.mark.parametrize("bad", [1.9, "1", True, None])
+def test_the_gymnasium_door_never_coerces_an_action(spec, bad):
+    from ratenvs.wrappers.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(spec.name, illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match=re.escape(repr(bad))):
+        env.step(bad)
+    terminating = SingleAgentEnv(spec.name)
+    terminating.reset(seed=0)
+    _, reward, terminated, _, info = terminating.step(bad)
+    assert terminated and reward == -1.0 and info["illegal_action"]
+
+
+def test_the_parallel_env_counts_a_non_integer_as_the_default_action():
+    from ratenvs import ratto_zakko_v0
+
+    plain, odd = (
+        ratto_zakko_v0.parallel_env(num_players=2),
+        ratto_zakko_v0.parallel_env(num_players=2),
+    )
+    plain.reset(seed=3)
+    odd.reset(seed=3)
+    wait = plain.game.default_action(plain.truth, 0)
+    answer = wait + 1  # a response, legal while the card is open
+    a = plain.step({"player_0": wait, "player_1": wait})
+    b = odd.step({"player_0": float(answer), "player_1": str(answer)})  # never coerced
+    assert plain.game_state() == odd.game_state() and a[1] == b[1]
