@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from training.atomic import atomic_write, atomic_write_text
+
 CHECKPOINT_FORMAT = "ratenvs-checkpoint/1"
 WEIGHTS_SUFFIX = ".pt"
 CARD_SUFFIX = ".json"
@@ -245,7 +247,7 @@ def save_checkpoint(
     payload: dict[str, Any] = {"policy": {k: v.detach().cpu() for k, v in policy_state.items()}}
     if optimizer_state is not None:
         payload["optimizer"] = optimizer_state
-    torch.save(payload, wpath)
+    atomic_write(wpath, lambda fh: torch.save(payload, fh))
     full = {"format": CHECKPOINT_FORMAT, **card}
     full["weights_file"] = wpath.name
     full["weights_sha256"] = sha256_file(wpath)
@@ -259,7 +261,7 @@ def save_checkpoint(
 def write_card(path: str | Path, card: Mapping[str, Any]) -> Path:
     """(Re)write the JSON card of a checkpoint (e.g. to add evaluation results)."""
     cpath = card_path(path)
-    cpath.write_text(json.dumps(card, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    atomic_write_text(cpath, json.dumps(card, indent=2, sort_keys=False) + "\n")
     return cpath
 
 
@@ -360,6 +362,7 @@ def load_checkpoint(
     if not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{wpath}: the policy state dict holds non-tensor entries")
     _check_shapes(wpath, state, spec)
+    _check_finite(wpath, state)
     optimizer = payload.get("optimizer")
     return Checkpoint(wpath, card, spec, state, optimizer if isinstance(optimizer, dict) else None)
 
@@ -379,3 +382,23 @@ def _check_shapes(path: Path, state: Mapping[str, Any], spec: PolicySpec) -> Non
                 f"{path}: weight {key} has shape {tuple(state[key].shape)}, the card's "
                 f"architecture needs {tuple(tensor.shape)}"
             )
+
+
+def _check_finite(path: Path, state: Mapping[str, Any]) -> None:
+    """Refuse weights holding NaN or infinity: such a policy's logits are garbage (NaN
+    logits make the masked argmax pick action 0 whatever the mask says)."""
+    import torch
+
+    for key, tensor in state.items():
+        if tensor.is_floating_point() or tensor.is_complex():
+            bad = ~torch.isfinite(tensor)
+            if bool(bad.any()):
+                kinds = []
+                if bool(torch.isnan(tensor).any()):
+                    kinds.append("NaN")
+                if bool(torch.isinf(tensor).any()):
+                    kinds.append("infinity")
+                raise CheckpointError(
+                    f"{path}: weight {key} holds {' and '.join(kinds)} "
+                    f"({int(bad.sum())} of {tensor.numel()} entries); refusing a broken policy"
+                )

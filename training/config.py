@@ -2,7 +2,11 @@
 
 An unknown key, a missing required key or a value of the wrong type is a
 :class:`ConfigError` (a ValueError) that names the key by its dotted path,
-e.g. ``algorithm.learning_rate: expected a number, got str '1e-3'``.
+e.g. ``algorithm.learning_rate: expected a number, got str '1e-3'``. The YAML is read
+with a strict SafeLoader: anchors and aliases (which expand exponentially) and duplicate
+keys are errors naming the line; every float must be finite (no ``.nan`` / ``.inf``);
+``n_envs``, ``algorithm.torch_threads``, ``eval.games`` and ``eval.final_games`` are
+bounded above (:data:`_MAX_INTS`).
 
 The YAML layout (see ``configs/default.yaml``)::
 
@@ -30,6 +34,7 @@ does not offer is a ConfigError naming the game and the shapings it offers.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -241,7 +246,15 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
             if tp is float and isinstance(value, str):
                 hint = " (YAML reads 1e-3 as text: write 1.0e-3 or 0.001)"
             raise ConfigError(f"{path}: expected {words}, got {_describe(value)}{hint}")
-        return float(value) if tp is float else value
+        if tp is float:
+            try:
+                number = float(value)
+            except OverflowError:
+                number = math.inf
+            if not math.isfinite(number):
+                raise ConfigError(f"{path}: expected a finite number, got {_describe(value)}")
+            return number
+        return value
     if tp is Any:
         return value
     raise TypeError(f"unsupported annotation {tp!r} at {path}")  # pragma: no cover
@@ -295,6 +308,16 @@ _POSITIVE_INTS = (
 )
 
 
+_MAX_INTS = {
+    "n_envs": 1024,
+    "algorithm.torch_threads": 64,
+    "eval.games": 1_000_000,
+    "eval.final_games": 1_000_000,
+}
+"""Upper bounds of integer keys (a typo such as an extra zero is an error, not a run that
+forks ten thousand envs or evaluates for a week)."""
+
+
 def _get(cfg: TrainConfig, dotted: str) -> Any:
     obj: Any = cfg
     for part in dotted.split("."):
@@ -311,6 +334,9 @@ def _check_values(cfg: TrainConfig) -> None:
     for key in _POSITIVE_INTS:
         if _get(cfg, key) < 1:
             raise ConfigError(f"{key}: must be at least 1, got {_get(cfg, key)}")
+    for key, high in _MAX_INTS.items():
+        if _get(cfg, key) > high:
+            raise ConfigError(f"{key}: must be at most {high:,}, got {_get(cfg, key):,}")
     if cfg.eval.every < 0:
         raise ConfigError(f"eval.every: must be >= 0, got {cfg.eval.every}")
     algo = cfg.algorithm
@@ -428,6 +454,56 @@ def config_from_dict(data: Any) -> TrainConfig:
     return cfg
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader without anchors and aliases (nested aliases expand
+    exponentially: a few hundred bytes can take minutes to load) and without duplicate
+    keys (PyYAML keeps the last one silently)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise ConfigError(
+                f"line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not "
+                "allowed in a training config; write the value out"
+            )
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise ConfigError(
+                f"line {event.start_mark.line + 1}: YAML anchors (&{anchor}) are not "
+                "allowed in a training config; write the value out"
+            )
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                try:
+                    first = seen.get(key)
+                except TypeError:  # an unhashable key: the base class reports it
+                    continue
+                if first is not None:
+                    raise ConfigError(
+                        f"line {line}: duplicate key {key!r} (first given at line {first})"
+                    )
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_yaml(text: Any) -> Any:
+    """Parse YAML config text (a string or a text stream) with the strict loader: no
+    anchors or aliases, no duplicate keys (a :class:`ConfigError` naming the line)."""
+    loader = _StrictLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def load_config(path: str | Path) -> TrainConfig:
     """Read and validate a YAML training config."""
     path = Path(path)
@@ -435,9 +511,11 @@ def load_config(path: str | Path) -> TrainConfig:
         raise ConfigError(f"config file not found: {path}")
     with path.open(encoding="utf-8") as fh:
         try:
-            data = yaml.safe_load(fh)
+            data = parse_yaml(fh)
         except yaml.YAMLError as exc:
             raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
     try:
         return config_from_dict(data)
     except ConfigError as exc:

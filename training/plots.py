@@ -16,6 +16,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from training.atomic import atomic_write
+
 
 def _read(path: Path) -> dict[str, list[float]]:
     """Columns of a CSV log as floats (blank cells skipped per column)."""
@@ -69,9 +71,10 @@ def plot_run(run_dir: str | Path, out: str | Path, title: str = "") -> Path:
         fig.suptitle(title)
     fig.tight_layout()
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    try:
+        atomic_write(out, lambda fh: fig.savefig(fh, format=out.suffix[1:] or "png", dpi=100))
+    finally:
+        plt.close(fig)
     return out
 
 

@@ -15,12 +15,12 @@ under ``evaluations``. The weights file is copied byte for byte, so its SHA-256
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from training.atomic import atomic_copy
 from training.checkpoint import card_path, load_checkpoint, weights_path, write_card
 from training.evaluate import evaluate_agent
 from training.plots import plot_run
@@ -38,7 +38,7 @@ def ship(
     src_w = weights_path(source)
     dst_w = weights_path(dest)
     dst_w.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src_w, dst_w)
+    atomic_copy(src_w, dst_w)
     card = dict(ckpt.card)
     card["weights_file"] = dst_w.name
     card["shipped_from"] = str(src_w)

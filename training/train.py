@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from training.atomic import atomic_write_text
 from training.checkpoint import (
     CheckpointError,
     PolicySpec,
@@ -145,6 +146,7 @@ class _Logs:
         writer = csv.DictWriter(fh, fieldnames=list(fields))
         if not exists:
             writer.writeheader()
+            fh.flush()
         return fh, writer
 
     def write(self, which: str, row: dict[str, Any]) -> None:
@@ -308,9 +310,7 @@ def train(
 
     torch.set_num_threads(cfg.algorithm.torch_threads)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(
-        yaml.safe_dump(cfg.to_dict(), sort_keys=False), encoding="utf-8"
-    )
+    atomic_write_text(out / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     probe = make_env(cfg, monitor=False)
     obs_size = int(probe.observation_space.shape[0])
     n_actions = int(probe.action_space.n)

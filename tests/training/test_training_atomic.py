@@ -1,0 +1,184 @@
+"""Every file training writes is written atomically: a write that fails half-way leaves
+the previous file intact and no temporary file behind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from training import atomic, plots, ship
+from training.atomic import atomic_copy, atomic_write, atomic_write_text
+from training.checkpoint import (
+    CheckpointError,
+    PolicySpec,
+    build_policy,
+    card_path,
+    load_checkpoint,
+    save_checkpoint,
+    write_card,
+)
+
+SPEC = PolicySpec(12, 4, (8,), "tanh")
+BASE = {"game": "catz_ratz_batz", "env_options": {"num_players": 1, "turns": 1}}
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def make_checkpoint(path: Path, seed: int = 0, **card) -> Path:
+    torch.manual_seed(seed)
+    policy = build_policy(SPEC)
+    return save_checkpoint(path, policy.state_dict(), {**BASE, "policy": SPEC.to_dict(), **card})
+
+
+def names(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir()}
+
+
+def test_atomic_write_replaces_and_leaves_no_temp(tmp_path):
+    target = tmp_path / "a.txt"
+    atomic_write_text(target, "old\n")
+    atomic_write_text(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert names(tmp_path) == {"a.txt"}
+    assert (target.stat().st_mode & 0o777) == (0o666 & ~atomic._UMASK)
+
+
+def test_atomic_write_failing_half_way_keeps_old_file(tmp_path):
+    target = tmp_path / "a.bin"
+    atomic_write_text(target, "old contents\n")
+
+    def half(fh):
+        fh.write(b"new but trunc")
+        raise Boom
+
+    with pytest.raises(Boom):
+        atomic_write(target, half)
+    assert target.read_text() == "old contents\n"
+    assert names(tmp_path) == {"a.bin"}
+    with pytest.raises(Boom):
+        atomic_write(tmp_path / "fresh.bin", half)
+    assert names(tmp_path) == {"a.bin"}
+
+
+def test_save_checkpoint_writes_exactly_the_pair(tmp_path):
+    make_checkpoint(tmp_path / "agent")
+    assert names(tmp_path) == {"agent.pt", "agent.json"}
+    load_checkpoint(tmp_path / "agent")
+
+
+def test_torch_save_failing_half_way_keeps_old_weights(tmp_path, monkeypatch):
+    path = make_checkpoint(tmp_path / "agent")
+    old_weights = path.read_bytes()
+    old_card = card_path(path).read_text()
+    real_save = torch.save
+
+    def half_save(obj, f, *args, **kwargs):
+        real_save(obj, f, *args, **kwargs)
+        f.seek(0)
+        f.truncate(100)
+        raise Boom
+
+    monkeypatch.setattr(torch, "save", half_save)
+    with pytest.raises(Boom):
+        make_checkpoint(tmp_path / "agent", seed=1)
+    assert path.read_bytes() == old_weights
+    assert card_path(path).read_text() == old_card
+    assert names(tmp_path) == {"agent.pt", "agent.json"}
+    load_checkpoint(path)  # still a valid pair
+
+
+def test_card_write_failing_half_way_keeps_old_card(tmp_path, monkeypatch):
+    path = make_checkpoint(tmp_path / "agent", timesteps=1)
+    old_card = card_path(path).read_text()
+    real_write = atomic.atomic_write
+
+    def half(path_, write_fn):
+        def broken(fh):
+            fh.write(b'{"format": "ratenvs-chec')
+            raise Boom
+
+        return real_write(path_, broken)
+
+    import training.checkpoint as checkpoint
+
+    monkeypatch.setattr(checkpoint, "atomic_write_text", lambda p, t: half(p, None))
+    card = json.loads(old_card)
+    card["timesteps"] = 2
+    with pytest.raises(Boom):
+        write_card(path, card)
+    assert card_path(path).read_text() == old_card
+    assert names(tmp_path) == {"agent.pt", "agent.json"}
+    assert load_checkpoint(path).card["timesteps"] == 1
+
+
+def test_atomic_copy_failing_keeps_old_copy(tmp_path, monkeypatch):
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"x" * 5000)
+    dst = tmp_path / "out" / "dst.bin"
+    atomic_copy(src, dst)
+    assert dst.read_bytes() == src.read_bytes()
+    src.write_bytes(b"y" * 5000)
+
+    def broken(s, d, n=0):
+        d.write(b"y" * 10)
+        raise Boom
+
+    monkeypatch.setattr("shutil.copyfileobj", broken)
+    with pytest.raises(Boom):
+        atomic_copy(src, dst)
+    assert dst.read_bytes() == b"x" * 5000
+    assert names(dst.parent) == {"dst.bin"}
+
+
+def test_plot_failing_half_way_keeps_old_png(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "progress.csv").write_text("timesteps,ep_reward_mean\n10,0.1\n20,0.2\n")
+    out = tmp_path / "curve.png"
+    plots.plot_run(run, out)
+    old = out.read_bytes()
+    assert old.startswith(b"\x89PNG")
+    assert names(tmp_path) == {"run", "curve.png"}
+    import matplotlib.figure
+
+    def half(self, fh, **kwargs):
+        fh.write(b"\x89PNG trunc")
+        raise Boom
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", half)
+    with pytest.raises(Boom):
+        plots.plot_run(run, out)
+    assert out.read_bytes() == old
+    assert names(tmp_path) == {"run", "curve.png"}
+
+
+def test_ship_copies_atomically(tmp_path, monkeypatch):
+    src = make_checkpoint(tmp_path / "run" / "best")
+    dest = tmp_path / "ship" / "agent"
+    monkeypatch.setattr(ship, "evaluate_agent", lambda *a, **k: {"opponents": [], "games": 1})
+    ship.ship(src, dest, [None], games=1, seed=0)
+    assert names(dest.parent) == {"agent.pt", "agent.json"}
+    assert (dest.parent / "agent.pt").read_bytes() == src.read_bytes()
+
+
+def test_nan_weights_refused_naming_the_tensor(tmp_path):
+    torch.manual_seed(0)
+    state = build_policy(SPEC).state_dict()
+    state["action_net.weight"][1, 2] = float("nan")
+    save_checkpoint(tmp_path / "nan", state, {**BASE, "policy": SPEC.to_dict()})
+    with pytest.raises(CheckpointError, match=r"action_net\.weight holds NaN"):
+        load_checkpoint(tmp_path / "nan")
+
+
+def test_inf_weights_refused_naming_the_tensor(tmp_path):
+    torch.manual_seed(0)
+    state = build_policy(SPEC).state_dict()
+    state["mlp_extractor.policy_net.0.bias"][0] = float("-inf")
+    save_checkpoint(tmp_path / "inf", state, {**BASE, "policy": SPEC.to_dict()})
+    with pytest.raises(CheckpointError, match=r"policy_net\.0\.bias holds infinity"):
+        load_checkpoint(tmp_path / "inf")
