@@ -34,6 +34,7 @@ import numpy as np
 from ratenvs.common.bots import Bot
 from ratenvs.common.play import play_game as harness_play
 from ratenvs.games import GAMES, GameSpec, get_game
+from training.atomic import atomic_write_text
 from training.checkpoint import CheckpointError, load_checkpoint
 from training.hooks import hooks_for
 from training.stats import bootstrap_bradley_terry, mean_interval, wilson_interval
@@ -377,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        atomic_write_text(args.json, json.dumps(result, indent=2) + "\n")
     return 0
 
 
