@@ -48,35 +48,34 @@ def test_alias_refused_naming_the_line(tmp_path):
         load_config(path)
 
 
-def test_anchor_refused(tmp_path):
-    path = write(tmp_path, "game: catz_ratz_batz\nalgorithm: &algo {n_epochs: 2}\n")
-    with pytest.raises(ConfigError, match=r"line 2: YAML anchors \(&algo\)"):
-        load_config(path)
-
-
-def test_merge_key_with_alias_refused(tmp_path):
-    text = "game: catz_ratz_batz\nbase: &base {n_epochs: 2}\nalgorithm:\n  <<: *base\n"
-    with pytest.raises(ConfigError, match=r"line 2: YAML anchors"):
-        load_config(write(tmp_path, text))
-
-
-def test_duplicate_top_level_key_refused(tmp_path):
-    path = write(tmp_path, "game: catz_ratz_batz\ntimesteps: 1000\nseed: 1\ntimesteps: 5\n")
-    with pytest.raises(
-        ConfigError, match=r"line 4: duplicate key 'timesteps' \(first given at line 2\)"
-    ):
-        load_config(path)
-
-
-def test_duplicate_nested_key_refused(tmp_path):
-    text = "game: catz_ratz_batz\nalgorithm:\n  ent_coef: 0.01\n  ent_coef: 0.1\n"
-    with pytest.raises(ConfigError, match=r"line 4: duplicate key 'ent_coef'"):
-        load_config(write(tmp_path, text))
-
-
-def test_duplicate_key_in_flow_mapping_refused(tmp_path):
-    text = "game: catz_ratz_batz\nenv_options: {num_players: 1, num_players: 2}\n"
-    with pytest.raises(ConfigError, match=r"line 2: duplicate key 'num_players'"):
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        (
+            "game: catz_ratz_batz\nalgorithm: &algo {n_epochs: 2}\n",
+            r"line 2: YAML anchors \(&algo\)",
+        ),
+        (
+            "game: catz_ratz_batz\nbase: &base {n_epochs: 2}\nalgorithm:\n  <<: *base\n",
+            r"line 2: YAML anchors",
+        ),
+        (
+            "game: catz_ratz_batz\ntimesteps: 1000\nseed: 1\ntimesteps: 5\n",
+            r"line 4: duplicate key 'timesteps' \(first given at line 2\)",
+        ),
+        (
+            "game: catz_ratz_batz\nalgorithm:\n  ent_coef: 0.01\n  ent_coef: 0.1\n",
+            r"line 4: duplicate key 'ent_coef'",
+        ),
+        (
+            "game: catz_ratz_batz\nenv_options: {num_players: 1, num_players: 2}\n",
+            r"line 2: duplicate key 'num_players'",
+        ),
+    ],
+    ids=["anchor", "merge_key", "duplicate_top_level", "duplicate_nested", "duplicate_inline"],
+)
+def test_anchors_and_duplicate_keys_are_refused(tmp_path, text, match):
+    with pytest.raises(ConfigError, match=match):
         load_config(write(tmp_path, text))
 
 
