@@ -40,6 +40,14 @@ class CheckpointError(ValueError):
     """A checkpoint is missing, corrupt, unsafe, or does not fit the game / env asked for."""
 
 
+MAX_WIDTH = 1 << 16
+"""Widest layer (and largest observation or action space) a card may describe."""
+MAX_DEPTH = 64
+MAX_PARAMETERS = 100_000_000
+"""Most weights a checkpoint may hold: a card is checked against it before any network is
+built (a 267-byte card must not make the loader build a huge network)."""
+
+
 @dataclass(frozen=True)
 class PolicySpec:
     """The architecture of a policy: enough to rebuild it from a state dict."""
@@ -51,6 +59,23 @@ class PolicySpec:
     critic_extra: int = 0
     """Privileged entries the value network reads after the observation (training only;
     see :mod:`training.privileged`). 0: the usual actor-critic."""
+
+    def parameter_count(self) -> int:
+        """How many weights this architecture has, worked out without building it: the
+        policy MLP (on the observation) and the value MLP (on the observation and the
+        ``critic_extra`` entries), each ``net_arch`` deep, then the action and value heads."""
+
+        def mlp(width: int) -> tuple[int, int]:
+            count = 0
+            for out in self.net_arch:
+                count += width * out + out
+                width = out
+            return count, width
+
+        policy, pi_width = mlp(self.observation_size)
+        value, vf_width = mlp(self.observation_size + self.critic_extra)
+        heads = pi_width * self.num_actions + self.num_actions + vf_width + 1
+        return policy + value + heads
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -76,6 +101,17 @@ class PolicySpec:
         if spec.activation not in ACTIVATIONS:
             raise CheckpointError(
                 f"card 'policy.activation' {spec.activation!r} is not one of {ACTIVATIONS}"
+            )
+        sizes = (spec.observation_size, spec.num_actions, *spec.net_arch)
+        if min(sizes) < 1 or max(sizes) > MAX_WIDTH or len(spec.net_arch) > MAX_DEPTH:
+            raise CheckpointError(
+                f"card 'policy' describes an implausible network {spec.to_dict()}: widths must "
+                f"be 1..{MAX_WIDTH}, at most {MAX_DEPTH} hidden layers"
+            )
+        if spec.critic_extra > MAX_WIDTH or spec.parameter_count() > MAX_PARAMETERS:
+            raise CheckpointError(
+                f"card 'policy' describes {spec.parameter_count():,} weights (at most "
+                f"{MAX_PARAMETERS:,} are loaded)"
             )
         return spec
 
@@ -361,6 +397,12 @@ def load_checkpoint(
     state = payload["policy"]
     if not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{wpath}: the policy state dict holds non-tensor entries")
+    held = sum(int(v.numel()) for v in state.values())
+    if held != spec.parameter_count():
+        raise CheckpointError(
+            f"{wpath}: the weights hold {held:,} numbers, but the card's architecture "
+            f"{spec.to_dict()} has {spec.parameter_count():,}; card and weights do not match"
+        )
     _check_shapes(wpath, state, spec)
     _check_finite(wpath, state)
     optimizer = payload.get("optimizer")

@@ -154,7 +154,7 @@ def test_weights_that_do_not_fit_the_card_are_refused(tmp_path):
     card = load_card(path)
     card["policy"]["net_arch"] = [32, 32]
     write_card(path, card)
-    with pytest.raises(CheckpointError, match="shape"):
+    with pytest.raises(CheckpointError, match="card and weights do not match"):
         load_checkpoint(path)
 
 
