@@ -3,7 +3,7 @@
 Usage::
 
     python -m training.train --config configs/<name>.yaml [--timesteps N] [--seed S]
-                             [--out DIR] [--resume CKPT]
+                             [--out DIR] [--resume CKPT | --overwrite]
 
 Writes into ``--out`` (default ``runs/<config name>``):
 
@@ -17,6 +17,10 @@ Writes into ``--out`` (default ``runs/<config name>``):
 
 ``--resume CKPT`` continues from a checkpoint of the same game and observation
 size (policy and optimizer state), for ``timesteps`` more steps.
+
+A non-empty ``--out`` is refused unless ``--resume`` is given (the run continues there)
+or ``--overwrite`` (an earlier run's files are removed first). While it writes, the run
+holds ``<out>/.lock`` (its pid), which refuses a second run on the same folder.
 """
 
 from __future__ import annotations
