@@ -41,3 +41,23 @@ def test_eval_opponent_of_another_game_refused():
 )
 def test_eval_opponents_of_the_game_accepted(names):
     assert config_from_dict(rat_a_tat_cat(opponents=names)).eval.opponents == names
+
+
+def test_wrong_number_of_eval_opponents_refused_before_training(tmp_path):
+    from training.train import train
+
+    cfg = config_from_dict(
+        {
+            **rat_a_tat_cat(opponents=["random", "random", "random"]),
+            "opponents": ["heuristic"],
+            "timesteps": 64,
+            "n_envs": 1,
+            "algorithm": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
+            "logging": {"progress_bar": False},
+        }
+    )
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError, match=r"^eval\.opponents: need 1 or 2 names .* got 3$"):
+        train(cfg, out)
+    assert not (out / "progress.csv").exists()  # nothing trained
+    assert not (out / ".lock").exists()
