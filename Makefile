@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 train: $(STAMP)  ## train on the embedded default config, then evaluate
-	$(PY) -m training.train --config configs/default.yaml --out runs/default
+	$(PY) -m training.train --config configs/default.yaml --out runs/default --overwrite
 	$(PY) -m training.evaluate --checkpoint runs/default/final.pt --games 200 --json runs/default/eval.json
 
 test: $(STAMP)  ## lint + the whole test suite

@@ -339,6 +339,9 @@ def _check_values(cfg: TrainConfig) -> None:
             raise ConfigError(f"{key}: must be at most {high:,}, got {_get(cfg, key):,}")
     if cfg.eval.every < 0:
         raise ConfigError(f"eval.every: must be >= 0, got {cfg.eval.every}")
+    if cfg.eval.seed < 0:
+        raise ConfigError(f"eval.seed: must be >= 0, got {cfg.eval.seed}")
+    _check_eval_opponents(cfg, GAMES[cfg.game])
     algo = cfg.algorithm
     for key, low, high in (
         ("learning_rate", 0.0, 1.0),
@@ -401,6 +404,26 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError(
             f"pretrain.learning_rate: must be in (0.0, 1.0], got {cfg.pretrain.learning_rate}"
         )
+
+
+def _check_eval_opponents(cfg: TrainConfig, spec: Any) -> None:
+    """Every name in ``eval.opponents`` is a bot of the game (bare, or ``<game>:<bot>``), so
+    a typo fails here and not after the whole run has trained."""
+    bots = spec.bots()
+    for name in cfg.eval.opponents or ():
+        bot = name
+        if ":" in name:
+            game, bot = name.split(":", 1)
+            if game != cfg.game:
+                raise ConfigError(
+                    f"eval.opponents: {name!r} is a bot of {game!r}, not of {cfg.game}; "
+                    f"choose among {', '.join(sorted(bots))}"
+                )
+        if bot not in bots:
+            raise ConfigError(
+                f"eval.opponents: unknown bot {name!r} for {cfg.game}; "
+                f"choose among {', '.join(sorted(bots))}"
+            )
 
 
 def _build_shapings(cfg: TrainConfig, hooks: Any) -> dict[str, Any]:

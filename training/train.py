@@ -3,7 +3,7 @@
 Usage::
 
     python -m training.train --config configs/<name>.yaml [--timesteps N] [--seed S]
-                             [--out DIR] [--resume CKPT]
+                             [--out DIR] [--resume CKPT | --overwrite]
 
 Writes into ``--out`` (default ``runs/<config name>``):
 
@@ -17,14 +17,20 @@ Writes into ``--out`` (default ``runs/<config name>``):
 
 ``--resume CKPT`` continues from a checkpoint of the same game and observation
 size (policy and optimizer state), for ``timesteps`` more steps.
+
+A non-empty ``--out`` is refused unless ``--resume`` is given (the run continues there)
+or ``--overwrite`` (an earlier run's files are removed first). While it writes, the run
+holds ``<out>/.lock`` (its pid), which refuses a second run on the same folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
 import datetime as dt
+import os
 import platform
 import signal
 import subprocess
@@ -289,27 +295,152 @@ def _stop_on_sigterm() -> Callable[[], None]:
     return lambda: signal.signal(signal.SIGTERM, previous)
 
 
+LOCK_NAME = ".lock"
+"""The lock file a run holds in its ``--out`` folder (it contains the run's pid)."""
+
+RUN_OUTPUTS = (
+    "config.yaml",
+    "progress.csv",
+    "eval.csv",
+    "best.pt",
+    "best.json",
+    "final.pt",
+    "final.json",
+    "curve.png",
+)
+"""The files a run writes into ``--out`` (what ``--overwrite`` removes first)."""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    except OSError:  # pragma: no cover - e.g. an out-of-range pid
+        return False
+    return True
+
+
+def acquire_lock(out: Path) -> Path:
+    """Create ``<out>/.lock`` (O_EXCL) holding this pid; return its path.
+
+    A lock whose pid is still running is a :class:`ConfigError` naming the lock; a lock
+    whose pid is not running (a run killed with SIGKILL) is taken over, with a note.
+    """
+    lock = out / LOCK_NAME
+    for _ in range(3):
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            try:
+                text = lock.read_text(encoding="utf-8").strip()
+            except FileNotFoundError:
+                continue  # released meanwhile: try again
+            if not text.isdigit():
+                raise ConfigError(
+                    f"--out {out}: the lock {lock} holds no pid ({text[:20]!r}); delete it "
+                    "if no run is writing into that folder"
+                ) from None
+            pid = int(text)
+            if _pid_alive(pid):
+                raise ConfigError(
+                    f"--out {out}: another run (pid {pid}) is writing there and holds the "
+                    f"lock {lock}; wait for it, pick another --out, or delete the lock if "
+                    "that pid is not a training run"
+                ) from None
+            print(
+                f"--out {out}: taking over the stale lock {lock} (its pid {pid} is not running)",
+                file=sys.stderr,
+            )
+            with contextlib.suppress(FileNotFoundError):
+                lock.unlink()
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return lock
+    raise ConfigError(f"--out {out}: could not create the lock {lock} (another run races for it)")
+
+
+def release_lock(lock: Path) -> None:
+    """Remove ``lock`` if this process holds it."""
+    with contextlib.suppress(OSError):
+        if lock.read_text(encoding="utf-8").strip() == str(os.getpid()):
+            lock.unlink()
+
+
+def _prepare_out(out: Path, resume: str | Path | None, overwrite: bool | None) -> None:
+    """With ``overwrite`` False, refuse a non-empty ``out`` unless resuming; with True,
+    remove the files an earlier run wrote there (``RUN_OUTPUTS``). None: no check."""
+    if overwrite is None or resume is not None:
+        return
+    entries = sorted(p.name for p in out.iterdir() if p.name != LOCK_NAME)
+    if not entries:
+        return
+    if not overwrite:
+        shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+        raise ConfigError(
+            f"--out {out}: the folder is not empty ({shown}); pass --overwrite to replace "
+            "an earlier run's files, --resume CKPT to continue a run, or pick another --out"
+        )
+    removed = [name for name in RUN_OUTPUTS if (out / name).is_file()]
+    for name in removed:
+        (out / name).unlink()
+    if removed:
+        print(f"--overwrite: removed {', '.join(removed)} from {out}", file=sys.stderr)
+
+
 def train(
     cfg: TrainConfig,
     out: Path,
     resume: str | Path | None = None,
     config_name: str = "",
     max_minutes: float | None = None,
+    overwrite: bool | None = None,
 ) -> Path:
     """Run the training of ``cfg`` into ``out``; return the final checkpoint's weights path.
 
     Training stops early, still writing the final checkpoint and its evaluation, after
     ``max_minutes`` of wall time, on Ctrl-C or on SIGTERM (``kill``, which also reaches a
     run started in the background, where Ctrl-C's SIGINT is ignored); the card records why.
+    ``final.pt`` is written as soon as training stops, before its evaluation: an error or
+    an interrupt in the evaluation leaves it loadable (its card's ``evaluation`` is None).
+
+    The run holds ``<out>/.lock`` while it writes (see :func:`acquire_lock`).
+    ``overwrite``: None (the default) writes into ``out`` whatever it holds; False refuses
+    a non-empty ``out`` unless ``resume`` is given; True first removes an earlier run's
+    files (the command line passes False, or True with ``--overwrite``).
     """
+    if resume is not None and overwrite:
+        raise ConfigError(
+            "--overwrite: not with --resume (a resumed run appends to the logs in --out)"
+        )
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out}: is a file, not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    lock = acquire_lock(out)
+    restore_sigterm = _stop_on_sigterm()
+    try:
+        _prepare_out(out, resume, overwrite)
+        return _train(cfg, out, resume, config_name, max_minutes)
+    finally:
+        restore_sigterm()
+        release_lock(lock)
+
+
+def _train(
+    cfg: TrainConfig,
+    out: Path,
+    resume: str | Path | None,
+    config_name: str,
+    max_minutes: float | None,
+) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from training.evaluate import evaluate_agent
-
     torch.set_num_threads(cfg.algorithm.torch_threads)
-    out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     probe = make_env(cfg, monitor=False)
     obs_size = int(probe.observation_space.shape[0])
@@ -317,6 +448,7 @@ def train(
     extra = int(probe.get_wrapper_attr("extra")) if cfg.algorithm.privileged_critic else 0
     obs_size -= extra
     probe.close()
+    _check_eval_seats(cfg)
     algo = cfg.algorithm
     spec = PolicySpec(obs_size, n_actions, tuple(algo.net_arch), algo.activation, extra)
 
@@ -432,7 +564,6 @@ def train(
     max_seconds = None if max_minutes is None else 60.0 * max_minutes
     callback = make_callback(cfg, out, spec, card_base, logs, max_seconds)
     t0 = time.perf_counter()
-    restore_sigterm = _stop_on_sigterm()
     try:
         model.learn(
             total_timesteps=cfg.timesteps,
@@ -444,7 +575,6 @@ def train(
         callback.stopped_early = "interrupted (Ctrl-C or SIGTERM)"
         print("\ninterrupted: writing the final checkpoint", file=sys.stderr)
     finally:
-        restore_sigterm()
         logs.close()
         snapshots = None
         if cfg.selfplay.enabled:
@@ -453,7 +583,77 @@ def train(
     wall = previous_wall + time.perf_counter() - t0
 
     final_state = model.policy.state_dict()
+    card = {
+        **card_base,
+        "timesteps": int(model.num_timesteps),
+        "stopped_early": callback.stopped_early,
+        "selfplay_snapshots": snapshots,
+        "wall_time_s": round(wall, 1),
+        "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "evaluation": None,  # filled in below, once the weights are safe
+    }
+    final = save_checkpoint(
+        out / "final", final_state, card, optimizer_state=model.policy.optimizer.state_dict()
+    )
+    kept = (
+        f"{final} is kept without it (evaluate it with: python -m training.evaluate "
+        f"--checkpoint {final})"
+    )
+    try:
+        _final_evaluations(cfg, out, final, spec, final_state, card["created_utc"])
+    except KeyboardInterrupt:
+        if _note_unevaluated(final, "interrupted (Ctrl-C or SIGTERM)"):
+            print(f"\ninterrupted in the final evaluation: {kept}", file=sys.stderr)
+        return final
+    except BaseException as exc:
+        if _note_unevaluated(final, f"{type(exc).__name__}: {exc}"):
+            print(f"the final evaluation failed: {kept}", file=sys.stderr)
+        raise
+    from training.plots import plot_run
+
+    plot_run(out, out / "curve.png", title=f"{cfg.game} ({config_name or 'run'})")
+    return final
+
+
+def _check_eval_seats(cfg: TrainConfig) -> None:
+    """``eval.opponents`` has one name for all opponent seats or one per seat."""
+    names = cfg.eval.opponents
+    if not names or len(names) == 1:
+        return
+    from ratenvs.games import GAMES
+
+    seats = int(GAMES[cfg.game].load().raw_env(**env_options(cfg)).num_players) - 1
+    if len(names) != seats:
+        raise ConfigError(
+            f"eval.opponents: need 1 or {seats} names for {cfg.game} with "
+            f"{seats + 1} players, got {len(names)}"
+        )
+
+
+def _note_unevaluated(final: Path, why: str) -> bool:
+    """If ``final``'s card has no evaluation yet, record why; return whether it had none."""
+    if load_card(final)["evaluation"] is not None:
+        return False
+    _update_card(final, evaluation_skipped=why)
+    return True
+
+
+def _update_card(path: Path, **fields: Any) -> None:
+    """Rewrite the card of checkpoint ``path`` with ``fields`` added (atomically)."""
+    write_card(path, {**load_card(path), **fields})
+
+
+def _final_evaluations(
+    cfg: TrainConfig,
+    out: Path,
+    final: Path,
+    spec: PolicySpec,
+    final_state: dict[str, Any],
+    created_utc: str,
+) -> None:
+    """Evaluate ``final.pt`` (and ``best.pt``, on fresh games) and rewrite their cards."""
     from training.checkpoint import PolicyBot
+    from training.evaluate import evaluate_agent
 
     final_eval = evaluate_agent(
         cfg.game,
@@ -463,18 +663,7 @@ def train(
         cfg.eval.final_games,
         cfg.eval.final_seed,
     )
-    card = {
-        **card_base,
-        "timesteps": int(model.num_timesteps),
-        "stopped_early": callback.stopped_early,
-        "selfplay_snapshots": snapshots,
-        "wall_time_s": round(wall, 1),
-        "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "evaluation": final_eval,
-    }
-    final = save_checkpoint(
-        out / "final", final_state, card, optimizer_state=model.policy.optimizer.state_dict()
-    )
+    _update_card(final, evaluation=final_eval)
     best_path = out / "best.pt"
     if best_path.is_file():
         best_card = load_card(best_path)
@@ -490,12 +679,8 @@ def train(
             ),
             "selected_by": best_card["evaluation"],
         }
-        best_card["created_utc"] = card["created_utc"]
+        best_card["created_utc"] = created_utc
         write_card(best_path, best_card)
-    from training.plots import plot_run
-
-    plot_run(out, out / "curve.png", title=f"{cfg.game} ({config_name or 'run'})")
-    return final
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -507,6 +692,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="override the config's seed")
     parser.add_argument("--out", type=Path, help="output directory (default runs/<config name>)")
     parser.add_argument("--resume", type=Path, help="checkpoint to continue from")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="write into a non-empty --out, first removing an earlier run's files",
+    )
     parser.add_argument(
         "--max-minutes", type=float, help="stop after this wall time (the final checkpoint is kept)"
     )
@@ -526,13 +716,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = args.out or Path("runs") / args.config.stem
         if args.max_minutes is not None and args.max_minutes <= 0:
             raise ConfigError("--max-minutes: must be positive")
-        final = train(cfg, out, args.resume, args.config.stem, args.max_minutes)
+        final = train(
+            cfg, out, args.resume, args.config.stem, args.max_minutes, overwrite=args.overwrite
+        )
     except ValueError as exc:  # ConfigError, CheckpointError, bad options
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before training started: nothing to keep
+        print("\ninterrupted before training started", file=sys.stderr)
+        return 130
     card = load_card(final)
     ev = card["evaluation"]
     print(f"final checkpoint: {final}")
+    if ev is None:
+        print(f"not evaluated: {card.get('evaluation_skipped')}")
+        return 0
     print(
         f"evaluation ({ev['games']} games vs {', '.join(ev['opponents']) or '-'}): win rate "
         f"{ev['win_rate']:.3f} {ev['win_rate_ci']}, mean reward {ev['mean_reward']:.3f}"

@@ -42,9 +42,11 @@ def test_sigterm_writes_the_final_checkpoint(tmp_path):
             break
         assert proc.poll() is None, proc.communicate()[1]
         time.sleep(0.2)
+    assert (out / ".lock").read_text().strip() == str(proc.pid)  # the run holds its lock
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
+    assert not (out / ".lock").exists()  # released on SIGTERM too
     card = json.loads((out / "final.json").read_text())
     assert card["stopped_early"] == "interrupted (Ctrl-C or SIGTERM)"
     assert 0 < card["timesteps"] < 10_000_000

@@ -1,0 +1,128 @@
+"""The ``--out`` folder: a non-empty one is refused unless ``--resume`` or ``--overwrite``
+(a stale ``best.pt`` of an earlier run used to turn a good run into exit 2), a file is a
+clear error, and a run holds ``<out>/.lock`` so that a second run on the same folder is
+refused instead of tearing ``progress.csv``. Errors: exit 2, one line, no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from training.train import main as train_main
+
+TINY = {
+    "game": "catz_ratz_batz",
+    "env_options": {"num_players": 1, "turns": 1},
+    "n_envs": 1,
+    "timesteps": 64,
+    "algorithm": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
+    "eval": {"every": 0, "games": 2, "final_games": 2},
+    "logging": {"progress_bar": False},
+}
+
+
+@pytest.fixture
+def config(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(TINY), encoding="utf-8")
+    return path
+
+
+def run(config, out, *extra):
+    return train_main(["--config", str(config), "--out", str(out), *extra])
+
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+def test_non_empty_out_refused_and_left_alone(tmp_path, config, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "best.pt").write_bytes(b"stale")
+    assert run(config, out) == 2
+    line = one_error_line(capsys)
+    assert f"--out {out}: the folder is not empty (best.pt)" in line
+    assert "--overwrite" in line and "--resume" in line
+    assert (out / "best.pt").read_bytes() == b"stale"
+    assert sorted(p.name for p in out.iterdir()) == ["best.pt"]  # no lock left behind
+
+
+def test_out_naming_a_file_is_an_error(tmp_path, config, capsys):
+    out = tmp_path / "run.txt"
+    out.write_text("not a folder")
+    assert run(config, out) == 2
+    assert one_error_line(capsys) == f"error: --out {out}: is a file, not a folder"
+    assert out.read_text() == "not a folder"
+
+
+def test_overwrite_removes_an_earlier_runs_files(tmp_path, config, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "best.pt").write_bytes(b"stale weights of another game")
+    (out / "best.json").write_text("{}")
+    (out / "notes.txt").write_text("mine")
+    assert run(config, out, "--overwrite") == 0
+    assert "--overwrite: removed best.pt, best.json" in capsys.readouterr().err
+    assert not (out / "best.pt").exists()  # eval.every 0: this run keeps no best
+    assert (out / "notes.txt").read_text() == "mine"  # not a run's file: kept
+    assert json.loads((out / "final.json").read_text())["evaluation"]["games"] == 2
+    assert not (out / ".lock").exists()
+
+
+def test_second_run_on_the_same_out(tmp_path, config, capsys):
+    out = tmp_path / "run"
+    assert run(config, out) == 0
+    capsys.readouterr()
+    assert run(config, out) == 2
+    assert "the folder is not empty" in one_error_line(capsys)
+    assert run(config, out, "--resume", str(out / "final.pt")) == 0  # continues the run
+    assert json.loads((out / "final.json").read_text())["timesteps"] == 128
+    capsys.readouterr()
+    assert run(config, out, "--resume", str(out / "final.pt"), "--overwrite") == 2
+    assert "--overwrite: not with --resume" in one_error_line(capsys)
+
+
+def test_live_lock_refused_naming_it(tmp_path, config, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    lock = out / ".lock"
+    lock.write_text(f"{os.getppid()}\n")  # a running process: another run
+    for extra in ((), ("--overwrite",)):
+        assert run(config, out, *extra) == 2
+        line = one_error_line(capsys)
+        assert f"another run (pid {os.getppid()})" in line
+        assert str(lock) in line
+    assert lock.read_text() == f"{os.getppid()}\n"  # still theirs
+    assert sorted(p.name for p in out.iterdir()) == [".lock"]
+
+
+def test_lock_without_a_pid_refused(tmp_path, config, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / ".lock").write_text("garbage")
+    assert run(config, out) == 2
+    assert f"the lock {out / '.lock'} holds no pid" in one_error_line(capsys)
+
+
+def test_stale_lock_taken_over(tmp_path, config, capsys):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # its pid is not running any more (a run killed with SIGKILL)
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / ".lock").write_text(f"{gone.pid}\n")
+    assert run(config, out) == 0
+    err = capsys.readouterr().err
+    assert f"taking over the stale lock {out / '.lock'} (its pid {gone.pid} is not running)" in err
+    assert (out / "final.pt").is_file()
+    assert not (out / ".lock").exists()
