@@ -407,11 +407,15 @@ def _check_values(cfg: TrainConfig) -> None:
 
 
 def _check_eval_opponents(cfg: TrainConfig, spec: Any) -> None:
-    """Every name in ``eval.opponents`` is a bot of the game (bare, or ``<game>:<bot>``), so
-    a typo fails here and not after the whole run has trained."""
+    """Every name in ``eval.opponents`` is a bot of the game (bare, or ``<game>:<bot>``) or an
+    existing checkpoint, so a typo fails here and not after the whole run has trained."""
     bots = spec.bots()
     for name in cfg.eval.opponents or ():
         bot = name
+        if name.endswith((".pt", ".json")) or Path(name).with_suffix(".pt").is_file():
+            if not Path(name).with_suffix(".pt").is_file():  # a checkpoint as an opponent
+                raise ConfigError(f"eval.opponents: no checkpoint at {name}")
+            continue
         if ":" in name:
             game, bot = name.split(":", 1)
             if game != cfg.game:

@@ -61,3 +61,13 @@ def test_wrong_number_of_eval_opponents_refused_before_training(tmp_path):
         train(cfg, out)
     assert not (out / "progress.csv").exists()  # nothing trained
     assert not (out / ".lock").exists()
+
+
+def test_a_checkpoint_may_be_an_evaluation_opponent_if_it_exists(tmp_path):
+    from training.config import ConfigError, config_from_dict
+
+    shipped = "checkpoints/catz_ratz_batz/catz_ratz_batz_1p.pt"
+    base = {"game": "catz_ratz_batz", "env_options": {"num_players": 2}}
+    config_from_dict({**base, "eval": {"opponents": [shipped]}})
+    with pytest.raises(ConfigError, match="no checkpoint at"):
+        config_from_dict({**base, "eval": {"opponents": [str(tmp_path / "missing.pt")]}})
