@@ -6,6 +6,17 @@ from typing import Any
 
 from training.config import TrainConfig, config_from_dict
 
+TINY_CATZ: dict[str, Any] = {
+    "game": "catz_ratz_batz",
+    "env_options": {"num_players": 1, "turns": 1},
+    "n_envs": 1,
+    "timesteps": 64,
+    "algorithm": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
+    "eval": {"every": 0, "games": 2, "final_games": 2},
+    "logging": {"progress_bar": False},
+}
+"""A one-turn Catz run of 64 steps, as YAML-ready data (the CLI tests write it to a file)."""
+
 
 def small_ratcat_config(algorithm: dict[str, Any] | None = None, **extra: Any) -> TrainConfig:
     """A few dozen steps of 3-player Rat-a-Tat Cat against heuristic bots."""

@@ -12,18 +12,11 @@ import sys
 
 import pytest
 import yaml
+from small_configs import TINY_CATZ
 
 from training.train import main as train_main
 
-TINY = {
-    "game": "catz_ratz_batz",
-    "env_options": {"num_players": 1, "turns": 1},
-    "n_envs": 1,
-    "timesteps": 64,
-    "algorithm": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
-    "eval": {"every": 0, "games": 2, "final_games": 2},
-    "logging": {"progress_bar": False},
-}
+TINY = TINY_CATZ
 
 
 @pytest.fixture

@@ -11,19 +11,17 @@ import time
 from pathlib import Path
 
 import yaml
+from small_configs import TINY_CATZ
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_sigterm_writes_the_final_checkpoint(tmp_path):
     config = {
-        "game": "catz_ratz_batz",
+        **TINY_CATZ,
         "env_options": {"num_players": 1, "turns": 3},
-        "n_envs": 1,
         "timesteps": 10_000_000,
         "algorithm": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
-        "eval": {"every": 0, "games": 2, "final_games": 2},
-        "logging": {"progress_bar": False},
     }
     cfg = tmp_path / "long.yaml"
     cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
