@@ -376,9 +376,6 @@ class CatzRatzBatz(Game):
             "last_turn_score": state.last_turn_score,
         }
 
-    def copy_state(self, state: State) -> State:
-        return state.copy()
-
     def resample(self, state: State, seat: int, rng: Chance) -> State:
         """Everything is public: the only state consistent with a seat's knowledge is the state."""
         return state.copy()

@@ -170,8 +170,6 @@ class Game:
     options: ClassVar[OptionSpec] = OptionSpec()
     observer_kinds: ClassVar[tuple[str, ...]] = ("privileged",)
     """Kinds :meth:`observer` builds; ``"privileged"`` (the whole truth) is always one."""
-    simultaneous: ClassVar[bool] = False
-    """True when ``to_act`` may hold several seats (they act at once)."""
     has_hidden_information: ClassVar[bool] = True
     """False for a game whose every fact is public (the leak check has nothing to vary)."""
     observation_kind: str = "knowledge"
@@ -229,12 +227,6 @@ class Game:
     def to_json(self, state: Any) -> dict[str, Any]:  # pragma: no cover - abstract
         """The whole truth as JSON-ready data (for records, replays and debugging)."""
         raise NotImplementedError
-
-    def copy_state(self, state: Any) -> Any:
-        """An independent copy of ``state`` (deep copy unless the game knows better)."""
-        import copy
-
-        return copy.deepcopy(state)
 
     def resample(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
         """A state that agrees with everything ``seat`` knows, with everything it does not

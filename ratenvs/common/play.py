@@ -17,7 +17,7 @@ order), so ``(seed, options, actions)`` replays in ``raw_env`` exactly
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,9 +53,6 @@ class PlayedGame:
     """The final state."""
     chance: list[list[Any]] | None = None
     """The chance log (``record_chance=True``): replay it with ``ChanceReplay``."""
-    steps: int = 0
-    infos: dict[int, dict[str, Any]] = field(default_factory=dict)
-    """The last facts each seat was told (as the env's ``infos``)."""
 
 
 def play_game(
@@ -91,8 +88,6 @@ def play_game(
     state = game.init(chance)
     actions: list[int] = []
     returns = [0.0] * n
-    infos: dict[int, dict[str, Any]] = {}
-    steps = 0
     while not game.is_terminal(state):
         chosen: dict[int, int] = {}
         for seat in game.to_act(state):
@@ -105,8 +100,7 @@ def play_game(
                 )
             chosen[seat] = action
             actions.append(action)
-        rewards = game.apply(state, chosen, chance, infos)
-        steps += 1
+        rewards = game.apply(state, chosen, chance)
         if rewards is not None:
             for i, r in enumerate(rewards):
                 returns[i] += float(r)
@@ -119,8 +113,6 @@ def play_game(
         winners=list(game.winners(state)),
         state=state,
         chance=None if log is None else log.draws,
-        steps=steps,
-        infos=infos,
     )
 
 

@@ -835,9 +835,6 @@ class RatATatCat(Game):
             "last_round_points": s.last_round_points,
         }
 
-    def copy_state(self, state: State) -> State:
-        return state.copy()
-
     def make_observer(self, kind: str) -> Any:
         from ratenvs.rat_a_tat_cat.observe import PrivilegedObserver, TableObserver
 

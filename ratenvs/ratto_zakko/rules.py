@@ -582,7 +582,6 @@ class RattoZakko(Game):
 
     name = "ratto_zakko"
     title = "Ratto Zakko"
-    simultaneous = True
     options = OptionSpec(
         Option("num_players", "int", 4, "seats", low=MIN_PLAYERS, high=MAX_PLAYERS),
         Option(
