@@ -70,9 +70,8 @@ def collect(cfg: TrainConfig, teacher: str, games: int, seed: int) -> Demonstrat
         # bots keep per-card state: a fresh one per game
         bot = bots[teacher]() if base is None else bots[teacher](base=base.bot())
         bind = getattr(bot, "bind", None)
-        aec = getattr(env.unwrapped, "aec", None)
-        if bind is not None and hasattr(aec, "observer"):  # bots read named views
-            bind(aec.observer)
+        if bind is not None:  # bots read named views
+            bind(env.unwrapped.aec.observer)
         obs, info = env.reset(seed=seed + g)
         rewards: list[float] = []
         done = False

@@ -124,7 +124,7 @@ class SingleAgentEnv(gym.Env):
             self._bots = self._fixed_opponents
         for bot in self._bots:
             bind = getattr(bot, "bind", None)
-            if bind is not None and hasattr(self.aec, "observer"):  # legacy shells: no observer
+            if bind is not None:
                 bind(self.aec.observer)
         self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
         self._advance()
