@@ -48,6 +48,15 @@ class GameSpec:
         """Import and return the versioned entry module."""
         return importlib.import_module(self.module)
 
+    def batched(self) -> type:
+        """The game's batched engine class (``ratenvs.<game>.batched.ENGINE``)."""
+        return importlib.import_module(f"ratenvs.{self.name}.batched").ENGINE
+
+    @property
+    def has_batched(self) -> bool:
+        """The game has a batched engine."""
+        return importlib.util.find_spec(f"ratenvs.{self.name}.batched") is not None
+
     def bots(self) -> dict[str, type]:
         """The game's bot registry (name -> class)."""
         return importlib.import_module(f"ratenvs.{self.name}.bots").BOTS

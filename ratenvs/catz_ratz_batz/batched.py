@@ -1,0 +1,410 @@
+"""Catz, Ratz and Batz, batched: thousands of games advanced by one compiled kernel.
+
+The same game as :class:`~ratenvs.catz_ratz_batz.rules.CatzRatzBatz` (the
+readable spec), with the same options and the same observation vectors
+(the ``knowledge`` observer's pieces, the acting seat's own entries first).
+A game of the batch is rows of small integer arrays: the nine dice of the
+turn in progress as face counts (Cats, Bats, Rats set aside; dice showing 3,
+5, 7), every seat's total and turns taken, the seat to act and the phase
+(roll or keep).
+
+Chance: a roll of ``n`` dice is ``n`` fair six-sided dice from the game's own
+generator, logged (for games in ``log_games``) as the multinomial counts the
+reference game draws. Bots played inside the kernel: ``random``,
+``most_common``, ``lowest`` and ``optimal`` (the exact solver's keep), as in
+:mod:`ratenvs.catz_ratz_batz.bots`.
+
+    engine = BatchedCatzRatzBatz(4096, seed=0, num_players=2)
+    batch = engine.reset()
+    for _ in range(1000):
+        actions = policy(batch.observation, batch.mask)   # (4096,) ints
+        batch = engine.step(actions)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import ClassVar
+
+import numpy as np
+from numba import njit
+
+from ratenvs.catz_ratz_batz.observe import TOTAL_SCALE, max_total
+from ratenvs.catz_ratz_batz.rules import (
+    NUM_ACTIONS,
+    NUM_DICE,
+    NUMBERS,
+    PHASE_KEEP,
+    PHASE_OVER,
+    PHASE_ROLL,
+    CatzRatzBatz,
+    Dice,
+)
+from ratenvs.common.batched import (
+    TAPE_EPISODE,
+    TAPE_MULTINOMIAL,
+    BatchedGame,
+    below,
+    tape_put,
+    uniform,
+)
+
+ACTION_ROLL = 3
+BOT_RANDOM, BOT_MOST_COMMON, BOT_LOWEST, BOT_OPTIMAL = range(4)
+BOT_NAMES = ("random", "most_common", "lowest", "optimal")
+# dice columns: Cats, Bats, Rats set aside; dice showing 3, 5, 7 (the Dice tuple's order)
+CATS, BATS, RATS, THREES, FIVES, SEVENS = range(6)
+_SIX_POW = np.array([6**k for k in range(NUM_DICE + 1)], dtype=np.float64)
+_NO_TARGET = -1
+_UNCAPPED = -1
+
+
+def max_total_of(game: CatzRatzBatz) -> int:
+    """Highest total a seat can reach in ``game`` (the observation tables' length)."""
+    return max_total(game.turns, game.target_score)
+
+
+def _code(d: Dice) -> int:
+    c = 0
+    for x in d:
+        c = c * 10 + x
+    return c
+
+
+@lru_cache(maxsize=1)
+def optimal_keep_table() -> np.ndarray:
+    """The optimal bot's keep (action 0, 1, 2) for every dice state, indexed by the dice's
+    decimal digits (Cats, Bats, Rats, 3s, 5s, 7s); -1 where there is no decision."""
+    from ratenvs.catz_ratz_batz.solver import solve
+
+    table = np.full(10**6, -1, dtype=np.int8)
+    for dice, keep in solve().policy.items():
+        table[_code(dice)] = NUMBERS.index(keep)
+    return table
+
+
+# ----------------------------------------------------------------- kernels
+@njit(cache=True, inline="always")
+def _showing(dice: np.ndarray, g: int) -> int:
+    return (dice[g, THREES] > 0) + (dice[g, FIVES] > 0) + (dice[g, SEVENS] > 0)
+
+
+@njit(cache=True, inline="always")
+def _roll(dice, g, n, rng, slot_of, tape, cursor):
+    """Roll ``n`` dice for game ``g``: add the animals to those set aside, return the
+    number faces in dice[g, 3:6] additions; logged as multinomial counts (3,5,7,C,B,R)."""
+    c3 = 0
+    c5 = 0
+    c7 = 0
+    cc = 0
+    cb = 0
+    cr = 0
+    # all n faces from one 53-bit uniform: its first n base-6 digits (bias below 1e-9)
+    v = int(uniform(rng, g) * _SIX_POW[n])
+    for _ in range(n):
+        f = v % 6
+        v //= 6
+        if f == 0:
+            c3 += 1
+        elif f == 1:
+            c5 += 1
+        elif f == 2:
+            c7 += 1
+        elif f == 3:
+            cc += 1
+        elif f == 4:
+            cb += 1
+        else:
+            cr += 1
+    slot = slot_of[g]
+    if slot >= 0:
+        tape_put(tape, cursor, slot, TAPE_MULTINOMIAL)
+        tape_put(tape, cursor, slot, n)
+        tape_put(tape, cursor, slot, 6)
+        tape_put(tape, cursor, slot, c3)
+        tape_put(tape, cursor, slot, c5)
+        tape_put(tape, cursor, slot, c7)
+        tape_put(tape, cursor, slot, cc)
+        tape_put(tape, cursor, slot, cb)
+        tape_put(tape, cursor, slot, cr)
+    dice[g, CATS] += cc
+    dice[g, BATS] += cb
+    dice[g, RATS] += cr
+    dice[g, THREES] += c3
+    dice[g, FIVES] += c5
+    dice[g, SEVENS] += c7
+
+
+@njit(cache=True, inline="always")
+def _turn_score(dice, g):
+    n3 = dice[g, THREES]
+    n5 = dice[g, FIVES]
+    n7 = dice[g, SEVENS]
+    if n3 > 0:
+        number = 3
+        count = n3
+    elif n5 > 0:
+        number = 5
+        count = n5
+    elif n7 > 0:
+        number = 7
+        count = n7
+    else:
+        return 0
+    good = dice[g, CATS] + (dice[g, BATS] if number == 3 else 0)
+    bad = dice[g, RATS] + (dice[g, BATS] if number == 7 else 0)
+    if good < bad:
+        return 0
+    return number * count * (1 + good - bad)
+
+
+@njit(cache=True, inline="always")
+def _apply(g, action, p, turns, target, win, dice, totals, taken, current, phase, rng,
+           slot_of, tape, cursor, rewards, running):  # fmt: skip
+    """One decision of the seat to act in game ``g``; returns True if the game ended."""
+    seat = current[g]
+    if action == ACTION_ROLL:
+        for k in range(6):
+            dice[g, k] = 0
+        _roll(dice, g, NUM_DICE, rng, slot_of, tape, cursor)
+    else:
+        col = THREES + action
+        kept = dice[g, col]
+        n = dice[g, THREES] + dice[g, FIVES] + dice[g, SEVENS] - kept
+        dice[g, THREES] = 0
+        dice[g, FIVES] = 0
+        dice[g, SEVENS] = 0
+        dice[g, col] = kept
+        _roll(dice, g, n, rng, slot_of, tape, cursor)
+    if _showing(dice, g) > 1:
+        phase[g] = PHASE_KEEP
+        return False
+    points = _turn_score(dice, g)
+    totals[g, seat] += points
+    taken[g, seat] += 1
+    if not win:
+        rewards[g, seat] += points
+        running[g, seat] += points
+    over = False
+    if seat == p - 1:
+        if turns != _UNCAPPED and taken[g, seat] >= turns:
+            over = True
+        if target != _NO_TARGET:
+            best = totals[g, 0]
+            for s in range(1, p):
+                best = max(best, totals[g, s])
+            if best >= target:
+                over = True
+    current[g] = (seat + 1) % p
+    if not over:
+        phase[g] = PHASE_ROLL
+        return False
+    phase[g] = PHASE_OVER
+    if win and p >= 2:
+        best = totals[g, 0]
+        for s in range(1, p):
+            best = max(best, totals[g, s])
+        w = 0
+        for s in range(p):
+            if totals[g, s] == best:
+                w += 1
+        if w < p:
+            for s in range(p):
+                share = (1.0 / w if totals[g, s] == best else 0.0) - 1.0 / p
+                r = p / (p - 1) * share
+                rewards[g, s] += r
+                running[g, s] += r
+    return True
+
+
+@njit(cache=True, inline="always")
+def _bot_action(bot, g, dice, phase, rng, optimal):
+    if phase[g] == PHASE_ROLL:
+        return ACTION_ROLL
+    n3 = dice[g, THREES]
+    n5 = dice[g, FIVES]
+    n7 = dice[g, SEVENS]
+    if bot == BOT_RANDOM:
+        k = below(rng, g, (n3 > 0) + (n5 > 0) + (n7 > 0))
+        for a, n in ((0, n3), (1, n5), (2, n7)):
+            if n > 0:
+                if k == 0:
+                    return a
+                k -= 1
+        return -1
+    if bot == BOT_MOST_COMMON:  # the most dice; ties: the higher number
+        if n7 >= n5 and n7 >= n3 and n7 > 0:
+            return 2
+        if n5 >= n3 and n5 > 0:
+            return 1
+        return 0
+    if bot == BOT_LOWEST:
+        if n3 > 0:
+            return 0
+        if n5 > 0:
+            return 1
+        return 2
+    code = 0
+    for k in range(6):
+        code = code * 10 + dice[g, k]
+    return optimal[code]
+
+
+@njit(cache=True, inline="always")
+def _new_game(g, p, dice, totals, taken, current, phase, slot_of, tape, cursor, running):
+    for k in range(6):
+        dice[g, k] = 0
+    for s in range(p):
+        totals[g, s] = 0
+        taken[g, s] = 0
+        running[g, s] = 0.0
+    current[g] = 0
+    phase[g] = PHASE_ROLL
+    slot = slot_of[g]
+    if slot >= 0:
+        tape_put(tape, cursor, slot, TAPE_EPISODE)
+
+
+@njit(cache=True, inline="always")
+def _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_act):
+    seat = current[g]
+    for k in range(6):
+        obs[g, k] = tables[0, dice[g, k]]
+    ph = phase[g]
+    obs[g, 6] = 1.0 if ph == PHASE_ROLL else 0.0
+    obs[g, 7] = 1.0 if ph == PHASE_KEEP else 0.0
+    base = 8
+    s = seat
+    for i in range(p):
+        t = totals[g, s]
+        obs[g, base + i] = tables[1, t]
+        obs[g, base + p + i] = tables[2, taken[g, s]]
+        obs[g, base + 2 * p + i] = 1.0 if i == 0 else 0.0
+        obs[g, base + 3 * p + i] = tables[3, t]
+        s += 1
+        if s == p:
+            s = 0
+    if ph == PHASE_ROLL:
+        mask[g, 0] = 0
+        mask[g, 1] = 0
+        mask[g, 2] = 0
+        mask[g, 3] = 1
+    else:
+        mask[g, 0] = dice[g, THREES] > 0
+        mask[g, 1] = dice[g, FIVES] > 0
+        mask[g, 2] = dice[g, SEVENS] > 0
+        mask[g, 3] = 0
+    to_act[g] = seat
+
+
+def observation_tables(turns: int | None, target: int | None, top: int) -> np.ndarray:
+    """Every value an observation entry can take, computed once as the reference observer
+    computes it (so the kernel looks values up instead of dividing): row 0 dice / 9, row 1
+    totals / 100, row 2 turns left / turns (by turns taken), row 3 points needed / target."""
+    t = np.zeros((4, top + 1), dtype=np.float32)
+    v = np.arange(top + 1)
+    t[0, : NUM_DICE + 1] = [k * (1.0 / NUM_DICE) for k in range(NUM_DICE + 1)]
+    t[1] = [x / TOTAL_SCALE for x in v.tolist()]
+    if turns is not None:
+        t[2, : turns + 1] = [(turns - k) / turns for k in range(turns + 1)]
+    if target is not None:
+        t[3] = [max(target - x, 0) / target for x in v.tolist()]
+    return t
+
+
+@njit(cache=True)
+def _run(actions, external, bots, reset_all, p, turns, target, win, dice, totals, taken,
+         current, phase, rng, slot_of, tape, cursor, rewards, pending, running, returns,
+         terminated, obs, mask, to_act, optimal, tables):  # fmt: skip
+    """Advance every game: its external action (``external``), then the kernel's bots
+    until an external seat must act; a finished game is reset and played on to its first
+    external decision (those opening rewards carry to the next step)."""
+    for g in range(actions.shape[0]):
+        for s in range(p):
+            rewards[g, s] = pending[g, s]
+            pending[g, s] = 0.0
+        terminated[g] = False
+        if reset_all:
+            _new_game(g, p, dice, totals, taken, current, phase, slot_of, tape, cursor, running)
+        elif external:
+            terminated[g] = _apply(g, actions[g], p, turns, target, win, dice, totals, taken,
+                                   current, phase, rng, slot_of, tape, cursor, rewards,
+                                   running)  # fmt: skip
+        while not terminated[g] and bots[g, current[g]] >= 0:
+            a = _bot_action(bots[g, current[g]], g, dice, phase, rng, optimal)
+            terminated[g] = _apply(g, a, p, turns, target, win, dice, totals, taken, current,
+                                   phase, rng, slot_of, tape, cursor, rewards,
+                                   running)  # fmt: skip
+        for s in range(p):
+            returns[g, s] = running[g, s]
+        if terminated[g]:
+            _new_game(g, p, dice, totals, taken, current, phase, slot_of, tape, cursor, running)
+            # the new game's opening bot moves (set_bots keeps an external seat in every
+            # game, so this stops); their rewards go to the next step
+            while bots[g, current[g]] >= 0:
+                a = _bot_action(bots[g, current[g]], g, dice, phase, rng, optimal)
+                _apply(g, a, p, turns, target, win, dice, totals, taken, current, phase,
+                       rng, slot_of, tape, cursor, pending, running)  # fmt: skip
+        _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_act)
+
+
+@njit(cache=True)
+def _bot_actions(bot, dice, phase, rng, optimal, out):
+    for g in range(out.shape[0]):
+        out[g] = _bot_action(bot, g, dice, phase, rng, optimal)
+
+
+class BatchedCatzRatzBatz(BatchedGame):
+    """``num_envs`` games of Catz, Ratz and Batz with the same options (see the module
+    docstring); the options are :class:`~ratenvs.catz_ratz_batz.rules.CatzRatzBatz`'s."""
+
+    game_class = CatzRatzBatz
+    tape_per_step: ClassVar[int] = 9 * 16
+    bot_names = BOT_NAMES
+
+    def _allocate(self) -> None:
+        n, p = self.num_envs, self.num_players
+        game = self.game
+        self._turns = _UNCAPPED if game.turns is None else int(game.turns)
+        self._target = _NO_TARGET if game.target_score is None else int(game.target_score)
+        self._win = game.reward_mode == "win"
+        self.dice = np.zeros((n, 6), dtype=np.int64)
+        self.totals = np.zeros((n, p), dtype=np.int64)
+        self.taken = np.zeros((n, p), dtype=np.int64)
+        self.current = np.zeros(n, dtype=np.int64)
+        self.phase = np.zeros(n, dtype=np.int64)
+        self.obs = np.zeros((n, self.observation_size), dtype=np.float32)
+        self.mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        self.to_act = np.zeros(n, dtype=np.int64)
+        self._pending = np.zeros((n, p), dtype=np.float32)
+        self._running = np.zeros((n, p), dtype=np.float32)
+        self._optimal = optimal_keep_table()
+        self._tables = observation_tables(game.turns, game.target_score, max_total_of(game))
+
+    def _kernel(self, actions: np.ndarray, external: bool, reset_all: bool) -> None:
+        _run(actions, external, self.bots, reset_all, self.num_players, self._turns,
+             self._target, self._win, self.dice, self.totals, self.taken, self.current,
+             self.phase, self.rng, self.slot_of, self.tape, self.cursor, self.rewards,
+             self._pending, self._running, self.returns, self.terminated, self.obs,
+             self.mask, self.to_act, self._optimal, self._tables)  # fmt: skip
+
+    def _reset_games(self) -> None:
+        self._pending[:] = 0.0
+        self._kernel(np.zeros(self.num_envs, dtype=np.int64), False, True)
+
+    def _step_games(self, actions: np.ndarray) -> None:
+        self._kernel(actions, True, False)
+
+    def _play_bots(self) -> None:
+        self._kernel(np.zeros(self.num_envs, dtype=np.int64), False, False)
+
+    def bot_actions(self, name: str) -> np.ndarray:
+        """What bot ``name`` would play now in every game (drawing from the games'
+        generators, as the kernel's bots do)."""
+        out = np.zeros(self.num_envs, dtype=np.int64)
+        _bot_actions(self.bot_index(name), self.dice, self.phase, self.rng, self._optimal, out)
+        return out
+
+
+ENGINE = BatchedCatzRatzBatz
+"""The game's batched engine (``GameSpec.batched()``)."""

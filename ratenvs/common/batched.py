@@ -1,0 +1,384 @@
+"""Batched engines: many games of one game advanced in one call, with compiled kernels.
+
+A batched engine (``ratenvs/<game>/batched.py``) plays the same game as the
+reference :class:`~ratenvs.common.game.Game` (the readable spec) over a batch of
+``num_envs`` games held in numpy arrays, with numba kernels (``cache=True``: the
+compile happens once per machine). What every engine shares lives here:
+
+- :class:`BatchedGame`: the batch's options (the game's own
+  :class:`~ratenvs.common.options.OptionSpec`), ``reset`` / ``step``, bots
+  played inside the kernel, finished games reset in place.
+- The chance source of the kernels: one small counter-free generator
+  (splitmix64) per game of the batch, so a game's dice and shuffles do not depend
+  on the other games of the batch or on the batch size.
+- The chance tape: any game of the batch can log every outcome it draws, in the
+  reference game's own terms (a multinomial's counts, a permutation...), so that
+  the log and the actions replayed through the reference ``Game`` with a
+  :class:`~ratenvs.common.game.ChanceReplay` give the same game, step for step
+  (``tests/test_batched.py`` proves it for thousands of games).
+
+Turn-based games (Catz, Ratz and Batz; Rat-a-Tat Cat) show the observation and
+mask of the one seat to act in every game; a Ratto Zakko step is a tick with an
+action for every seat (its engine overrides the shapes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+try:
+    from numba import njit
+except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
+    raise ModuleNotFoundError(
+        "the batched engines need numba: pip install 'ratenvs[batched]'"
+    ) from exc
+
+from ratenvs.common.game import Game
+
+# ------------------------------------------------------------------ chance
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_INV53 = 1.0 / 9007199254740992.0
+
+
+@njit(cache=True, inline="always")
+def next_u64(rng: np.ndarray, g: int) -> np.uint64:
+    """The next 64 random bits of game ``g``'s generator (splitmix64)."""
+    s = rng[g] + _GOLDEN
+    rng[g] = s
+    z = (s ^ (s >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def uniform(rng: np.ndarray, g: int) -> float:
+    """A uniform float in [0, 1) with 53 random bits."""
+    return float(next_u64(rng, g) >> _S11) * _INV53
+
+
+@njit(cache=True, inline="always")
+def below(rng: np.ndarray, g: int, k: int) -> int:
+    """A uniform integer in ``0 .. k-1``."""
+    return int(uniform(rng, g) * k)
+
+
+@njit(cache=True)
+def normal(rng: np.ndarray, g: int) -> float:
+    """A standard normal draw (Marsaglia's polar method, one value per call)."""
+    while True:
+        u = 2.0 * uniform(rng, g) - 1.0
+        v = 2.0 * uniform(rng, g) - 1.0
+        s = u * u + v * v
+        if 0.0 < s < 1.0:
+            return u * np.sqrt(-2.0 * np.log(s) / s)
+
+
+@njit(cache=True)
+def shuffle_into(rng: np.ndarray, g: int, out: np.ndarray, n: int) -> None:
+    """``out[:n]`` becomes a uniform permutation of ``0 .. n-1`` (Fisher-Yates)."""
+    for i in range(n):
+        out[i] = i
+    for i in range(n - 1, 0, -1):
+        j = below(rng, g, i + 1)
+        t = out[i]
+        out[i] = out[j]
+        out[j] = t
+
+
+@njit(cache=True)
+def _random_legal(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+    for g in range(mask.shape[0]):
+        n = 0
+        for a in range(mask.shape[1]):
+            n += mask[g, a] != 0
+        k = below(rng, g, n) if n > 0 else -1
+        out[g] = -1
+        for a in range(mask.shape[1]):
+            if mask[g, a] != 0:
+                if k == 0:
+                    out[g] = a
+                    break
+                k -= 1
+
+
+@njit(cache=True)
+def _first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
+    n = mask.shape[1]
+    for g in range(actions.shape[0]):
+        a = actions[g]
+        if a < 0 or a >= n or mask[g, a] == 0:
+            return g
+    return -1
+
+
+class RandomActions:
+    """Uniformly random legal actions for a whole batch at once (a compiled picker with its
+    own generator per game): ``pick(mask)`` for masks shaped ``(num_envs, num_actions)``.
+
+    A row with no legal action gets -1.
+    """
+
+    def __init__(self, num_envs: int, seed: int | None = None) -> None:
+        self.rng = seed_generators(seed, num_envs)
+        self._out = np.zeros(num_envs, dtype=np.int64)
+
+    def pick(self, mask: np.ndarray) -> np.ndarray:
+        _random_legal(mask, self.rng, self._out)
+        return self._out
+
+
+def seed_generators(seed: int | None, num_envs: int) -> np.ndarray:
+    """One generator state per game, derived from ``seed`` (None: fresh entropy)."""
+    return np.random.SeedSequence(seed).generate_state(num_envs, dtype=np.uint64)
+
+
+# ---------------------------------------------------------- the chance tape
+# A logged game writes its draws to its row of ``tape`` at ``cursor[slot]``:
+#   EPISODE                       a new game starts (reset)
+#   MULTINOMIAL n k c_1 .. c_k    counts of n draws over k equally likely outcomes
+#   PERMUTATION n v_1 .. v_n      a permutation of 0 .. n-1
+#   INTEGERS v                    an integer below the asked bound
+#   NORMAL v                      one standard normal
+#   NORMALS d s_1 .. s_d v_1 ..   standard normals of shape (s_1, .., s_d)
+#   RANDOM v                      a uniform float
+TAPE_EPISODE = -1.0
+TAPE_MULTINOMIAL = 0.0
+TAPE_PERMUTATION = 1.0
+TAPE_INTEGERS = 2.0
+TAPE_NORMAL = 3.0
+TAPE_NORMALS = 4.0
+TAPE_RANDOM = 5.0
+
+
+@njit(cache=True, inline="always")
+def tape_put(tape: np.ndarray, cursor: np.ndarray, slot: int, value: float) -> None:
+    """Append one number to a logged game's row of the tape."""
+    tape[slot, cursor[slot]] = value
+    cursor[slot] += 1
+
+
+def decode_tape(row: np.ndarray) -> list[list[list[Any]]]:
+    """A logged game's tape as chance logs, one per episode (``ChanceLog.draws`` format)."""
+    episodes: list[list[list[Any]]] = []
+    i, n = 0, len(row)
+    while i < n:
+        kind = row[i]
+        if kind == TAPE_EPISODE:
+            episodes.append([])
+            i += 1
+            continue
+        if not episodes:
+            raise ValueError("a chance tape must start with an episode marker")
+        draws = episodes[-1]
+        if kind == TAPE_MULTINOMIAL:
+            k = int(row[i + 2])
+            draws.append(["multinomial", [int(x) for x in row[i + 3 : i + 3 + k]]])
+            i += 3 + k
+        elif kind == TAPE_PERMUTATION:
+            m = int(row[i + 1])
+            draws.append(["permutation", [int(x) for x in row[i + 2 : i + 2 + m]]])
+            i += 2 + m
+        elif kind == TAPE_INTEGERS:
+            draws.append(["integers", int(row[i + 1])])
+            i += 2
+        elif kind == TAPE_NORMAL:
+            draws.append(["standard_normal", float(row[i + 1])])
+            i += 2
+        elif kind == TAPE_NORMALS:
+            d = int(row[i + 1])
+            shape = tuple(int(x) for x in row[i + 2 : i + 2 + d])
+            size = int(np.prod(shape))
+            start = i + 2 + d
+            values = np.asarray(row[start : start + size], dtype=np.float64).reshape(shape)
+            draws.append(["standard_normal", values.tolist()])
+            i = start + size
+        elif kind == TAPE_RANDOM:
+            draws.append(["random", float(row[i + 1])])
+            i += 2
+        else:
+            raise ValueError(f"corrupt chance tape: kind {kind} at {i}")
+    return episodes
+
+
+# ------------------------------------------------------------------ results
+class BatchStep(NamedTuple):
+    """What a batched ``step`` returns, every array led by the game index.
+
+    For a game that ended in this step, ``terminated`` is True, ``rewards`` and
+    ``returns`` are those of the game that ended, and ``observation`` / ``mask`` /
+    ``to_act`` already show the first decision of the game that replaced it.
+    """
+
+    observation: np.ndarray
+    """(num_envs, observation_size) float32: the acting seat's observation."""
+    mask: np.ndarray
+    """(num_envs, num_actions) int8: the acting seat's legal actions."""
+    rewards: np.ndarray
+    """(num_envs, num_players) float32: every seat's reward of this step."""
+    terminated: np.ndarray
+    """(num_envs,) bool: the game ended in this step (and was reset)."""
+    to_act: np.ndarray
+    """(num_envs,) int64: the seat to act now."""
+    returns: np.ndarray
+    """(num_envs, num_players) float32: every seat's return of the game so far (of the game
+    that ended, where ``terminated``)."""
+
+
+class BatchedGame:
+    """Base of the batched engines: ``num_envs`` games of one game with the same options.
+
+    Args:
+        num_envs: games in the batch (>= 1).
+        seed: seeds every game's generator (None: fresh entropy).
+        log_games: indices of games whose chance outcomes go to the tape
+            (:meth:`chance_logs`).
+        **options: the game's options, checked like the AEC env's.
+
+    Subclasses set ``game_class``, ``tape_per_step`` (most tape numbers a step may
+    write for one game) and ``bot_names``, allocate their state arrays in
+    :meth:`_allocate` and implement the kernels behind :meth:`_reset_games` and
+    :meth:`_step_games`.
+    """
+
+    game_class: ClassVar[type[Game]]
+    tape_per_step: ClassVar[int] = 64
+    bot_names: ClassVar[tuple[str, ...]] = ()
+    """Bots the kernel can play (``set_bots``), by index."""
+    simultaneous: ClassVar[bool] = False
+    """True for a game whose step takes an action from every seat (Ratto Zakko's ticks)."""
+    EXTERNAL: ClassVar[int] = -1
+    """``set_bots`` entry of a seat whose actions the caller gives."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        seed: int | None = None,
+        log_games: Sequence[int] = (),
+        **options: Any,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
+            raise TypeError(f"num_envs must be an int, got {num_envs!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        self.num_envs = int(num_envs)
+        self.game: Game = self.game_class(**options)
+        self.options: dict[str, Any] = dict(self.game.params)
+        self.num_players = self.game.num_players
+        self.num_actions = self.game.num_actions
+        self.observer = self.game.observer(self.game.observation_kind)
+        self.observation_size = self.observer.size
+        logged = sorted({int(g) for g in log_games})
+        if any(not 0 <= g < self.num_envs for g in logged):
+            raise ValueError(f"log_games must be game indices 0..{self.num_envs - 1}")
+        self.log_games = tuple(logged)
+        self.bots = np.full((self.num_envs, self.num_players), self.EXTERNAL, dtype=np.int64)
+        self._allocate()
+        self._seed = seed
+        self._started = False
+        self.reset(seed=seed)
+
+    # ------------------------------------------------------------ the doors
+    def reset(self, seed: int | None = None) -> BatchStep:
+        """Start every game anew (``seed``: reseed every generator, else keep drawing)."""
+        if seed is not None or not self._started:
+            self.rng = seed_generators(self._seed if seed is None else seed, self.num_envs)
+        self._started = True
+        self.slot_of = np.full(self.num_envs, -1, dtype=np.int64)
+        for slot, g in enumerate(self.log_games):
+            self.slot_of[g] = slot
+        self._tape_cap = max(4096, 8 * self.tape_per_step)
+        self.tape = np.zeros((len(self.log_games), self._tape_cap), dtype=np.float64)
+        self.cursor = np.zeros(len(self.log_games), dtype=np.int64)
+        self.rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
+        self.returns = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
+        self.terminated = np.zeros(self.num_envs, dtype=np.bool_)
+        self._reset_games()
+        return self._result()
+
+    def step(self, actions: np.ndarray | Sequence[int]) -> BatchStep:
+        """Play ``actions[g]`` for the seat to act in every game ``g`` (then the kernel's
+        bots, until an external seat must act); finished games are reset in place."""
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(
+                f"actions must be {self.num_envs} integers (one per game), "
+                f"got {acts.dtype} of shape {acts.shape}"
+            )
+        acts = acts.astype(np.int64, copy=False)
+        g = _first_illegal(self.mask, acts)
+        if g >= 0:
+            raise ValueError(
+                f"illegal action {int(acts[g])} in game {g} (seat {int(self.to_act[g])}); "
+                f"legal: {np.flatnonzero(self.mask[g]).tolist()}"
+            )
+        self._grow_tape()
+        self._step_games(acts)
+        return self._result()
+
+    def set_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
+        """Which seats the kernel plays: ``bots[g, seat]`` is an index of ``bot_names``, or
+        ``EXTERNAL`` (-1) for a seat whose actions ``step`` takes. Takes effect at once
+        (games whose acting seat is now a bot are played on)."""
+        b = np.asarray(bots, dtype=np.int64)
+        if b.shape != (self.num_envs, self.num_players):
+            raise ValueError(f"bots must have shape {(self.num_envs, self.num_players)}")
+        if ((b < -1) | (b >= len(self.bot_names))).any():
+            raise ValueError(f"bot indices must be -1 (external) or 0..{len(self.bot_names) - 1}")
+        if not (b == self.EXTERNAL).any(axis=1).all():
+            raise ValueError("every game needs at least one external seat (-1) in set_bots")
+        self.bots[:] = b
+        self._play_bots()
+
+    def bot_index(self, name: str) -> int:
+        """The index of bot ``name`` for :meth:`set_bots`."""
+        if name not in self.bot_names:
+            raise ValueError(
+                f"no batched bot {name!r} for {self.game.name}; choose one of {self.bot_names}"
+            )
+        return self.bot_names.index(name)
+
+    def chance_logs(self, game: int) -> list[list[list[Any]]]:
+        """Every chance outcome logged game ``game`` drew, one ``ChanceLog.draws`` list per
+        episode (the last one is the game in progress)."""
+        if game not in self.log_games:
+            raise ValueError(f"game {game} is not logged; pass it in log_games")
+        slot = self.log_games.index(game)
+        return decode_tape(self.tape[slot, : self.cursor[slot]])
+
+    # ------------------------------------------------------------ internals
+    def _grow_tape(self) -> None:
+        if len(self.log_games) and self.cursor.max() + self.tape_per_step * 64 > self._tape_cap:
+            self._tape_cap *= 2
+            tape = np.zeros((len(self.log_games), self._tape_cap), dtype=np.float64)
+            tape[:, : self.tape.shape[1]] = self.tape
+            self.tape = tape
+
+    def _result(self) -> BatchStep:
+        return BatchStep(
+            self.obs, self.mask, self.rewards, self.terminated, self.to_act, self.returns
+        )
+
+    def _allocate(self) -> None:  # pragma: no cover - abstract
+        """Allocate the state arrays, ``obs``, ``mask`` and ``to_act``."""
+        raise NotImplementedError
+
+    def _reset_games(self) -> None:  # pragma: no cover - abstract
+        """Start every game anew and play its opening bot moves."""
+        raise NotImplementedError
+
+    def _step_games(self, actions: np.ndarray) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _play_bots(self) -> None:  # pragma: no cover - abstract
+        """Play the kernel's bots in every game whose acting seat is one."""
+        raise NotImplementedError

@@ -1,0 +1,166 @@
+"""The batched engines play the reference games exactly, and their doors behave.
+
+For every game with a batched engine and every option combination of its ``test_options``:
+a batch of logged games played at random, replayed game by game through the reference
+``Game`` from the engine's own chance logs (observations, masks, rewards, terminations, the
+seat to act, at every step); the kernel's bots against the reference bots; errors that
+lose nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from batched_helpers import play_logged, replay_turn_based
+
+from ratenvs.common.batched import RandomActions, decode_tape
+from ratenvs.common.options import UnknownOptionError
+from ratenvs.games import GAMES
+
+BATCHED = [spec for spec in GAMES.values() if spec.has_batched]
+TURN_BASED = [spec for spec in BATCHED if not spec.batched().simultaneous]
+
+
+def _cases(specs):
+    return [
+        pytest.param(spec, options, id=f"{spec.name}[{_label(options)}]")
+        for spec in specs
+        for options in spec.test_options
+    ]
+
+
+def _label(options):
+    return ",".join(f"{k}={v}" for k, v in options.items()) or "defaults"
+
+
+REPLAY_GAMES = 1000
+"""Games per batch in the replay proof."""
+REPLAY_STEPS = {"catz_ratz_batz": 150, "rat_a_tat_cat": 150}
+
+
+def test_catz_has_a_batched_engine():
+    assert "catz_ratz_batz" in {spec.name for spec in BATCHED}
+
+
+@pytest.mark.parametrize(("spec", "options"), _cases(TURN_BASED))
+def test_replayed_through_the_reference_game(spec, options):
+    trace = play_logged(spec.batched(), REPLAY_GAMES, REPLAY_STEPS[spec.name], 7, **options)
+    finished = replay_turn_based(trace)
+    assert finished >= 1000, f"only {finished} finished games were checked"
+
+
+@pytest.mark.parametrize("spec", BATCHED, ids=[s.name for s in BATCHED])
+def test_a_game_does_not_depend_on_the_batch_size_and_seeds_repeat(spec):
+    small = play_logged(spec.batched(), 3, 40, 11)
+    large = play_logged(spec.batched(), 50, 40, 11)
+    again = play_logged(spec.batched(), 3, 40, 11)
+    for g in range(3):
+        assert small.engine.chance_logs(g) == again.engine.chance_logs(g)
+    # the generators of games 0-2 are the same in both batches; with the same actions
+    # (the pickers are seeded alike) the first observations agree
+    np.testing.assert_array_equal(small.observation[0], large.observation[0][:3])
+    other = play_logged(spec.batched(), 3, 40, 12)
+    assert other.engine.chance_logs(0) != small.engine.chance_logs(0)
+
+
+@pytest.mark.parametrize("spec", BATCHED, ids=[s.name for s in BATCHED])
+def test_bad_input_is_a_clear_error_and_loses_nothing(spec):
+    cls = spec.batched()
+    with pytest.raises(ValueError, match="num_envs"):
+        cls(0)
+    with pytest.raises(TypeError, match="num_envs"):
+        cls(2.5)
+    with pytest.raises(UnknownOptionError, match="no_such_option"):
+        cls(4, no_such_option=1)
+    with pytest.raises(ValueError, match="num_players"):
+        cls(4, num_players=99)
+    with pytest.raises(ValueError, match="log_games"):
+        cls(4, log_games=[4])
+    engine = cls(8, seed=3, log_games=[0])
+    batch = engine.reset()
+    before = batch.observation.copy(), batch.mask.copy(), engine.rng.copy()
+    illegal = RandomActions(8, 0).pick(batch.mask).copy()
+    illegal[5] = int(np.flatnonzero(batch.mask[5] == 0)[0])
+    with pytest.raises(ValueError, match=r"illegal action .* in game 5"):
+        engine.step(illegal)
+    with pytest.raises(ValueError, match="one per game"):
+        engine.step(illegal[:3])
+    with pytest.raises(ValueError, match="one per game"):
+        engine.step(illegal.astype(float))
+    # nothing moved: the same position, the same generators
+    np.testing.assert_array_equal(engine.obs, before[0])
+    np.testing.assert_array_equal(engine.mask, before[1])
+    np.testing.assert_array_equal(engine.rng, before[2])
+    with pytest.raises(ValueError, match="not logged"):
+        engine.chance_logs(1)
+    with pytest.raises(ValueError, match="external seat"):
+        engine.set_bots(np.zeros((8, engine.num_players), dtype=np.int64))
+    with pytest.raises(ValueError, match="shape"):
+        engine.set_bots(np.zeros((3, engine.num_players), dtype=np.int64))
+    with pytest.raises(ValueError, match="no batched bot"):
+        engine.bot_index("nobody")
+
+
+def test_a_corrupt_chance_tape_is_refused():
+    with pytest.raises(ValueError, match="episode marker"):
+        decode_tape(np.array([2.0, 1.0]))
+    with pytest.raises(ValueError, match="corrupt"):
+        decode_tape(np.array([-1.0, 9.0]))
+
+
+# ------------------------------------------------------------- Catz bots
+CATZ = GAMES["catz_ratz_batz"]
+
+
+def _catz_positions(num_envs=2000, steps=30, seed=5):
+    """Engines at many positions of random play (yielded after every step)."""
+    engine = CATZ.batched()(num_envs, seed=seed, num_players=2)
+    picker = RandomActions(num_envs, seed)
+    batch = engine.reset()
+    for _ in range(steps):
+        yield engine, batch
+        batch = engine.step(picker.pick(batch.mask).copy())
+
+
+@pytest.mark.parametrize("name", ["most_common", "lowest", "optimal"])
+def test_catz_kernel_bots_choose_as_the_reference_bots(name):
+    bot = CATZ.bots()[name]()
+    rng = np.random.default_rng(0)
+    checked = 0
+    for engine, batch in _catz_positions():
+        chosen = engine.bot_actions(name)
+        for g in range(0, engine.num_envs, 7):
+            want = bot.act(batch.observation[g], batch.mask[g], rng)
+            assert chosen[g] == want, (name, g, batch.observation[g])
+            checked += 1
+    assert checked > 5000
+
+
+def test_catz_kernel_random_bot_is_uniform_over_legal_keeps():
+    counts: dict[tuple[int, ...], np.ndarray] = {}
+    for engine, batch in _catz_positions(steps=20):
+        chosen = engine.bot_actions("random")
+        assert np.all(batch.mask[np.arange(engine.num_envs), chosen] == 1)
+        for g in np.flatnonzero(batch.mask[:, 3] == 0):
+            key = tuple(batch.mask[g, :3].tolist())
+            counts.setdefault(key, np.zeros(3))[chosen[g]] += 1
+    assert len(counts) == 4  # 3+5, 3+7, 5+7 and all three showing
+    for key, observed in counts.items():
+        legal = np.flatnonzero(key)
+        total = observed.sum()
+        assert total > 1000 and observed[[a for a in range(3) if not key[a]]].sum() == 0
+        k = legal.size
+        share = observed[legal] / total
+        # every legal keep equally likely: within 4 standard errors of 1/k
+        assert np.all(np.abs(share - 1 / k) < 4 * np.sqrt((1 / k) * (1 - 1 / k) / total)), key
+
+
+@pytest.mark.parametrize("name", ["most_common", "optimal"])
+def test_catz_kernel_bots_in_the_batch_play_the_reference_bots_game(name):
+    """Seats 1 and 2 played inside the kernel: the replay with the reference bots in those
+    seats gives the same game at every external decision."""
+    trace = play_logged(
+        CATZ.batched(), 300, 100, 21, bots={1: name, 2: name}, num_players=3, turns=3
+    )
+    bot = CATZ.bots()[name]()
+    assert replay_turn_based(trace, bots={1: bot, 2: bot}) >= 300
