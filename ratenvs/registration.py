@@ -2,7 +2,10 @@
 
 Runs on ``import ratenvs``. The gymnasium ids also work from a fresh
 interpreter as ``gymnasium.make("ratenvs:ratenvs/CatzRatzBatz-v0")`` (the
-``module:id`` form imports ``ratenvs`` first).
+``module:id`` form imports ``ratenvs`` first). A game with a batched engine also has a
+vector entry point: ``gymnasium.make_vec(id, num_envs=1024,
+vectorization_mode="vector_entry_point")`` is its
+:class:`~ratenvs.wrappers.batched_vector.BatchedVectorEnv`.
 """
 
 from __future__ import annotations
@@ -28,6 +31,11 @@ def register() -> None:
                 gymnasium.register(
                     id=spec.gymnasium_id,
                     entry_point="ratenvs.wrappers.single_agent:make_single_agent",
+                    vector_entry_point=(
+                        "ratenvs.wrappers.batched_vector:make_batched_vector"
+                        if spec.has_batched
+                        else None
+                    ),
                     kwargs={"game": spec.name, **spec.gymnasium_defaults},
                     disable_env_checker=False,
                 )

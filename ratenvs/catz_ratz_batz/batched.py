@@ -266,8 +266,8 @@ def _new_game(g, p, dice, totals, taken, current, phase, slot_of, tape, cursor, 
 
 
 @njit(cache=True, inline="always")
-def _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_act):
-    seat = current[g]
+def _observe_from(g, seat, p, dice, totals, taken, current, phase, tables, obs):
+    """The observation vector of game ``g`` seen from ``seat`` (its entries first)."""
     for k in range(6):
         obs[g, k] = tables[0, dice[g, k]]
     ph = phase[g]
@@ -275,16 +275,25 @@ def _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_ac
     obs[g, 7] = 1.0 if ph == PHASE_KEEP else 0.0
     base = 8
     s = seat
+    turn = current[g] - seat
+    if turn < 0:
+        turn += p
     for i in range(p):
         t = totals[g, s]
         obs[g, base + i] = tables[1, t]
         obs[g, base + p + i] = tables[2, taken[g, s]]
-        obs[g, base + 2 * p + i] = 1.0 if i == 0 else 0.0
+        obs[g, base + 2 * p + i] = 1.0 if i == turn and ph != PHASE_OVER else 0.0
         obs[g, base + 3 * p + i] = tables[3, t]
         s += 1
         if s == p:
             s = 0
-    if ph == PHASE_ROLL:
+
+
+@njit(cache=True, inline="always")
+def _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_act):
+    seat = current[g]
+    _observe_from(g, seat, p, dice, totals, taken, current, phase, tables, obs)
+    if phase[g] == PHASE_ROLL:
         mask[g, 0] = 0
         mask[g, 1] = 0
         mask[g, 2] = 0
@@ -295,6 +304,12 @@ def _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_ac
         mask[g, 2] = dice[g, SEVENS] > 0
         mask[g, 3] = 0
     to_act[g] = seat
+
+
+@njit(cache=True)
+def _privileged(p, dice, totals, taken, current, phase, tables, out):
+    for g in range(out.shape[0]):
+        _observe_from(g, 0, p, dice, totals, taken, current, phase, tables, out)
 
 
 def observation_tables(turns: int | None, target: int | None, top: int) -> np.ndarray:
@@ -313,12 +328,13 @@ def observation_tables(turns: int | None, target: int | None, top: int) -> np.nd
 
 
 @njit(cache=True)
-def _run(actions, external, bots, reset_all, p, turns, target, win, dice, totals, taken,
+def _run(actions, active, bots, next_bots, reset_all, p, turns, target, win, dice, totals, taken,
          current, phase, rng, slot_of, tape, cursor, rewards, pending, running, returns,
          terminated, obs, mask, to_act, optimal, tables):  # fmt: skip
-    """Advance every game: its external action (``external``), then the kernel's bots
-    until an external seat must act; a finished game is reset and played on to its first
-    external decision (those opening rewards carry to the next step)."""
+    """Advance every game: its external action (where ``active``), then the kernel's bots
+    until an external seat must act; a finished game is reset (its seats' players taken
+    from ``next_bots``) and played on to its first external decision (those opening
+    rewards carry to the next step)."""
     for g in range(actions.shape[0]):
         for s in range(p):
             rewards[g, s] = pending[g, s]
@@ -326,7 +342,9 @@ def _run(actions, external, bots, reset_all, p, turns, target, win, dice, totals
         terminated[g] = False
         if reset_all:
             _new_game(g, p, dice, totals, taken, current, phase, slot_of, tape, cursor, running)
-        elif external:
+            for s in range(p):
+                bots[g, s] = next_bots[g, s]
+        elif active[g]:
             terminated[g] = _apply(g, actions[g], p, turns, target, win, dice, totals, taken,
                                    current, phase, rng, slot_of, tape, cursor, rewards,
                                    running)  # fmt: skip
@@ -339,6 +357,8 @@ def _run(actions, external, bots, reset_all, p, turns, target, win, dice, totals
             returns[g, s] = running[g, s]
         if terminated[g]:
             _new_game(g, p, dice, totals, taken, current, phase, slot_of, tape, cursor, running)
+            for s in range(p):
+                bots[g, s] = next_bots[g, s]
             # the new game's opening bot moves (set_bots keeps an external seat in every
             # game, so this stops); their rewards go to the next step
             while bots[g, current[g]] >= 0:
@@ -381,8 +401,8 @@ class BatchedCatzRatzBatz(BatchedGame):
         self._optimal = optimal_keep_table()
         self._tables = observation_tables(game.turns, game.target_score, max_total_of(game))
 
-    def _kernel(self, actions: np.ndarray, external: bool, reset_all: bool) -> None:
-        _run(actions, external, self.bots, reset_all, self.num_players, self._turns,
+    def _kernel(self, actions: np.ndarray, active: np.ndarray, reset_all: bool) -> None:
+        _run(actions, active, self.bots, self.next_bots, reset_all, self.num_players, self._turns,
              self._target, self._win, self.dice, self.totals, self.taken, self.current,
              self.phase, self.rng, self.slot_of, self.tape, self.cursor, self.rewards,
              self._pending, self._running, self.returns, self.terminated, self.obs,
@@ -390,13 +410,21 @@ class BatchedCatzRatzBatz(BatchedGame):
 
     def _reset_games(self) -> None:
         self._pending[:] = 0.0
-        self._kernel(np.zeros(self.num_envs, dtype=np.int64), False, True)
+        self._kernel(self._no_actions, self._nobody, True)
 
-    def _step_games(self, actions: np.ndarray) -> None:
-        self._kernel(actions, True, False)
+    def _step_games(self, actions: np.ndarray, active: np.ndarray) -> None:
+        self._kernel(actions, active, False)
 
     def _play_bots(self) -> None:
-        self._kernel(np.zeros(self.num_envs, dtype=np.int64), False, False)
+        self._kernel(self._no_actions, self._nobody, False)
+
+    def state_observation(self) -> np.ndarray:
+        """The ``privileged`` observer's vector of every game (PettingZoo's ``state()``: the
+        table seen from seat 0, ``to_act`` naming the seat whose turn it is)."""
+        out = np.zeros((self.num_envs, self.state_size), dtype=np.float32)
+        _privileged(self.num_players, self.dice, self.totals, self.taken, self.current,
+                    self.phase, self._tables, out)  # fmt: skip
+        return out
 
     def bot_actions(self, name: str) -> np.ndarray:
         """What bot ``name`` would play now in every game (drawing from the games'

@@ -111,9 +111,11 @@ def _random_legal(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
+def _first_illegal(mask: np.ndarray, actions: np.ndarray, active: np.ndarray) -> int:
     n = mask.shape[1]
     for g in range(actions.shape[0]):
+        if not active[g]:
+            continue
         a = actions[g]
         if a < 0 or a >= n or mask[g, a] == 0:
             return g
@@ -128,7 +130,7 @@ class RandomActions:
     """
 
     def __init__(self, num_envs: int, seed: int | None = None) -> None:
-        self.rng = seed_generators(seed, num_envs)
+        self.rng = seed_generators(seed, num_envs, stream=STREAM_PICKER)
         self._out = np.zeros(num_envs, dtype=np.int64)
 
     def pick(self, mask: np.ndarray) -> np.ndarray:
@@ -136,9 +138,16 @@ class RandomActions:
         return self._out
 
 
-def seed_generators(seed: int | None, num_envs: int) -> np.ndarray:
-    """One generator state per game, derived from ``seed`` (None: fresh entropy)."""
-    return np.random.SeedSequence(seed).generate_state(num_envs, dtype=np.uint64)
+STREAM_ENGINE = 1
+STREAM_PICKER = 2
+
+
+def seed_generators(seed: int | None, num_envs: int, stream: int = STREAM_ENGINE) -> np.ndarray:
+    """One generator state per game, derived from ``seed`` (None: fresh entropy) and a
+    stream number, so that an engine, a picker and ``numpy.random.default_rng`` given the
+    same seed draw unrelated numbers."""
+    sequence = np.random.SeedSequence(seed, spawn_key=(0x7A7, stream))
+    return sequence.generate_state(num_envs, dtype=np.uint64)
 
 
 # ---------------------------------------------------------- the chance tape
@@ -277,11 +286,17 @@ class BatchedGame:
         self.num_actions = self.game.num_actions
         self.observer = self.game.observer(self.game.observation_kind)
         self.observation_size = self.observer.size
+        self.state_observer = self.game.observer("privileged")
+        self.state_size = self.state_observer.size
         logged = sorted({int(g) for g in log_games})
         if any(not 0 <= g < self.num_envs for g in logged):
             raise ValueError(f"log_games must be game indices 0..{self.num_envs - 1}")
         self.log_games = tuple(logged)
         self.bots = np.full((self.num_envs, self.num_players), self.EXTERNAL, dtype=np.int64)
+        self.next_bots = self.bots.copy()
+        self._everybody = np.ones(self.num_envs, dtype=np.bool_)
+        self._nobody = np.zeros(self.num_envs, dtype=np.bool_)
+        self._no_actions = np.zeros(self.num_envs, dtype=np.int64)
         self._allocate()
         self._seed = seed
         self._started = False
@@ -305,9 +320,16 @@ class BatchedGame:
         self._reset_games()
         return self._result()
 
-    def step(self, actions: np.ndarray | Sequence[int]) -> BatchStep:
+    def step(
+        self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None
+    ) -> BatchStep:
         """Play ``actions[g]`` for the seat to act in every game ``g`` (then the kernel's
-        bots, until an external seat must act); finished games are reset in place."""
+        bots, until an external seat must act); finished games are reset in place.
+
+        ``active`` (bool per game): only those games move (the others' actions are
+        ignored and they report no reward). The returned arrays are the engine's own
+        buffers, overwritten by the next call: copy what you keep.
+        """
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(
@@ -315,29 +337,53 @@ class BatchedGame:
                 f"got {acts.dtype} of shape {acts.shape}"
             )
         acts = acts.astype(np.int64, copy=False)
-        g = _first_illegal(self.mask, acts)
+        if active is None:
+            active = self._everybody
+        else:
+            active = np.asarray(active)
+            if active.shape != (self.num_envs,) or active.dtype != np.bool_:
+                raise ValueError(f"active must be {self.num_envs} bools (one per game)")
+        g = _first_illegal(self.mask, acts, active)
         if g >= 0:
             raise ValueError(
                 f"illegal action {int(acts[g])} in game {g} (seat {int(self.to_act[g])}); "
                 f"legal: {np.flatnonzero(self.mask[g]).tolist()}"
             )
         self._grow_tape()
-        self._step_games(acts)
+        self._step_games(acts, active)
         return self._result()
 
     def set_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
         """Which seats the kernel plays: ``bots[g, seat]`` is an index of ``bot_names``, or
-        ``EXTERNAL`` (-1) for a seat whose actions ``step`` takes. Takes effect at once
-        (games whose acting seat is now a bot are played on)."""
+        a negative number (``EXTERNAL``, -1, or any tag below it a caller gives its own
+        players) for a seat whose actions ``step`` takes. Takes effect at once (games whose
+        acting seat is now a bot are played on) and for every later game."""
+        b = self._check_bots(bots)
+        self.bots[:] = b
+        self.next_bots[:] = b
+        self._play_bots()
+
+    def set_next_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
+        """The seats' players of every game's next game (taken when it resets): a new
+        draw of opponents or seats per game, without touching the games in progress."""
+        self.next_bots[:] = self._check_bots(bots)
+
+    def _check_bots(self, bots: Any) -> np.ndarray:
         b = np.asarray(bots, dtype=np.int64)
         if b.shape != (self.num_envs, self.num_players):
             raise ValueError(f"bots must have shape {(self.num_envs, self.num_players)}")
-        if ((b < -1) | (b >= len(self.bot_names))).any():
-            raise ValueError(f"bot indices must be -1 (external) or 0..{len(self.bot_names) - 1}")
-        if not (b == self.EXTERNAL).any(axis=1).all():
-            raise ValueError("every game needs at least one external seat (-1) in set_bots")
-        self.bots[:] = b
-        self._play_bots()
+        if (b >= len(self.bot_names)).any():
+            raise ValueError(
+                f"bot indices must be negative (external) or 0..{len(self.bot_names) - 1}"
+            )
+        if not (b < 0).any(axis=1).all():
+            raise ValueError("every game needs at least one external (negative) seat")
+        return b
+
+    def state_observation(self) -> np.ndarray:  # pragma: no cover - abstract
+        """(num_envs, state_size) float32: the ``privileged`` observer's vector of every
+        game (the whole truth, PettingZoo's ``state()``), for centralised critics."""
+        raise NotImplementedError
 
     def bot_index(self, name: str) -> int:
         """The index of bot ``name`` for :meth:`set_bots`."""
@@ -376,7 +422,8 @@ class BatchedGame:
         """Start every game anew and play its opening bot moves."""
         raise NotImplementedError
 
-    def _step_games(self, actions: np.ndarray) -> None:  # pragma: no cover - abstract
+    def _step_games(self, actions: np.ndarray, active: np.ndarray) -> None:  # pragma: no cover
+        """Play ``actions`` in the games where ``active`` (then the bots; reset the ended)."""
         raise NotImplementedError
 
     def _play_bots(self) -> None:  # pragma: no cover - abstract

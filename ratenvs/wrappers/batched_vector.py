@@ -1,0 +1,333 @@
+"""The vector doors of the batched engines: one learner seat per game of a batch.
+
+:class:`BatchedVectorEnv` is a ``gymnasium.vector.VectorEnv`` over a game's batched
+engine (``ratenvs/<game>/batched.py``): every game of the batch has one learner seat;
+the other seats are played by the engine's compiled bots, or by frozen policies
+(self-play snapshots) evaluated on all the games that wait for them at once. It is
+the gymnasium id's vector entry point::
+
+    envs = gymnasium.make_vec("ratenvs/CatzRatzBatz-v0", num_envs=1024,
+                              vectorization_mode="vector_entry_point")
+
+Games end and restart inside the step (gymnasium's same-step autoreset: the
+observation of a game that ended is already the next game's first decision; the
+games never truncate). ``action_masks()`` gives the learner's legal actions of every
+game, for sb3-contrib's ``MaskablePPO``; :func:`sb3_vec_env` gives the same door as a
+stable-baselines3 ``VecEnv``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from ratenvs.games import get_game
+
+LEARNER = -1
+"""Engine seat code of the learner (``BatchedGame.EXTERNAL``)."""
+_POLICY0 = -2
+"""Engine seat code of frozen policy k: ``-2 - k``."""
+
+
+class Opponents:
+    """Who plays the opponent seats of every game: the engine's bots and frozen policies.
+
+    Subclasses give :meth:`draw` (each game's opponents for its next game) and, if they
+    use policies, :meth:`act`. Codes: ``>= 0`` an engine bot (an index of the engine's
+    ``bot_names``), ``<= -2`` frozen policy ``-2 - code``.
+    """
+
+    def draw(
+        self, rng: np.random.Generator, games: int, slots: int, bot_index: Callable[[str], int]
+    ) -> np.ndarray:  # pragma: no cover - abstract
+        """(games, slots) codes: the players of the ``slots`` seats after the learner's."""
+        raise NotImplementedError
+
+    def act(
+        self, policy: int, observations: np.ndarray, masks: np.ndarray
+    ) -> np.ndarray:  # pragma: no cover - abstract
+        """The actions of frozen policy ``policy`` for a batch of its decisions."""
+        raise NotImplementedError(f"no policy {policy}")
+
+
+class BotOpponents(Opponents):
+    """Engine bots by name: one name for every opponent seat, or one per seat after the
+    learner's."""
+
+    def __init__(self, names: str | Sequence[str]) -> None:
+        self.names = names
+
+    def draw(
+        self, rng: np.random.Generator, games: int, slots: int, bot_index: Callable[[str], int]
+    ) -> np.ndarray:
+        names = [self.names] * slots if isinstance(self.names, str) else list(self.names)
+        if len(names) != slots:
+            raise ValueError(f"option 'opponents' needs {slots} entries, got {len(names)}")
+        row = np.array([bot_index(n) for n in names], dtype=np.int64)
+        return np.tile(row, (games, 1))
+
+
+class BatchedVectorEnv(VectorEnv):
+    """One learner seat in each of ``num_envs`` games of a batched engine.
+
+    Args:
+        game: game name (``"catz_ratz_batz"``, ``"rat-a-tat-cat"``...).
+        num_envs: games in the batch.
+        opponents: ``None`` (the game's default bot), a bot name for every opponent seat,
+            a list of names (one per seat after the learner's), or an :class:`Opponents`
+            (self-play pools: bots and frozen policies, drawn anew for every game).
+        learner_seat: the learner's seat, or ``"random"`` (drawn for every game).
+        seed: seeds the engine's games and the draws of seats and opponents.
+        **env_options: the game's options (as the AEC env's).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
+
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        *,
+        opponents: str | Sequence[str] | Opponents | None = None,
+        learner_seat: int | str = 0,
+        seed: int | None = None,
+        **env_options: Any,
+    ) -> None:
+        self.spec_game = get_game(game)
+        if not self.spec_game.has_batched:
+            raise ValueError(f"{self.spec_game.name} has no batched engine")
+        engine_cls = self.spec_game.batched()
+        if engine_cls.simultaneous:
+            raise ValueError(
+                f"{self.spec_game.name} is simultaneous: drive its engine directly "
+                "(BatchedVectorEnv is for turn-based games)"
+            )
+        self.engine = engine_cls(num_envs, seed=seed, **env_options)
+        n = self.engine.num_players
+        if learner_seat != "random" and (
+            isinstance(learner_seat, bool)
+            or not isinstance(learner_seat, int | np.integer)
+            or not 0 <= learner_seat < n
+        ):
+            raise ValueError(f"option 'learner_seat' must be 0..{n - 1} or 'random'")
+        self.learner_seat = learner_seat
+        if opponents is None:
+            opponents = self.spec_game.default_opponent
+        self.opponents = opponents if isinstance(opponents, Opponents) else BotOpponents(opponents)
+        self.num_envs = self.engine.num_envs
+        self.num_players = n
+        size = self.engine.observation_size
+        observer = self.engine.observer
+        self.single_observation_space = gym.spaces.Box(
+            observer.low, observer.high, shape=(size,), dtype=np.float32
+        )
+        self.single_action_space = gym.spaces.Discrete(self.engine.num_actions)
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self.render_mode = None
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+        self._carry = np.zeros(self.num_envs, dtype=np.float32)
+        self._started = False
+        self.learner = np.zeros(self.num_envs, dtype=np.int64)
+        # a draw to fail early on bad opponents
+        self._lineups(1)
+
+    # ------------------------------------------------------------ lineups
+    def _lineups(self, games: int) -> np.ndarray:
+        """(games, num_players) engine seat codes for ``games`` new games."""
+        n = self.num_players
+        codes = np.asarray(
+            self.opponents.draw(self._rng, games, n - 1, self.engine.bot_index), dtype=np.int64
+        )
+        if codes.shape != (games, n - 1):
+            raise ValueError(f"opponents drew shape {codes.shape}, not {(games, n - 1)}")
+        if self.learner_seat == "random":
+            seats = self._rng.integers(n, size=games)
+        else:
+            seats = np.full(games, int(self.learner_seat))
+        rows = np.empty((games, n), dtype=np.int64)
+        idx = np.arange(games)
+        rows[idx, seats] = LEARNER
+        for k in range(n - 1):
+            rows[idx, (seats + 1 + k) % n] = codes[:, k]
+        return rows
+
+    # ------------------------------------------------------------ the API
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is not None:
+            if not isinstance(seed, int | np.integer):
+                raise ValueError("seed must be one int for the whole batch")
+            self._rng = np.random.default_rng(int(seed))
+        engine = self.engine
+        engine.set_next_bots(self._lineups(self.num_envs))
+        engine.reset(seed=int(self._rng.integers(2**63)) if seed is not None else None)
+        engine.set_next_bots(self._lineups(self.num_envs))
+        self._carry[:] = 0.0
+        self._started = True
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        done = np.zeros(self.num_envs, dtype=np.bool_)
+        self._play_policies(rewards, done)
+        self._carry += rewards  # rewards before the learner's first decision count next step
+        return engine.obs.copy(), self._info()
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("step() before reset(): call reset() first")
+        engine = self.engine
+        rewards = self._carry.copy()
+        self._carry[:] = 0.0
+        batch = engine.step(np.asarray(actions).astype(np.int64, copy=False))
+        games = np.arange(self.num_envs)
+        rewards += batch.rewards[games, self.learner]
+        done = batch.terminated.copy()
+        self._after_resets(done)
+        self._play_policies(rewards, done)
+        truncated = np.zeros(self.num_envs, dtype=np.bool_)
+        return engine.obs.copy(), rewards, done, truncated, self._info()
+
+    def _after_resets(self, ended: np.ndarray) -> None:
+        """Games that just restarted: note their new learner seat, draw their next lineup."""
+        if ended.any():
+            rows = np.flatnonzero(ended)
+            nxt = self.engine.next_bots.copy()
+            nxt[rows] = self._lineups(rows.size)
+            self.engine.set_next_bots(nxt)
+        self.learner = np.argmax(self.engine.bots == LEARNER, axis=1)
+
+    def _play_policies(self, rewards: np.ndarray, done: np.ndarray) -> None:
+        """Let the frozen policies move until the learner must decide in every game;
+        rewards of the learner's game go to ``rewards``, those of a game that started
+        after it ended to the next step."""
+        engine = self.engine
+        self.learner = np.argmax(engine.bots == LEARNER, axis=1)
+        games = np.arange(self.num_envs)
+        while True:
+            code = engine.bots[games, engine.to_act]
+            waiting = code <= _POLICY0
+            if not waiting.any():
+                return
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            for policy in np.unique(code[waiting]):
+                rows = np.flatnonzero(code == policy)
+                actions[rows] = self.opponents.act(
+                    int(_POLICY0 - policy), engine.obs[rows], engine.mask[rows]
+                )
+            learner = self.learner.copy()
+            batch = engine.step(actions, active=waiting)
+            got = batch.rewards[games, learner]
+            rewards += np.where(done, 0.0, got)
+            self._carry += np.where(done, got, 0.0)
+            ended = batch.terminated & ~done
+            if (batch.terminated & done).any():
+                raise RuntimeError("a game ended twice before its learner moved")
+            done |= ended
+            self._after_resets(batch.terminated)
+
+    def _info(self) -> dict[str, Any]:
+        return {"learner_seat": self.learner.copy(), "_learner_seat": np.ones(self.num_envs, bool)}
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, num_actions) bool: the learner's legal actions in every game."""
+        return self.engine.mask.astype(bool)
+
+    def state_features(self) -> np.ndarray:
+        """The privileged features of every game (training's centralised critic): the
+        engine's ``state_observation()`` then the learner's seat, one-hot."""
+        seats = np.eye(self.num_players, dtype=np.float32)[self.learner]
+        return np.concatenate([self.engine.state_observation(), seats], axis=1)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        pass
+
+
+def make_batched_vector(num_envs: int = 1, *, game: str, **kwargs: Any) -> BatchedVectorEnv:
+    """The vector entry point of the gymnasium ids (``gymnasium.make_vec(...,
+    vectorization_mode="vector_entry_point")``)."""
+    if kwargs.pop("render_mode", None) is not None:
+        raise ValueError("the batched vector env does not render; use gymnasium.make for that")
+    return BatchedVectorEnv(game, num_envs, **kwargs)
+
+
+def sb3_vec_env(venv: BatchedVectorEnv, privileged: bool = False) -> Any:
+    """``venv`` as a stable-baselines3 ``VecEnv`` (with ``action_masks`` for MaskablePPO);
+    ``privileged``: the observation is followed by :meth:`BatchedVectorEnv.state_features`
+    (training's centralised critic)."""
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+    class _SB3(VecEnv):
+        def __init__(self) -> None:
+            self.venv = venv
+            space = venv.single_observation_space
+            if privileged:
+                extra = venv.engine.state_observer
+                n = venv.num_players
+                low = np.concatenate([space.low, extra.low, np.zeros(n, np.float32)])
+                high = np.concatenate([space.high, extra.high, np.ones(n, np.float32)])
+                space = gym.spaces.Box(low, high, dtype=np.float32)
+                self.extra = int(extra.size) + n
+            else:
+                self.extra = 0
+            super().__init__(venv.num_envs, space, venv.single_action_space)
+            self._actions: np.ndarray | None = None
+            self._seed: int | None = None
+
+        def _obs(self, obs: np.ndarray) -> np.ndarray:
+            if not privileged:
+                return obs
+            return np.concatenate([obs, venv.state_features()], axis=1)
+
+        def reset(self) -> np.ndarray:
+            obs, _ = venv.reset(seed=self._seed)
+            self._seed = None
+            return self._obs(obs)
+
+        def step_async(self, actions: np.ndarray) -> None:
+            self._actions = np.asarray(actions)
+
+        def step_wait(self) -> Any:
+            obs, rewards, done, _trunc, _info = venv.step(self._actions)
+            infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+            return self._obs(obs), rewards, done, infos
+
+        def seed(self, seed: int | None = None) -> list[int | None]:
+            self._seed = seed
+            return [seed] * self.num_envs
+
+        def close(self) -> None:
+            venv.close()
+
+        def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+            value = getattr(venv, attr_name)
+            return [value] * len(self._get_indices(indices))
+
+        def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+            setattr(venv, attr_name, value)
+
+        def env_method(
+            self, method_name: str, *method_args: Any, indices: Any = None, **kwargs: Any
+        ) -> list[Any]:
+            idx = list(self._get_indices(indices))
+            if method_name == "action_masks":
+                return list(venv.action_masks()[idx])
+            target = getattr(venv.opponents, method_name, None) or getattr(venv, method_name)
+            result = target(*method_args, **kwargs)  # one pool for the whole batch
+            return [result] * len(idx)
+
+        def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+            return [False] * len(self._get_indices(indices))
+
+        def action_masks(self) -> np.ndarray:
+            return venv.action_masks()
+
+    return _SB3()

@@ -1,0 +1,167 @@
+"""The vector doors over the batched engines: gymnasium ``make_vec``, frozen-policy
+opponents, seat rotation, rewards, and stable-baselines3 / MaskablePPO."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import ratenvs  # noqa: F401 - registers the ids
+from ratenvs.catz_ratz_batz.solver import evaluate_policy
+from ratenvs.common.batched import RandomActions
+from ratenvs.games import GAMES
+from ratenvs.wrappers.batched_vector import BatchedVectorEnv, Opponents, sb3_vec_env
+
+CATZ = GAMES["catz_ratz_batz"]
+
+
+def test_make_vec_returns_the_batched_door():
+    envs = gymnasium.make_vec(
+        CATZ.gymnasium_id, num_envs=64, vectorization_mode="vector_entry_point"
+    )
+    assert isinstance(envs, BatchedVectorEnv)
+    obs, info = envs.reset(seed=0)
+    assert obs.shape == (64, envs.single_observation_space.shape[0])
+    assert envs.observation_space.contains(obs)
+    assert (info["learner_seat"] == 0).all()
+    obs2, _ = envs.reset(seed=0)
+    np.testing.assert_array_equal(obs, obs2)
+    with pytest.raises(ValueError, match="render"):
+        gymnasium.make_vec(
+            CATZ.gymnasium_id,
+            num_envs=2,
+            vectorization_mode="vector_entry_point",
+            render_mode="rgb_array",
+        )
+
+
+def test_a_random_learner_scores_the_exact_expectation():
+    """One player, ten turns: the mean return of uniformly random keeps is 10 x the exact
+    expected turn score of the random policy (solver), within 4 standard errors."""
+    envs = BatchedVectorEnv("catz_ratz_batz", 1024, seed=3, num_players=1)
+    picker = RandomActions(1024, 3)
+    envs.reset()
+    returns, running = [], np.zeros(1024)
+    while len(returns) < 20000:
+        _, rewards, done, trunc, _ = envs.step(picker.pick(envs.engine.mask).copy())
+        assert not trunc.any()
+        running += rewards
+        returns.extend(running[done].tolist())
+        running[done] = 0.0
+    exact = 10 * evaluate_policy(_uniform)
+    sem = np.std(returns) / np.sqrt(len(returns))
+    assert abs(np.mean(returns) - exact) < 4 * sem, (np.mean(returns), exact)
+
+
+def _uniform(dice):
+    legal = np.array([dice.threes > 0, dice.fives > 0, dice.sevens > 0], dtype=float)
+    return legal / legal.sum()
+
+
+def test_the_learner_always_sees_its_own_turn_and_seats_rotate():
+    envs = BatchedVectorEnv(
+        "catz_ratz_batz", 300, num_players=3, opponents="optimal", learner_seat="random", seed=1
+    )
+    picker = RandomActions(300, 1)
+    obs, info = envs.reset()
+    view = envs.engine.observer
+    seats = []
+    ended = 0
+    for _ in range(400):
+        # the to_act piece is "own first": the learner is always the one to act
+        assert (view.view(obs, "to_act")[:, 0] == 1).all()
+        seats.append(info["learner_seat"].copy())
+        obs, _, done, _, info = envs.step(picker.pick(envs.engine.mask).copy())
+        ended += done.sum()
+    counts = np.bincount(np.concatenate(seats), minlength=3)
+    assert ended > 300 and counts.min() > 0.25 * counts.sum()
+
+
+def test_learner_rewards_add_up_to_the_engine_returns():
+    envs = BatchedVectorEnv(
+        "catz_ratz_batz", 200, num_players=2, opponents="lowest", learner_seat="random", seed=2
+    )
+    picker = RandomActions(200, 2)
+    envs.reset()
+    running = np.zeros(200)
+    checked = 0
+    for _ in range(600):
+        learner = envs.learner.copy()
+        _, rewards, done, _, _ = envs.step(picker.pick(envs.engine.mask).copy())
+        running += rewards
+        for g in np.flatnonzero(done):
+            assert running[g] == pytest.approx(envs.engine.returns[g, learner[g]])
+            checked += 1
+        running[done] = 0.0
+    assert checked > 500
+
+
+class _PythonMostCommon(Opponents):
+    """The reference most_common bot as a frozen 'policy' on observation batches."""
+
+    def __init__(self):
+        self.bot = CATZ.bots()["most_common"]()
+        self.calls = 0
+        self.rows = 0
+
+    def draw(self, rng, games, slots, bot_index):
+        return np.full((games, slots), -2)
+
+    def act(self, policy, observations, masks):
+        assert policy == 0
+        self.calls += 1
+        self.rows += len(observations)
+        rng = np.random.default_rng(0)
+        return np.array([self.bot.act(o, m, rng) for o, m in zip(observations, masks)])
+
+
+def test_frozen_policies_play_as_the_kernel_bots_do():
+    """Opponents played by a Python policy on batches = the same bot inside the kernel."""
+    policy = _PythonMostCommon()
+    outside = BatchedVectorEnv(
+        "catz_ratz_batz", 128, num_players=3, opponents=policy, learner_seat=1, seed=5
+    )
+    inside = BatchedVectorEnv(
+        "catz_ratz_batz", 128, num_players=3, opponents="most_common", learner_seat=1, seed=5
+    )
+    a, _ = outside.reset()
+    b, _ = inside.reset()
+    pick = RandomActions(128, 5)
+    for _ in range(300):
+        np.testing.assert_array_equal(a, b)
+        actions = pick.pick(inside.engine.mask).copy()
+        a, ra, da, _, _ = outside.step(actions)
+        b, rb, db, _, _ = inside.step(actions)
+        np.testing.assert_array_equal(ra, rb)
+        np.testing.assert_array_equal(da, db)
+    # batched: a policy call serves many games at once
+    assert policy.rows / policy.calls > 20
+
+
+def test_bad_door_options_are_clear_errors():
+    with pytest.raises(ValueError, match="learner_seat"):
+        BatchedVectorEnv("catz_ratz_batz", 4, num_players=2, learner_seat=2)
+    with pytest.raises(ValueError, match="no batched bot"):
+        BatchedVectorEnv("catz_ratz_batz", 4, num_players=2, opponents="nobody")
+    with pytest.raises(ValueError, match="needs 2 entries"):
+        BatchedVectorEnv("catz_ratz_batz", 4, num_players=3, opponents=["optimal"])
+    envs = BatchedVectorEnv("catz_ratz_batz", 4, num_players=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        envs.step(np.zeros(4, dtype=np.int64))
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match="illegal action"):
+        envs.step(np.zeros(4, dtype=np.int64))  # everybody must roll first
+
+
+def test_maskable_ppo_trains_on_the_sb3_door():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    venv = sb3_vec_env(BatchedVectorEnv("catz_ratz_batz", 64, num_players=1, turns=1, seed=0))
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=512, n_epochs=1, seed=0)
+    model.learn(64 * 32 * 2)
+    assert model.num_timesteps >= 64 * 32 * 2
+    priv = sb3_vec_env(BatchedVectorEnv("catz_ratz_batz", 8, num_players=2), privileged=True)
+    obs = priv.reset()
+    assert obs.shape == (8, 16 + priv.venv.engine.state_size + 2)
