@@ -86,6 +86,126 @@ def run(
     ]
 
 
+BATCH_SIZES = (1, 64, 1024, 4096)
+
+
+def _timed(fn: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """Run ``fn`` (returns decisions made) for about ``seconds``; (wall, CPU) decisions/s."""
+    decisions = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        decisions += fn()
+    return decisions / (time.perf_counter() - start), decisions / (time.process_time() - cpu)
+
+
+def _raw_env_rates(make: Callable[[], Any], seconds: float, seed: int) -> tuple[float, float]:
+    cpu = time.process_time()
+    wall = time.perf_counter()
+    rate = _decisions_per_second(make, seconds, seed)
+    decisions = rate * (time.perf_counter() - wall)
+    return rate, decisions / max(time.process_time() - cpu, 1e-9)
+
+
+def _batched_rates(
+    engine_cls: Any, options: dict[str, Any], batch: int, seconds: float, seed: int
+) -> tuple[float, float]:
+    """Random legal play of ``batch`` games of a batched engine (compiled before timing)."""
+    from ratenvs.common.batched import RandomActions
+
+    engine = engine_cls(batch, seed=seed, **options)
+    out = engine.reset()
+    if engine_cls.simultaneous:
+        n, p, a = out.mask.shape
+        picker = RandomActions(n * p, seed)
+
+        def one() -> int:
+            nonlocal out
+            acting = int(out.to_act.sum())
+            out = engine.step(picker.pick(out.mask.reshape(n * p, a)).reshape(n, p))
+            return acting
+    else:
+        picker = RandomActions(batch, seed)
+
+        def one() -> int:
+            nonlocal out
+            out = engine.step(picker.pick(out.mask))
+            return batch
+
+    for _ in range(3):
+        one()  # warm: compiled, caches filled
+    return _timed(one, seconds)
+
+
+def run_batched(
+    games: list[str] | None = None,
+    batch_sizes: tuple[int, ...] = BATCH_SIZES,
+    seconds: float = 2.0,
+    rounds: int = 3,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Every batched engine at every batch size against its own ``raw_env`` (through
+    ``env()``, as :func:`run` measures it) and ``connect_four_v3``, in one run, rounds
+    alternating; medians of the rounds. Ratios are of CPU decisions/s (one process, one
+    thread: what the machine's other load does not change)."""
+    configs: list[tuple[str, Any, Any, dict[str, Any]]] = []
+    for name, spec in available_games().items():
+        if games and name not in games and spec.cli_name not in games:
+            continue
+        if not spec.has_batched:
+            continue
+        module = importlib.import_module(spec.module)
+        for options in spec.bench_options:
+            label = f"{name}_v0" + "".join(f" {k}={v}" for k, v in options.items())
+            configs.append((label, module, spec.batched(), options))
+    wall: dict[tuple[str, int], list[float]] = {}
+    cpu: dict[tuple[str, int], list[float]] = {}
+
+    def keep(key: tuple[str, int], rates: tuple[float, float]) -> None:
+        wall.setdefault(key, []).append(rates[0])
+        cpu.setdefault(key, []).append(rates[1])
+
+    for _ in range(rounds):
+        keep((REFERENCE, 0), _raw_env_rates(_reference_env, seconds, seed))
+        for label, module, engine_cls, options in configs:
+            keep((label, 0), _raw_env_rates(lambda m=module, o=options: m.env(**o), seconds, seed))
+            for size in batch_sizes:
+                keep((label, size), _batched_rates(engine_cls, options, size, seconds, seed))
+    reference = median(cpu[(REFERENCE, 0)])
+    records = []
+    for (label, size), values in wall.items():
+        rate_cpu = median(cpu[(label, size)])
+        raw = median(cpu[(label, 0)]) if label != REFERENCE else rate_cpu
+        records.append(
+            {
+                "env": label,
+                "engine": "raw_env" if size == 0 else "batched",
+                "batch_size": size or None,
+                "decisions_per_s": round(median(values), 1),
+                "cpu_decisions_per_s": round(rate_cpu, 1),
+                "ratio_vs_raw_env": round(rate_cpu / raw, 2),
+                "ratio_vs_connect_four": round(rate_cpu / reference, 2),
+                "rounds": values,
+            }
+        )
+    return records
+
+
+def format_batched_table(records: list[dict[str, Any]]) -> str:
+    """A plain-text table of :func:`run_batched` results."""
+    width = max(len(r["env"]) for r in records)
+    head = f"{'env':<{width}}  {'engine':>8}  {'batch':>5}  {'decisions/s':>12}"
+    lines = [head + f"  {'CPU dec/s':>12}  {'vs raw_env':>10}  {'vs connect_four':>15}"]
+    for r in records:
+        lines.append(
+            f"{r['env']:<{width}}  {r['engine']:>8}  {r['batch_size'] or '-':>5}  "
+            f"{r['decisions_per_s']:>12,.0f}  {r['cpu_decisions_per_s']:>12,.0f}  "
+            f"{r['ratio_vs_raw_env']:>9.1f}x  {r['ratio_vs_connect_four']:>14.1f}x"
+        )
+    lines.append("(ratios of CPU decisions/s, medians of the rounds)")
+    return "\n".join(lines)
+
+
 def format_table(records: list[dict[str, Any]]) -> str:
     """A plain-text table of :func:`run` results."""
     width = max(len(r["env"]) for r in records)

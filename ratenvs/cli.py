@@ -67,11 +67,25 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from ratenvs import bench
 
-    records = bench.run(games=args.games or None, seconds=args.seconds, rounds=args.rounds)
+    if not args.seconds > 0:
+        raise SystemExit(f"ratenvs bench: --seconds must be > 0, got {args.seconds}")
+    if args.rounds < 1:
+        raise SystemExit(f"ratenvs bench: --rounds must be >= 1, got {args.rounds}")
+    if args.batched:
+        sizes = tuple(args.batch_sizes)
+        if any(b < 1 for b in sizes):
+            raise SystemExit("ratenvs bench: --batch-sizes must be >= 1")
+        records = bench.run_batched(
+            games=args.games or None, batch_sizes=sizes, seconds=args.seconds, rounds=args.rounds
+        )
+        table = bench.format_batched_table
+    else:
+        records = bench.run(games=args.games or None, seconds=args.seconds, rounds=args.rounds)
+        table = bench.format_table
     if args.json:
         print(json.dumps(records, indent=2))
     else:
-        print(bench.format_table(records))
+        print(table(records))
     return 0
 
 
@@ -112,6 +126,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--games", nargs="*", help="only these games")
     bench.add_argument("--seconds", type=float, default=2.0, help="seconds per env per round")
     bench.add_argument("--rounds", type=int, default=3, help="alternating rounds (median)")
+    bench.add_argument(
+        "--batched",
+        action="store_true",
+        help="the batched engines at several batch sizes vs their raw_env and connect_four_v3",
+    )
+    bench.add_argument(
+        "--batch-sizes",
+        type=int,
+        nargs="+",
+        default=[1, 64, 1024, 4096],
+        help="batch sizes of --batched",
+    )
     return parser
 
 

@@ -186,3 +186,32 @@ def test_catz_state_observation_is_the_reference_privileged_view():
         np.testing.assert_array_equal(got[g], privileged.observe(state, None))
         checked += episode > 0
     assert checked > 100  # most games are past their first game
+
+
+def _first_rolls(n_games=2000, steps=60):
+    trace = play_logged(CATZ.batched(), n_games, steps, 13, num_players=1, turns=1)
+    counts = []
+    for g in range(n_games):
+        for episode in trace.engine.chance_logs(g):
+            if episode:
+                counts.append(episode[0][1])
+    return np.array(counts)
+
+
+def test_catz_first_rolls_have_the_multinomial_distribution():
+    counts = _first_rolls()
+    assert counts.shape[1] == 6 and (counts.sum(axis=1) == 9).all()
+    n = len(counts)
+    assert n > 20000
+    # every face: mean 9/6 per roll, within 4 standard errors
+    sem = np.sqrt(9 * (1 / 6) * (5 / 6) / n)
+    np.testing.assert_array_less(np.abs(counts.mean(axis=0) - 1.5), 4 * sem)
+    # the number of Cats: Binomial(9, 1/6), chi-square with the 0..4+ bins
+    from math import comb
+
+    cats = np.minimum(counts[:, 3], 4)
+    observed = np.bincount(cats, minlength=5)
+    p = [comb(9, k) * (1 / 6) ** k * (5 / 6) ** (9 - k) for k in range(4)]
+    expected = n * np.array([*p, 1 - sum(p)])
+    chi2 = float(((observed - expected) ** 2 / expected).sum())
+    assert chi2 < 18.5, (observed, expected)  # 4 degrees of freedom, p = 0.001

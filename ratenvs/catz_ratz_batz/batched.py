@@ -23,6 +23,8 @@ reference game draws. Bots played inside the kernel: ``random``,
 
 from __future__ import annotations
 
+import itertools
+import math
 from functools import lru_cache
 from typing import ClassVar
 
@@ -54,7 +56,6 @@ BOT_RANDOM, BOT_MOST_COMMON, BOT_LOWEST, BOT_OPTIMAL = range(4)
 BOT_NAMES = ("random", "most_common", "lowest", "optimal")
 # dice columns: Cats, Bats, Rats set aside; dice showing 3, 5, 7 (the Dice tuple's order)
 CATS, BATS, RATS, THREES, FIVES, SEVENS = range(6)
-_SIX_POW = np.array([6**k for k in range(NUM_DICE + 1)], dtype=np.float64)
 _NO_TARGET = -1
 _UNCAPPED = -1
 
@@ -83,6 +84,40 @@ def optimal_keep_table() -> np.ndarray:
     return table
 
 
+@lru_cache(maxsize=1)
+def roll_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Walker alias tables of a roll of ``n`` dice (n = 0..9) over its face-count outcomes:
+    (outcomes per n, acceptance probability, alias, the outcomes' counts of faces 3, 5, 7,
+    Cat, Bat, Rat), so that one uniform draw gives the counts of a whole roll."""
+    size = np.zeros(NUM_DICE + 1, dtype=np.int64)
+    top = math.comb(NUM_DICE + 5, 5)
+    accept = np.ones((NUM_DICE + 1, top), dtype=np.float64)
+    other = np.zeros((NUM_DICE + 1, top), dtype=np.int64)
+    outcomes = np.zeros((NUM_DICE + 1, top, 6), dtype=np.int64)
+    for n in range(NUM_DICE + 1):
+        rows = [c for c in itertools.product(range(n + 1), repeat=6) if sum(c) == n]
+        probs = np.array(
+            [math.factorial(n) / math.prod(math.factorial(x) for x in c) / 6.0**n for c in rows]
+        )
+        k = len(rows)
+        size[n] = k
+        outcomes[n, :k] = rows
+        # Vose's construction
+        scaled = probs * k
+        small = [i for i in range(k) if scaled[i] < 1.0]
+        large = [i for i in range(k) if scaled[i] >= 1.0]
+        while small and large:
+            s, big = small.pop(), large.pop()
+            accept[n, s] = scaled[s]
+            other[n, s] = big
+            scaled[big] -= 1.0 - scaled[s]
+            (small if scaled[big] < 1.0 else large).append(big)
+        for i in small + large:
+            accept[n, i] = 1.0
+            other[n, i] = i
+    return size, accept, other, outcomes
+
+
 # ----------------------------------------------------------------- kernels
 @njit(cache=True, inline="always")
 def _showing(dice: np.ndarray, g: int) -> int:
@@ -90,32 +125,21 @@ def _showing(dice: np.ndarray, g: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _roll(dice, g, n, rng, slot_of, tape, cursor):
-    """Roll ``n`` dice for game ``g``: add the animals to those set aside, return the
-    number faces in dice[g, 3:6] additions; logged as multinomial counts (3,5,7,C,B,R)."""
-    c3 = 0
-    c5 = 0
-    c7 = 0
-    cc = 0
-    cb = 0
-    cr = 0
-    # all n faces from one 53-bit uniform: its first n base-6 digits (bias below 1e-9)
-    v = int(uniform(rng, g) * _SIX_POW[n])
-    for _ in range(n):
-        f = v % 6
-        v //= 6
-        if f == 0:
-            c3 += 1
-        elif f == 1:
-            c5 += 1
-        elif f == 2:
-            c7 += 1
-        elif f == 3:
-            cc += 1
-        elif f == 4:
-            cb += 1
-        else:
-            cr += 1
+def _roll(dice, g, n, rng, slot_of, tape, cursor, alias):
+    """Roll ``n`` dice for game ``g``: the animals join those set aside, the numbers join
+    the dice showing; logged as the multinomial counts of faces 3, 5, 7, Cat, Bat, Rat."""
+    # the face counts of n dice in one draw: Walker's alias method over every outcome
+    outcomes = alias[3]
+    u = uniform(rng, g) * alias[0][n]
+    k = int(u)
+    if u - k >= alias[1][n, k]:
+        k = alias[2][n, k]
+    c3 = outcomes[n, k, 0]
+    c5 = outcomes[n, k, 1]
+    c7 = outcomes[n, k, 2]
+    cc = outcomes[n, k, 3]
+    cb = outcomes[n, k, 4]
+    cr = outcomes[n, k, 5]
     slot = slot_of[g]
     if slot >= 0:
         tape_put(tape, cursor, slot, TAPE_MULTINOMIAL)
@@ -160,13 +184,13 @@ def _turn_score(dice, g):
 
 @njit(cache=True, inline="always")
 def _apply(g, action, p, turns, target, win, dice, totals, taken, current, phase, rng,
-           slot_of, tape, cursor, rewards, running):  # fmt: skip
+           slot_of, tape, cursor, rewards, running, alias):  # fmt: skip
     """One decision of the seat to act in game ``g``; returns True if the game ended."""
     seat = current[g]
     if action == ACTION_ROLL:
         for k in range(6):
             dice[g, k] = 0
-        _roll(dice, g, NUM_DICE, rng, slot_of, tape, cursor)
+        _roll(dice, g, NUM_DICE, rng, slot_of, tape, cursor, alias)
     else:
         col = THREES + action
         kept = dice[g, col]
@@ -175,7 +199,7 @@ def _apply(g, action, p, turns, target, win, dice, totals, taken, current, phase
         dice[g, FIVES] = 0
         dice[g, SEVENS] = 0
         dice[g, col] = kept
-        _roll(dice, g, n, rng, slot_of, tape, cursor)
+        _roll(dice, g, n, rng, slot_of, tape, cursor, alias)
     if _showing(dice, g) > 1:
         phase[g] = PHASE_KEEP
         return False
@@ -330,7 +354,7 @@ def observation_tables(turns: int | None, target: int | None, top: int) -> np.nd
 @njit(cache=True)
 def _run(actions, active, bots, next_bots, reset_all, p, turns, target, win, dice, totals, taken,
          current, phase, rng, slot_of, tape, cursor, rewards, pending, running, returns,
-         terminated, obs, mask, to_act, optimal, tables):  # fmt: skip
+         terminated, obs, mask, to_act, optimal, tables, alias):  # fmt: skip
     """Advance every game: its external action (where ``active``), then the kernel's bots
     until an external seat must act; a finished game is reset (its seats' players taken
     from ``next_bots``) and played on to its first external decision (those opening
@@ -347,12 +371,12 @@ def _run(actions, active, bots, next_bots, reset_all, p, turns, target, win, dic
         elif active[g]:
             terminated[g] = _apply(g, actions[g], p, turns, target, win, dice, totals, taken,
                                    current, phase, rng, slot_of, tape, cursor, rewards,
-                                   running)  # fmt: skip
+                                   running, alias)  # fmt: skip
         while not terminated[g] and bots[g, current[g]] >= 0:
             a = _bot_action(bots[g, current[g]], g, dice, phase, rng, optimal)
             terminated[g] = _apply(g, a, p, turns, target, win, dice, totals, taken, current,
                                    phase, rng, slot_of, tape, cursor, rewards,
-                                   running)  # fmt: skip
+                                   running, alias)  # fmt: skip
         for s in range(p):
             returns[g, s] = running[g, s]
         if terminated[g]:
@@ -364,7 +388,7 @@ def _run(actions, active, bots, next_bots, reset_all, p, turns, target, win, dic
             while bots[g, current[g]] >= 0:
                 a = _bot_action(bots[g, current[g]], g, dice, phase, rng, optimal)
                 _apply(g, a, p, turns, target, win, dice, totals, taken, current, phase,
-                       rng, slot_of, tape, cursor, pending, running)  # fmt: skip
+                       rng, slot_of, tape, cursor, pending, running, alias)  # fmt: skip
         _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_act)
 
 
@@ -399,6 +423,7 @@ class BatchedCatzRatzBatz(BatchedGame):
         self._pending = np.zeros((n, p), dtype=np.float32)
         self._running = np.zeros((n, p), dtype=np.float32)
         self._optimal = optimal_keep_table()
+        self._alias = roll_tables()
         self._tables = observation_tables(game.turns, game.target_score, max_total_of(game))
 
     def _kernel(self, actions: np.ndarray, active: np.ndarray, reset_all: bool) -> None:
@@ -406,7 +431,7 @@ class BatchedCatzRatzBatz(BatchedGame):
              self._target, self._win, self.dice, self.totals, self.taken, self.current,
              self.phase, self.rng, self.slot_of, self.tape, self.cursor, self.rewards,
              self._pending, self._running, self.returns, self.terminated, self.obs,
-             self.mask, self.to_act, self._optimal, self._tables)  # fmt: skip
+             self.mask, self.to_act, self._optimal, self._tables, self._alias)  # fmt: skip
 
     def _reset_games(self) -> None:
         self._pending[:] = 0.0
