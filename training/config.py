@@ -21,7 +21,7 @@ The YAML layout (see ``configs/default.yaml``)::
     timesteps: 100000               # training budget (learner decisions)
     seed: 0
     n_envs: 8
-    vec_env: dummy                  # or "subproc"
+    vec_env: dummy                  # or "subproc", or "batched" (the compiled engine)
     eval: {...}                     # periodic and final evaluation
     logging: {...}
 
@@ -173,8 +173,10 @@ class TrainConfig:
     timesteps: int = 100_000
     seed: int = 0
     n_envs: int = 8
-    vec_env: Literal["dummy", "subproc"] = "dummy"
-    """``dummy`` runs the envs in the learner process; ``subproc`` one process per env."""
+    vec_env: Literal["dummy", "subproc", "batched"] = "dummy"
+    """``dummy`` runs the envs in the learner process; ``subproc`` one process per env;
+    ``batched`` all ``n_envs`` games in the game's compiled batched engine
+    (:class:`ratenvs.wrappers.batched_vector.BatchedVectorEnv`)."""
     eval: EvalConfig = field(default_factory=EvalConfig)
     logging: LoggingConfig = field(default_factory=LoggingConfig)
 
@@ -309,13 +311,17 @@ _POSITIVE_INTS = (
 
 
 _MAX_INTS = {
-    "n_envs": 1024,
+    "n_envs": 65536,
     "algorithm.torch_threads": 64,
     "eval.games": 1_000_000,
     "eval.final_games": 1_000_000,
 }
 """Upper bounds of integer keys (a typo such as an extra zero is an error, not a run that
-forks ten thousand envs or evaluates for a week)."""
+forks ten thousand envs or evaluates for a week); ``n_envs`` is at most
+:data:`MAX_PYTHON_ENVS` unless ``vec_env: batched``."""
+
+MAX_PYTHON_ENVS = 1024
+"""Most envs of a ``dummy`` or ``subproc`` run (one Python env object each)."""
 
 
 def _get(cfg: TrainConfig, dotted: str) -> Any:
@@ -337,6 +343,13 @@ def _check_values(cfg: TrainConfig) -> None:
     for key, high in _MAX_INTS.items():
         if _get(cfg, key) > high:
             raise ConfigError(f"{key}: must be at most {high:,}, got {_get(cfg, key):,}")
+    if cfg.vec_env != "batched" and cfg.n_envs > MAX_PYTHON_ENVS:
+        raise ConfigError(
+            f"n_envs: must be at most {MAX_PYTHON_ENVS:,} with vec_env: {cfg.vec_env} "
+            f"(got {cfg.n_envs:,}; vec_env: batched takes more)"
+        )
+    if cfg.vec_env == "batched":
+        _check_batched(cfg, GAMES[cfg.game])
     if cfg.eval.every < 0:
         raise ConfigError(f"eval.every: must be >= 0, got {cfg.eval.every}")
     if cfg.eval.seed < 0:
@@ -404,6 +417,27 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError(
             f"pretrain.learning_rate: must be in (0.0, 1.0], got {cfg.pretrain.learning_rate}"
         )
+
+
+def _check_batched(cfg: TrainConfig, spec: Any) -> None:
+    """``vec_env: batched`` needs the game's batched learner door, and its opponents must
+    be bots the engine plays in its kernel."""
+    if not spec.has_batched or spec.batched().simultaneous:
+        raise ConfigError(f"vec_env: {cfg.game} has no batched learner door; use dummy or subproc")
+    if cfg.reward_shaping:
+        name = next(iter(cfg.reward_shaping))
+        raise ConfigError(
+            f"reward_shaping.{name}: not available with vec_env: batched (the shapings wrap "
+            "one env); use vec_env: dummy"
+        )
+    kernel = spec.batched().bot_names
+    for key, names in (("opponents", cfg.opponents), ("selfplay.bots", cfg.selfplay.bots)):
+        for name in names or ():
+            if name not in kernel:
+                raise ConfigError(
+                    f"{key}: {name!r} is not a bot of the batched engine of {cfg.game} "
+                    f"({', '.join(kernel)}); use vec_env: dummy"
+                )
 
 
 def _check_eval_opponents(cfg: TrainConfig, spec: Any) -> None:

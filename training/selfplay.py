@@ -65,6 +65,87 @@ class OpponentPool:
         return out
 
 
+class BatchedPool:
+    """The self-play pool of a batched run (``vec_env: batched``): every game of the batch
+    draws each opponent seat, at every new game, from the pool's bots (played inside the
+    engine's kernel) and the frozen snapshots (each one evaluated on all the games that
+    wait for it at once, one forward pass per snapshot).
+
+    Implements :class:`ratenvs.wrappers.batched_vector.Opponents`; snapshots keep their
+    number for as long as the run lasts, so games in progress keep their opponents when
+    the pool moves on (only the last ``max_snapshots`` are drawn).
+    """
+
+    def __init__(self, bots: Sequence[str], snapshot_prob: float, max_snapshots: int) -> None:
+        if not bots:
+            raise ValueError("an opponent pool needs at least one bot")
+        self.bots = list(bots)
+        self.snapshot_prob = float(snapshot_prob)
+        self.max_snapshots = int(max_snapshots)
+        self.frozen: list[PolicyBot] = []
+
+    def add_snapshot(self, state_dict: Mapping[str, Any], spec: PolicySpec) -> None:
+        """Freeze a copy of the learner into the pool."""
+        self.frozen.append(PolicyBot(state_dict, spec, name=f"snapshot_{len(self.frozen)}"))
+
+    def snapshot_count(self) -> int:
+        return min(len(self.frozen), self.max_snapshots)
+
+    def draw(
+        self, rng: np.random.Generator, games: int, slots: int, bot_index: Callable[[str], int]
+    ) -> np.ndarray:
+        kernel = np.array([bot_index(b) for b in self.bots], dtype=np.int64)
+        codes = kernel[rng.integers(len(kernel), size=(games, slots))]
+        if self.frozen:
+            live = np.arange(len(self.frozen))[-self.max_snapshots :]
+            frozen = live[rng.integers(len(live), size=(games, slots))]
+            use = rng.random((games, slots)) < self.snapshot_prob
+            codes = np.where(use, -2 - frozen, codes)
+        return codes
+
+    def act(self, policy: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.frozen[policy].greedy(observations, masks)
+
+
+def make_batched_vec_env(cfg: TrainConfig, monitor: bool = True) -> Any:
+    """The ``n_envs`` training games of a ``vec_env: batched`` run as one stable-baselines3
+    VecEnv: the batched door, episode statistics, the reward scale, the privileged
+    features (``algorithm.privileged_critic``), the self-play pool."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper, VecMonitor
+
+    from ratenvs.wrappers.batched_vector import BatchedVectorEnv, sb3_vec_env
+
+    if cfg.selfplay.enabled:
+        sp = cfg.selfplay
+        opponents: Any = BatchedPool(sp.bots, sp.snapshot_prob, sp.max_snapshots)
+    else:
+        opponents = opponents_arg(cfg)
+    door = BatchedVectorEnv(
+        cfg.game,
+        cfg.n_envs,
+        opponents=opponents,
+        learner_seat=cfg.learner_seat,
+        seed=cfg.seed,
+        **env_options(cfg),
+    )
+    venv = sb3_vec_env(door, privileged=cfg.algorithm.privileged_critic)
+    if monitor:
+        venv = VecMonitor(venv)
+    scale = cfg.algorithm.reward_scale
+    if scale != 1.0:
+
+        class _Scaled(VecEnvWrapper):
+            def reset(self) -> np.ndarray:
+                return self.venv.reset()
+
+            def step_wait(self) -> Any:
+                obs, rewards, dones, infos = self.venv.step_wait()
+                return obs, rewards * scale, dones, infos
+
+        venv = _Scaled(venv)
+    return venv
+
+
 class SelfPlayWrapper(gym.Wrapper):
     """Gives a vectorised env's workers a handle on their opponent pool."""
 

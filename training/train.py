@@ -60,7 +60,7 @@ from training.checkpoint import (
 )
 from training.config import ConfigError, TrainConfig, load_config
 from training.hooks import hooks_for
-from training.selfplay import env_factories, env_options, make_env
+from training.selfplay import env_factories, env_options, make_batched_vec_env, make_env
 
 PROGRESS_FIELDS = ("timesteps", "wall_time_s", "episodes", "ep_reward_mean", "ep_length_mean")
 EVAL_FIELDS = (
@@ -429,6 +429,34 @@ def train(
         release_lock(lock)
 
 
+def make_model(cfg: TrainConfig, venv: Any, spec: PolicySpec, tb_dir: str | None = None) -> Any:
+    """The run's MaskablePPO over ``venv``: the config's hyperparameters and policy."""
+    from sb3_contrib import MaskablePPO
+
+    algo = cfg.algorithm
+    return MaskablePPO(
+        policy_class(spec),
+        venv,
+        learning_rate=_LinearSchedule(algo.learning_rate)
+        if algo.learning_rate_schedule == "linear"
+        else algo.learning_rate,
+        n_steps=algo.n_steps,
+        batch_size=algo.batch_size,
+        n_epochs=algo.n_epochs,
+        gamma=algo.gamma,
+        gae_lambda=algo.gae_lambda,
+        clip_range=algo.clip_range,
+        ent_coef=algo.ent_coef,
+        vf_coef=algo.vf_coef,
+        max_grad_norm=algo.max_grad_norm,
+        policy_kwargs=policy_kwargs(spec),
+        tensorboard_log=tb_dir,
+        seed=cfg.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
 def _train(
     cfg: TrainConfig,
     out: Path,
@@ -437,7 +465,6 @@ def _train(
     max_minutes: float | None,
 ) -> Path:
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     torch.set_num_threads(cfg.algorithm.torch_threads)
@@ -498,8 +525,11 @@ def _train(
         previous_steps = int(resumed.card.get("timesteps", 0))
         previous_wall = float(resumed.card.get("wall_time_s", 0.0))
 
-    vec_cls = SubprocVecEnv if cfg.vec_env == "subproc" else DummyVecEnv
-    venv = vec_cls(env_factories(cfg))
+    if cfg.vec_env == "batched":
+        venv = make_batched_vec_env(cfg)
+    else:
+        vec_cls = SubprocVecEnv if cfg.vec_env == "subproc" else DummyVecEnv
+        venv = vec_cls(env_factories(cfg))
     tb_dir = None
     if cfg.logging.tensorboard:
         try:
@@ -510,27 +540,7 @@ def _train(
             warnings.warn(
                 "logging.tensorboard: tensorboard is not installed; skipped", stacklevel=1
             )
-    model = MaskablePPO(
-        policy_class(spec),
-        venv,
-        learning_rate=_LinearSchedule(algo.learning_rate)
-        if algo.learning_rate_schedule == "linear"
-        else algo.learning_rate,
-        n_steps=algo.n_steps,
-        batch_size=algo.batch_size,
-        n_epochs=algo.n_epochs,
-        gamma=algo.gamma,
-        gae_lambda=algo.gae_lambda,
-        clip_range=algo.clip_range,
-        ent_coef=algo.ent_coef,
-        vf_coef=algo.vf_coef,
-        max_grad_norm=algo.max_grad_norm,
-        policy_kwargs=policy_kwargs(spec),
-        tensorboard_log=tb_dir,
-        seed=cfg.seed,
-        device="cpu",
-        verbose=0,
-    )
+    model = make_model(cfg, venv, spec, tb_dir)
     if resumed is not None:
         model.policy.load_state_dict(resumed.policy_state)
         if resumed.optimizer_state is not None:

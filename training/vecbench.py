@@ -1,47 +1,132 @@
-"""Does SubprocVecEnv pay? Learner decisions per second of DummyVecEnv vs SubprocVecEnv.
+"""Which vec env pays? Env speed of the training doors, and MaskablePPO's speed on them.
 
-Usage: ``python -m training.vecbench --config configs/<name>.yaml [--seconds S] [--n-envs N ...]``
+Usage::
 
-Steps the run's vectorised training envs with random legal actions (the
-policy's forward pass is left out: it runs in the learner process either
-way) and prints decisions/s for each vec env kind, so ``vec_env`` in a config
-can be chosen by measurement on the machine at hand.
+    python -m training.vecbench --config configs/<name>.yaml [--seconds S] [--n-envs N ...]
+    python -m training.vecbench --train --config configs/<name>.yaml [--steps N]
+        [--batched-n-envs 512] [--rounds 3]
+
+The first form steps the run's vectorised training envs with random legal actions
+(the policy's forward pass left out) and prints learner decisions/s of DummyVecEnv,
+SubprocVecEnv and the batched door (``vec_env: batched``), so ``vec_env`` can be
+chosen by measurement on the machine at hand.
+
+``--train`` measures what PPO actually sees: MaskablePPO frames (learner decisions)
+per second of the config as written (its ``vec_env``, ``n_envs``) against the same
+config on the batched door with ``--batched-n-envs`` games and ``n_steps`` scaled so
+that a rollout holds as many frames (the same update per frame): rollouts, policy
+forward passes and updates included, evaluation left out. Rounds alternate; medians of
+wall and CPU frames/s.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from statistics import median
+from typing import Any
 
 import numpy as np
 
+from ratenvs.common.batched import RandomActions
 from training.config import TrainConfig, load_config
-from training.selfplay import env_factories
+from training.selfplay import env_factories, make_batched_vec_env
+
+
+def _venv(cfg: TrainConfig, kind: str, monitor: bool = False) -> Any:
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    if kind == "batched":
+        return make_batched_vec_env(dataclasses.replace(cfg, vec_env="batched"), monitor)
+    return (SubprocVecEnv if kind == "subproc" else DummyVecEnv)(env_factories(cfg))
 
 
 def measure(cfg: TrainConfig, kind: str, seconds: float) -> float:
     """Decisions per second of ``cfg``'s envs stepped through a ``kind`` vec env."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    venv = (SubprocVecEnv if kind == "subproc" else DummyVecEnv)(env_factories(cfg))
+    venv = _venv(cfg, kind)
     try:
         venv.seed(cfg.seed)
         venv.reset()
         rng = np.random.default_rng(0)
         steps = 0
         t0 = time.perf_counter()
+        picker = RandomActions(cfg.n_envs, 0)
         while time.perf_counter() - t0 < seconds:
-            masks = np.stack(venv.env_method("action_masks"))
-            actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
-            venv.step(np.array(actions))
+            if kind == "batched":  # a compiled picker for the compiled door
+                actions = picker.pick(venv.action_masks()).copy()
+            else:
+                masks = np.stack(venv.env_method("action_masks"))
+                actions = np.array([int(rng.choice(np.flatnonzero(m))) for m in masks])
+            venv.step(actions)
             steps += cfg.n_envs
         return steps / (time.perf_counter() - t0)
     finally:
         venv.close()
+
+
+def batched_variant(cfg: TrainConfig, n_envs: int) -> TrainConfig:
+    """``cfg`` on the batched door with ``n_envs`` games and as many frames per rollout."""
+    frames = cfg.n_envs * cfg.algorithm.n_steps
+    n_steps = max(1, frames // n_envs)
+    algo = dataclasses.replace(cfg.algorithm, n_steps=n_steps)
+    if (n_envs * n_steps) % algo.batch_size:
+        raise ValueError(
+            f"--batched-n-envs {n_envs}: {n_envs} x {n_steps} frames per rollout is not a "
+            f"multiple of algorithm.batch_size {algo.batch_size}"
+        )
+    return dataclasses.replace(cfg, vec_env="batched", n_envs=n_envs, algorithm=algo)
+
+
+def train_rate(cfg: TrainConfig, steps: int) -> tuple[float, float]:
+    """(wall, CPU) MaskablePPO frames/s of ``cfg`` over ``steps`` frames, after one rollout
+    and update of warm-up (imports, compiles, allocations)."""
+    import torch
+
+    from training.checkpoint import PolicySpec
+    from training.train import make_model
+
+    torch.set_num_threads(cfg.algorithm.torch_threads)
+    venv = _venv(cfg, cfg.vec_env, monitor=True)
+    try:
+        algo = cfg.algorithm
+        obs_size = int(venv.observation_space.shape[0])
+        spec = PolicySpec(obs_size, int(venv.action_space.n), tuple(algo.net_arch), algo.activation)
+        model = make_model(cfg, venv, spec)
+        rollout = cfg.n_envs * algo.n_steps
+        model.learn(rollout)
+        wall, cpu = time.perf_counter(), time.process_time()
+        done = model.num_timesteps
+        model.learn(max(steps, rollout), reset_num_timesteps=False)
+        frames = model.num_timesteps - done
+        return frames / (time.perf_counter() - wall), frames / (time.process_time() - cpu)
+    finally:
+        venv.close()
+
+
+def _train_table(args: argparse.Namespace, base: TrainConfig) -> int:
+    fast = batched_variant(base, args.batched_n_envs)
+    runs: dict[str, list[tuple[float, float]]] = {"config": [], "batched": []}
+    for _ in range(args.rounds):
+        runs["config"].append(train_rate(base, args.steps))
+        runs["batched"].append(train_rate(fast, args.steps))
+    wall = {k: median(r[0] for r in v) for k, v in runs.items()}
+    cpu = {k: median(r[1] for r in v) for k, v in runs.items()}
+    print(f"MaskablePPO on {args.config} ({args.steps:,} frames per round, {args.rounds} rounds)")
+    print(f"{'door':34} {'frames/s':>9} {'CPU frames/s':>13}")
+    label = f"{base.vec_env}, {base.n_envs} envs x {base.algorithm.n_steps} steps"
+    print(f"{label:34} {wall['config']:9.0f} {cpu['config']:13.0f}")
+    label = f"batched, {fast.n_envs} envs x {fast.algorithm.n_steps} steps"
+    print(f"{label:34} {wall['batched']:9.0f} {cpu['batched']:13.0f}")
+    print(
+        f"ratio batched / config: {wall['batched'] / wall['config']:.2f} (wall), "
+        f"{cpu['batched'] / cpu['config']:.2f} (CPU)"
+    )
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -49,15 +134,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", required=True, type=Path)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--n-envs", type=int, nargs="+", default=[2, 8])
+    parser.add_argument("--train", action="store_true", help="MaskablePPO frames/s per door")
+    parser.add_argument("--steps", type=int, default=50_000, help="frames per --train round")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating --train rounds")
+    parser.add_argument("--batched-n-envs", type=int, default=512)
     args = parser.parse_args(argv)
+    for key in ("seconds", "steps", "rounds", "batched_n_envs"):
+        if not getattr(args, key) > 0:
+            parser.error(f"--{key.replace('_', '-')} must be > 0")
     base = load_config(args.config)
-    print(f"{'game':16} {'n_envs':>6} {'dummy/s':>10} {'subproc/s':>10} {'ratio':>6}")
+    if args.train:
+        return _train_table(args, base)
+    batched = base.game in {s.name for s in _batched_games()}
+    head = f"{'game':16} {'n_envs':>6} {'dummy/s':>10} {'subproc/s':>10} {'ratio':>6}"
+    print(head + (f" {'batched/s':>10} {'ratio':>6}" if batched else ""))
     for n in args.n_envs:
         cfg = dataclasses.replace(base, n_envs=n)
         dummy = measure(cfg, "dummy", args.seconds)
-        sub = measure(cfg, "subproc", args.seconds)
-        print(f"{cfg.game:16} {n:6d} {dummy:10.0f} {sub:10.0f} {sub / dummy:6.2f}")
+        # one process per env: measured only where that is sane on a small machine
+        sub = measure(cfg, "subproc", args.seconds) if n <= 4 * (os.cpu_count() or 1) else None
+        subs = f"{sub:10.0f} {sub / dummy:6.2f}" if sub is not None else f"{'-':>10} {'-':>6}"
+        line = f"{cfg.game:16} {n:6d} {dummy:10.0f} {subs}"
+        if batched:
+            fast = measure(cfg, "batched", args.seconds)
+            line += f" {fast:10.0f} {fast / dummy:6.2f}"
+        print(line)
     return 0
+
+
+def _batched_games() -> list[Any]:
+    from ratenvs.games import GAMES
+
+    return [s for s in GAMES.values() if s.has_batched and not s.batched().simultaneous]
 
 
 if __name__ == "__main__":

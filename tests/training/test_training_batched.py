@@ -1,0 +1,116 @@
+"""Training on the batched door (``vec_env: batched``): the config checks, a whole run with
+a checkpoint that plays, the self-play pool's snapshots as batched opponents, and the
+privileged critic's features."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from small_configs import TINY_CATZ
+
+from training.checkpoint import load_checkpoint
+from training.config import ConfigError, config_from_dict
+from training.selfplay import BatchedPool, make_batched_vec_env
+from training.train import train
+
+BATCHED_CATZ = {
+    **TINY_CATZ,
+    "vec_env": "batched",
+    "n_envs": 64,
+    "timesteps": 256,
+    "algorithm": {**TINY_CATZ["algorithm"], "n_steps": 2, "batch_size": 64},
+}
+
+
+def test_a_batched_run_trains_and_its_checkpoint_plays(tmp_path):
+    cfg = config_from_dict(BATCHED_CATZ)
+    final = train(cfg, tmp_path / "run")
+    loaded = load_checkpoint(final, game="catz_ratz_batz")
+    assert loaded.card["timesteps"] >= 256
+    assert loaded.card["config"]["vec_env"] == "batched"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"game": "ratto_zakko", "env_options": {}}, "vec_env: ratto_zakko has no batched"),
+        ({"opponents": ["most_common"], "env_options": {"num_players": 2}}, None),
+        (
+            {"opponents": ["no_such"], "env_options": {"num_players": 2}},
+            "opponents: unknown bot|is not a bot of the batched",
+        ),
+        ({"n_envs": 2048, "vec_env": "dummy"}, "n_envs: must be at most 1,024 with vec_env"),
+    ],
+)
+def test_batched_config_checks(change, message):
+    data = {**BATCHED_CATZ, **change}
+    if message is None:
+        config_from_dict(data)
+        return
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict(data)
+
+
+def test_a_reward_shaping_is_refused_on_the_batched_door():
+    data = {
+        "game": "rat_a_tat_cat",
+        "env_options": {"num_players": 4, "target_score": 100, "elimination": True},
+        "vec_env": "batched",
+        "n_envs": 64,
+        "algorithm": {"n_steps": 2, "batch_size": 64},
+        "reward_shaping": {"win_chance": {"scale": 5.0}},
+    }
+    from ratenvs.games import GAMES
+
+    if not GAMES["rat_a_tat_cat"].has_batched:
+        pytest.skip("no batched Rat-a-Tat Cat engine")
+    with pytest.raises(ConfigError, match=r"reward_shaping\.win_chance: not available"):
+        config_from_dict(data)
+
+
+def test_the_batched_pool_plays_frozen_snapshots_per_batch():
+    pool = BatchedPool(["optimal"], snapshot_prob=1.0, max_snapshots=2)
+    rng = np.random.default_rng(0)
+    codes = pool.draw(rng, 10, 2, lambda name: 3)
+    assert (codes == 3).all()  # no snapshot yet: bots only
+
+    class Spec:
+        observation_size = 3
+        net_arch = (2,)
+        activation = "tanh"
+
+    state = {
+        "mlp_extractor.policy_net.0.weight": np.zeros((2, 3)),
+        "mlp_extractor.policy_net.0.bias": np.zeros(2),
+        "action_net.weight": np.zeros((4, 2)),
+        "action_net.bias": np.array([0.0, 1.0, 2.0, 3.0]),
+    }
+    for _ in range(3):
+        pool.add_snapshot(state, Spec())
+    codes = pool.draw(rng, 400, 2, lambda name: 3)
+    assert set(np.unique(codes)) == {-3, -4}  # only the last two snapshots are drawn
+    assert pool.snapshot_count() == 2
+    masks = np.array([[1, 1, 0, 0], [0, 0, 1, 1]])
+    np.testing.assert_array_equal(pool.act(0, np.zeros((2, 3)), masks), [1, 3])
+
+
+def test_privileged_features_and_the_reward_scale_on_the_batched_door():
+    cfg = config_from_dict(
+        {
+            **BATCHED_CATZ,
+            "env_options": {"num_players": 2},
+            "opponents": ["optimal"],
+            "learner_seat": "random",
+            "algorithm": {**BATCHED_CATZ["algorithm"], "privileged_critic": True},
+        }
+    )
+    venv = make_batched_vec_env(cfg, monitor=False)
+    obs = venv.reset()
+    door = venv.venv.venv if hasattr(venv.venv, "venv") else venv.venv
+    size = door.engine.observation_size
+    np.testing.assert_array_equal(obs[:, :size], door.engine.obs)
+    np.testing.assert_array_equal(
+        obs[:, size : size + door.engine.state_size], door.engine.state_observation()
+    )
+    seats = obs[:, size + door.engine.state_size :]
+    np.testing.assert_array_equal(seats.argmax(axis=1), door.learner)
