@@ -14,7 +14,8 @@ chosen by measurement on the machine at hand.
 ``--train`` measures what PPO actually sees: MaskablePPO frames (learner decisions)
 per second of the config as written (its ``vec_env``, ``n_envs``) against the same
 config on the batched door with ``--batched-n-envs`` games and ``n_steps`` scaled so
-that a rollout holds as many frames (the same update per frame): rollouts, policy
+that a rollout holds as many frames (the same update per frame), or against another
+config (``--against``, e.g. a batched recipe with other PPO settings): rollouts, policy
 forward passes and updates included, evaluation left out. Rounds alternate; medians of
 wall and CPU frames/s.
 """
@@ -109,21 +110,34 @@ def train_rate(cfg: TrainConfig, steps: int) -> tuple[float, float]:
 
 
 def _train_table(args: argparse.Namespace, base: TrainConfig) -> int:
-    fast = batched_variant(base, args.batched_n_envs)
+    if args.against is not None:
+        fast = load_config(args.against)
+        if fast.game != base.game:
+            raise SystemExit(f"--against {args.against}: a config of {fast.game}, not {base.game}")
+    else:
+        fast = batched_variant(base, args.batched_n_envs)
     runs: dict[str, list[tuple[float, float]]] = {"config": [], "batched": []}
     for _ in range(args.rounds):
         runs["config"].append(train_rate(base, args.steps))
         runs["batched"].append(train_rate(fast, args.steps))
     wall = {k: median(r[0] for r in v) for k, v in runs.items()}
     cpu = {k: median(r[1] for r in v) for k, v in runs.items()}
-    print(f"MaskablePPO on {args.config} ({args.steps:,} frames per round, {args.rounds} rounds)")
+    against = f" against {args.against}" if args.against else ""
+    print(
+        f"MaskablePPO on {args.config}{against} ({args.steps:,} frames per round, "
+        f"{args.rounds} rounds)"
+    )
     print(f"{'door':34} {'frames/s':>9} {'CPU frames/s':>13}")
-    label = f"{base.vec_env}, {base.n_envs} envs x {base.algorithm.n_steps} steps"
+    label = f"{base.vec_env}, {base.n_envs} envs x {base.algorithm.n_steps} steps" + (
+        f", {base.algorithm.n_epochs} epochs" if args.against else ""
+    )
     print(f"{label:34} {wall['config']:9.0f} {cpu['config']:13.0f}")
-    label = f"batched, {fast.n_envs} envs x {fast.algorithm.n_steps} steps"
+    label = f"{fast.vec_env}, {fast.n_envs} envs x {fast.algorithm.n_steps} steps" + (
+        f", {fast.algorithm.n_epochs} epochs" if args.against else ""
+    )
     print(f"{label:34} {wall['batched']:9.0f} {cpu['batched']:13.0f}")
     print(
-        f"ratio batched / config: {wall['batched'] / wall['config']:.2f} (wall), "
+        f"ratio second / first: {wall['batched'] / wall['config']:.2f} (wall), "
         f"{cpu['batched'] / cpu['config']:.2f} (CPU)"
     )
     return 0
@@ -138,6 +152,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=50_000, help="frames per --train round")
     parser.add_argument("--rounds", type=int, default=3, help="alternating --train rounds")
     parser.add_argument("--batched-n-envs", type=int, default=512)
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="--train: compare with this config (e.g. the game's batched recipe) instead of "
+        "the same config on the batched door",
+    )
     args = parser.parse_args(argv)
     for key in ("seconds", "steps", "rounds", "batched_n_envs"):
         if not getattr(args, key) > 0:

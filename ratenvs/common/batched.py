@@ -62,7 +62,7 @@ def next_u64(rng: np.ndarray, g: int) -> np.uint64:
 @njit(cache=True, inline="always")
 def uniform(rng: np.ndarray, g: int) -> float:
     """A uniform float in [0, 1) with 53 random bits."""
-    return float(next_u64(rng, g) >> _S11) * _INV53
+    return float(np.int64(next_u64(rng, g) >> _S11)) * _INV53  # signed: one instruction
 
 
 @njit(cache=True, inline="always")
