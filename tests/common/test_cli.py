@@ -35,6 +35,31 @@ def test_bench_json_records(capsys):
     assert crb["decisions_per_s"] > 0 and set(crb) >= {"env", "decisions_per_s"}
 
 
+def test_bench_batched_json_records(capsys):
+    argv = ["bench", "--batched", "--json", "--seconds", "0.05", "--rounds", "1"]
+    assert cli.main([*argv, "--games", "catz-ratz-batz", "--batch-sizes", "1", "64"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    keys = {"env", "batch_size", "decisions_per_s", "ratio_vs_raw_env", "ratio_vs_connect_four"}
+    assert all(set(r) >= keys for r in records)
+    batched = [r for r in records if r["engine"] == "batched"]
+    assert sorted(r["batch_size"] for r in batched) == [1, 64]
+    raw = next(r for r in records if r["engine"] == "raw_env" and r["env"] != "connect_four_v3")
+    assert raw["ratio_vs_raw_env"] == 1.0 and all(r["decisions_per_s"] > 0 for r in records)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seconds", "0"], "--seconds must be > 0"),
+        (["--rounds", "0"], "--rounds must be >= 1"),
+        (["--batched", "--batch-sizes", "0"], "--batch-sizes must be >= 1"),
+    ],
+)
+def test_bench_refuses_bad_numbers(argv, message):
+    with pytest.raises(SystemExit, match=message):
+        cli.main(["bench", *argv])
+
+
 def test_console_script_is_installed():
     out = subprocess.run(
         [sys.executable, "-m", "ratenvs.cli", "list"], capture_output=True, text=True, check=True
