@@ -30,6 +30,7 @@ reference's own values).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
 
@@ -53,7 +54,7 @@ from ratenvs.rat_a_tat_cat.bots import (
     TAKE_MARGIN,
     HeuristicBot,
 )
-from ratenvs.rat_a_tat_cat.observe import _INV_DECK_COUNTS
+from ratenvs.rat_a_tat_cat.observe import _INV_DECK_COUNTS, TOTAL_SCALE
 from ratenvs.rat_a_tat_cat.rules import (
     ACTION_DECLINE,
     ACTION_DISCARD,
@@ -70,6 +71,7 @@ from ratenvs.rat_a_tat_cat.rules import (
     DECK_SIZE,
     KIND,
     KIND_COUNTS,
+    MAX_PLAYERS,
     NO_CEILING,
     NUM_CODES,
     NUM_KINDS,
@@ -97,7 +99,6 @@ _DECK_COUNTS = np.array(KIND_COUNTS, dtype=np.int64)
 _PHASE_OF_KIND = np.array(
     [PHASE_NUMBER] * NUM_NUMBER_KINDS + [PHASE_PEEK, PHASE_SWAP, PHASE_DRAW2], dtype=np.int64
 )
-_KEPT = np.array(KEPT_VALUES, dtype=np.float64)
 _NONE = NUM_KINDS
 """Kind code of "no card" in the one-hot pieces (13)."""
 _MAX_UNSEEN_LOW = 4 * (NUM_NUMBER_KINDS - 1)
@@ -105,16 +106,59 @@ _MAX_UNSEEN_LOW = 4 * (NUM_NUMBER_KINDS - 1)
 _MAX_UNSEEN_SUM = 4 * sum(range(NUM_NUMBER_KINDS - 1))
 """Their highest total value (144)."""
 
-# the row of scalars of a game (``st[g, F_...]``)
+# --------------------------------------------------------------- the layout
+# A game is one row of ``st`` (int64: scalars and totals), one row of ``cs`` (int8: cards
+# and what is known of them) and one row of ``acc`` (float32: rewards): few arrays, because
+# every array a compiled helper takes costs two atomic reference-count updates per call.
+MAXP = MAX_PLAYERS
 F_HELD, F_PUBLIC, F_PHASE, F_CURRENT, F_STARTER, F_DRAW2 = range(6)
-F_KNOCKED, F_FINAL, F_TURNS, F_ROUND, F_DRAW_N, F_DISC_N, F_STAGE = range(6, 13)
-NUM_FIELDS = 13
-# the game's parameters (``prm[P_...]``)
+F_KNOCKED, F_FINAL, F_TURNS, F_ROUND, F_DRAW_N, F_DISC_N, F_STAGE, F_SLOT = range(6, 14)
+F_TOTALS = 14
+"""``st[g, F_TOTALS + seat]``: the game totals."""
+NUM_FIELDS = F_TOTALS + MAXP
+C_HANDS = 0
+"""``cs[g, C_HANDS + 4 seat + slot]``: card id, -1 = empty."""
+C_DRAW = C_HANDS + MAXP * SLOTS
+"""The draw pile, bottom first (``st[g, F_DRAW_N]`` cards)."""
+C_DISC = C_DRAW + DECK_SIZE
+"""The discard pile, bottom first (``st[g, F_DISC_N]`` cards)."""
+C_DCOUNT = C_DISC + DECK_SIZE
+"""Cards of each kind in the discard pile."""
+C_ACTIVE = C_DCOUNT + NUM_KINDS
+"""Still in the game, by seat."""
+C_SEEN = C_ACTIVE + MAXP
+"""``owner_ceilings``: the owner has seen the slot's card (``State.owner_seen``)."""
+C_CEIL = C_SEEN + MAXP * SLOTS
+"""``owner_ceilings``: the slot's ceiling (``State.ceiling``)."""
+C_KNOW = C_CEIL + MAXP * SLOTS
+"""``cs[g, C_KNOW + 4 (6 observer + seat) + slot]``: ``State.know``."""
+C_RECENT = C_KNOW + MAXP * MAXP * SLOTS
+"""The same for ``State.recent`` (memoryless view)."""
+NUM_CELLS = C_RECENT + MAXP * MAXP * SLOTS
+A_REW, A_PENDING, A_RUNNING = 0, MAXP, 2 * MAXP
+"""``acc`` columns: this step's rewards, the next step's (a new game's opening bot moves),
+the game's return so far."""
+NUM_ACC = 3 * MAXP
+W_MERGED, W_POINTS, W_WIN, W_OUT = 64, 120, 128, 136
+"""Scratch (``wk``, int64): a permutation at 0, the end-of-round merge of the piles, the
+round's points, winners, players out."""
+NUM_WORK = 144
+T_UV = 0
+"""Tables (``tab``, float64): the heuristic's unknown value (see :func:`unknown_value_table`),"""
+T_UNSEEN = T_UV + (_MAX_UNSEEN_LOW + 1) * (_MAX_UNSEEN_SUM + 1) * (KIND_COUNTS[9] + 1)
+"""count / deck count as ``unseen_counts`` writes it (``k * 10 + count``),"""
+T_DISC = T_UNSEEN + NUM_KINDS * 10
+"""as ``discard_counts`` writes it,"""
+T_CEIL = T_DISC + NUM_KINDS * 10
+"""ceiling / 10,"""
+T_KEPT = T_CEIL + NO_CEILING + 1
+"""and the ceiling bot's ``KEPT_VALUES``."""
+NUM_TABLE = T_KEPT + NO_CEILING + 1
+# the game's parameters (the tuple ``prm``)
 P_N, P_ROUNDS, P_TARGET, P_MAX_TURNS, P_SHARED, P_KNOWLEDGE, P_CEILINGS, P_REWARD = range(8)
-NUM_PARAMS = 8
 REWARD_ZERO_SUM, REWARD_POINTS, REWARD_WIN, REWARD_ZERO_SUM_WIN = range(4)
 assert REWARD_MODES == ("zero_sum", "points", "win", "zero_sum_win")
-# observation offsets (``off[O_...]``) of the seat view
+# observation offsets (the tuple ``off``) of the seat view
 O_DISCARD_TOP, O_HELD, O_PHASE, O_DRAW2, O_TO_ACT, O_KNOCKED, O_FINAL = range(7)
 O_TURNS, O_DRAW_PILE, O_DISCARD_PILE, O_TOTALS, O_ACTIVE, O_ROUNDS = range(7, 13)
 O_UNSEEN, O_CEILINGS = 13, 14
@@ -123,7 +167,7 @@ _SEAT_PIECES = (
     "turns_played", "draw_pile", "discard_pile", "totals", "active", "rounds_done",
     "unseen_counts", "ceilings",
 )  # fmt: skip
-# offsets of the privileged view (``poff[Q_...]``)
+# offsets of the privileged view (the tuple ``poff``)
 Q_HANDS, Q_OWNER, Q_HELD, Q_PUBLIC, Q_DRAW_COUNTS, Q_DRAW_PILE, Q_DRAW_TOP = range(7)
 Q_DISCARD_TOP, Q_DISCARD_COUNTS, Q_DISCARD_PILE, Q_PHASE, Q_DRAW2, Q_TO_ACT = range(7, 13)
 Q_KNOCKED, Q_FINAL, Q_TURNS, Q_TOTALS, Q_ACTIVE, Q_ROUNDS = range(13, 19)
@@ -133,10 +177,11 @@ _PRIVILEGED_PIECES = (
     "knocked_by", "final_turns", "turns_played", "totals", "active", "rounds_done",
 )  # fmt: skip
 
-STAGE_DONE, STAGE_BOTS, STAGE_OPENING = 0, 1, 2
+STAGE_DONE, STAGE_BOTS, STAGE_OPENING, STAGE_STUCK = 0, 1, 2, 3
 """A logged game whose tape ran short stops between two decisions (``F_STAGE``): in the
 bots' moves of the step (1) or in the new game's opening bot moves (2); the engine grows
-the tape and resumes it."""
+the tape and resumes it. 3: a new game ended in its opening bot moves (the external seats
+never act: an error)."""
 TAPE_RESERVE = 1024
 """Tape numbers a logged game keeps free before each decision (one decision writes at most
 a few shuffles of 54 cards)."""
@@ -195,7 +240,31 @@ def value_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return unseen, discard, ceiling
 
 
+@lru_cache(maxsize=1)
+def game_tables() -> np.ndarray:
+    """Every table the kernels read, in one float64 array (``T_...`` offsets)."""
+    unseen, discard, ceiling = value_tables()
+    tab = np.zeros(NUM_TABLE, dtype=np.float64)
+    uv = unknown_value_table()
+    tab[T_UV : T_UV + uv.size] = uv.reshape(-1)
+    tab[T_UNSEEN : T_UNSEEN + unseen.size] = unseen.reshape(-1)
+    tab[T_DISC : T_DISC + discard.size] = discard.reshape(-1)
+    tab[T_CEIL : T_CEIL + ceiling.size] = ceiling
+    tab[T_KEPT : T_KEPT + len(KEPT_VALUES)] = KEPT_VALUES
+    return tab
+
+
 # ----------------------------------------------------------------- kernels
+@njit(cache=True, inline="always")
+def _know(o, q, s):
+    return C_KNOW + (o * MAXP + q) * SLOTS + s
+
+
+@njit(cache=True, inline="always")
+def _recent(o, q, s):
+    return C_RECENT + (o * MAXP + q) * SLOTS + s
+
+
 @njit(cache=True, inline="always")
 def _put(tape, cursor, slot, value):
     """Append one number to a logged game's tape row (never past its end: the engine sees
@@ -207,55 +276,54 @@ def _put(tape, cursor, slot, value):
 
 
 @njit(cache=True)
-def _permutation(g, m, rng, perm, slot_of, tape, cursor):
-    """``perm[:m]``: ``rng.permutation(m)`` of the reference, logged."""
-    shuffle_into(rng, g, perm, m)
-    slot = slot_of[g]
+def _permutation(g, m, st, rng, wk, tape, cursor):
+    """``wk[:m]``: ``rng.permutation(m)`` of the reference, logged."""
+    shuffle_into(rng, g, wk, m)
+    slot = st[g, F_SLOT]
     if slot >= 0:
         _put(tape, cursor, slot, TAPE_PERMUTATION)
         _put(tape, cursor, slot, m)
         for i in range(m):
-            _put(tape, cursor, slot, perm[i])
+            _put(tape, cursor, slot, wk[i])
 
 
 @njit(cache=True)
-def _deal(g, starter, prm, st, hands, draw, disc, dcount, active, know, recent, seen, ceil,
-          rng, perm, slot_of, tape, cursor):  # fmt: skip
+def _deal(g, starter, prm, st, cs, rng, wk, tape, cursor):
     """``rules.deal``: shuffle, deal to the active players, turn the first discard (a power
     card goes back at a random place), every player looks at its outer cards."""
     p = prm[P_N]
-    _permutation(g, DECK_SIZE, rng, perm, slot_of, tape, cursor)
+    _permutation(g, DECK_SIZE, st, rng, wk, tape, cursor)
     for i in range(DECK_SIZE):
-        draw[g, i] = perm[i]
+        cs[g, C_DRAW + i] = wk[i]
     n = DECK_SIZE
     for q in range(p):
-        if active[g, q]:
-            for s in range(SLOTS):
+        live = cs[g, C_ACTIVE + q] != 0
+        for s in range(SLOTS):
+            if live:
                 n -= 1
-                hands[g, q, s] = draw[g, n]
-        else:
-            for s in range(SLOTS):
-                hands[g, q, s] = -1
-    while _KIND[draw[g, n - 1]] >= NUM_NUMBER_KINDS:
+                cs[g, C_HANDS + q * SLOTS + s] = cs[g, C_DRAW + n]
+            else:
+                cs[g, C_HANDS + q * SLOTS + s] = -1
+    while _KIND[cs[g, C_DRAW + n - 1]] >= NUM_NUMBER_KINDS:
         n -= 1
-        card = draw[g, n]
+        card = cs[g, C_DRAW + n]
         j = below(rng, g, n + 1)
-        slot = slot_of[g]
+        slot = st[g, F_SLOT]
         if slot >= 0:
             _put(tape, cursor, slot, TAPE_INTEGERS)
             _put(tape, cursor, slot, j)
         for i in range(n, j, -1):
-            draw[g, i] = draw[g, i - 1]
-        draw[g, j] = card
+            cs[g, C_DRAW + i] = cs[g, C_DRAW + i - 1]
+        cs[g, C_DRAW + j] = card
         n += 1
     n -= 1
-    top = draw[g, n]
+    top = cs[g, C_DRAW + n]
     st[g, F_DRAW_N] = n
-    disc[g, 0] = top
+    cs[g, C_DISC] = top
     st[g, F_DISC_N] = 1
     for k in range(NUM_KINDS):
-        dcount[g, k] = 0
-    dcount[g, _KIND[top]] = 1
+        cs[g, C_DCOUNT + k] = 0
+    cs[g, C_DCOUNT + _KIND[top]] = 1
     st[g, F_HELD] = -1
     st[g, F_PUBLIC] = 0
     st[g, F_PHASE] = PHASE_START
@@ -269,67 +337,77 @@ def _deal(g, starter, prm, st, hands, draw, disc, dcount, active, know, recent, 
     for o in range(p):
         for q in range(p):
             for s in range(SLOTS):
-                know[g, o, q, s] = CODE_UNKNOWN
+                cs[g, _know(o, q, s)] = CODE_UNKNOWN
                 if memoryless:
-                    recent[g, o, q, s] = CODE_UNKNOWN
+                    cs[g, _recent(o, q, s)] = CODE_UNKNOWN
     ceilings = prm[P_CEILINGS] != 0
     for q in range(p):
+        live = cs[g, C_ACTIVE + q] != 0
         for s in range(SLOTS):
+            outer = s == 0 or s == SLOTS - 1
             if ceilings:
-                seen[g, q, s] = active[g, q] != 0 and (s == 0 or s == SLOTS - 1)
-                ceil[g, q, s] = NO_CEILING
-            if active[g, q] and (s == 0 or s == SLOTS - 1):
-                kind = _KIND[hands[g, q, s]]
-                know[g, q, q, s] = kind
+                cs[g, C_SEEN + q * SLOTS + s] = live and outer
+                cs[g, C_CEIL + q * SLOTS + s] = NO_CEILING
+            if live and outer:
+                kind = _KIND[cs[g, C_HANDS + q * SLOTS + s]]
+                cs[g, _know(q, q, s)] = kind
                 if memoryless:
-                    recent[g, q, q, s] = kind
+                    cs[g, _recent(q, q, s)] = kind
 
 
 @njit(cache=True, inline="always")
-def _next_active(g, p, seat, active):
+def _next_active(g, p, seat, cs):
     q = seat
     for _ in range(p):
         q += 1
         if q == p:
             q = 0
-        if active[g, q]:
+        if cs[g, C_ACTIVE + q]:
             return q
     return -1
 
 
 @njit(cache=True, inline="always")
-def _lower_ceilings(g, seat, value, seen, ceil):
+def _lower_ceilings(g, seat, value, cs):
     for s in range(SLOTS):
-        if seen[g, seat, s] and ceil[g, seat, s] > value:
-            ceil[g, seat, s] = value
+        i = seat * SLOTS + s
+        if cs[g, C_SEEN + i] and cs[g, C_CEIL + i] > value:
+            cs[g, C_CEIL + i] = value
 
 
 @njit(cache=True, inline="always")
-def _discard_held(g, st, disc, dcount):
-    card = st[g, F_HELD]
+def _discard(g, card, st, cs):
     n = st[g, F_DISC_N]
-    disc[g, n] = card
+    cs[g, C_DISC + n] = card
     st[g, F_DISC_N] = n + 1
-    dcount[g, _KIND[card]] += 1
+    cs[g, C_DCOUNT + _KIND[card]] += 1
+
+
+@njit(cache=True, inline="always")
+def _discard_held(g, st, cs):
+    _discard(g, st[g, F_HELD], st, cs)
     st[g, F_HELD] = -1
     st[g, F_PUBLIC] = 0
 
 
+@njit(cache=True)
+def _reshuffle(g, st, cs, rng, wk, tape, cursor):
+    """The empty draw pile becomes the shuffled discard pile."""
+    m = st[g, F_DISC_N]
+    _permutation(g, m, st, rng, wk, tape, cursor)
+    for i in range(m):
+        cs[g, C_DRAW + i] = cs[g, C_DISC + wk[i]]
+    st[g, F_DRAW_N] = m
+    st[g, F_DISC_N] = 0
+    for k in range(NUM_KINDS):
+        cs[g, C_DCOUNT + k] = 0
+
+
 @njit(cache=True, inline="always")
-def _draw_to_hand(g, st, draw, disc, dcount, rng, perm, slot_of, tape, cursor):
-    """Draw the top card (the discard pile reshuffled into the draw pile if it is empty)."""
-    n = st[g, F_DRAW_N]
-    if n == 0:
-        m = st[g, F_DISC_N]
-        _permutation(g, m, rng, perm, slot_of, tape, cursor)
-        for i in range(m):
-            draw[g, i] = disc[g, perm[i]]
-        n = m
-        st[g, F_DISC_N] = 0
-        for k in range(NUM_KINDS):
-            dcount[g, k] = 0
-    n -= 1
-    card = draw[g, n]
+def _draw_top(g, st, cs):
+    """Draw the top card of the (non-empty) draw pile."""
+    n = st[g, F_DRAW_N] - 1
+    card = cs[g, C_DRAW + n]
     st[g, F_DRAW_N] = n
     st[g, F_HELD] = card
     st[g, F_PUBLIC] = 0
@@ -337,319 +415,297 @@ def _draw_to_hand(g, st, draw, disc, dcount, rng, perm, slot_of, tape, cursor):
 
 
 @njit(cache=True, inline="always")
-def _replace(g, seat, slot, prm, st, hands, disc, dcount, know, recent, seen, ceil):
+def _replace(g, seat, slot, prm, st, cs):
     """The held card replaces ``slot``; the old card goes face up on the discard pile."""
     p = prm[P_N]
-    old = hands[g, seat, slot]
+    h = C_HANDS + seat * SLOTS + slot
+    old = cs[g, h]
     card = st[g, F_HELD]
     kind = _KIND[card]
     public = st[g, F_PUBLIC] != 0
     if prm[P_CEILINGS]:
-        if seen[g, seat, slot] and _KIND[old] < NUM_NUMBER_KINDS:
+        i = seat * SLOTS + slot
+        if cs[g, C_SEEN + i] and _KIND[old] < NUM_NUMBER_KINDS:
             let_go = _KIND[old]
         else:
             let_go = UNSEEN_CEILING
-        _lower_ceilings(g, seat, let_go, seen, ceil)
-        seen[g, seat, slot] = 1
-        ceil[g, seat, slot] = NO_CEILING if public else max(0, let_go - 1)
-    hands[g, seat, slot] = card
+        _lower_ceilings(g, seat, let_go, cs)
+        cs[g, C_SEEN + i] = 1
+        cs[g, C_CEIL + i] = NO_CEILING if public else max(0, let_go - 1)
+    cs[g, h] = card
+    code = kind if public else CODE_NUMBER
     for o in range(p):
-        know[g, o, seat, slot] = kind if public else CODE_NUMBER
-    know[g, seat, seat, slot] = kind
+        cs[g, _know(o, seat, slot)] = code
+    cs[g, _know(seat, seat, slot)] = kind
     if prm[P_KNOWLEDGE] == 0:
         for o in range(p):
-            recent[g, o, seat, slot] = CODE_UNKNOWN
-    n = st[g, F_DISC_N]
-    disc[g, n] = old
-    st[g, F_DISC_N] = n + 1
-    dcount[g, _KIND[old]] += 1
+            cs[g, _recent(o, seat, slot)] = CODE_UNKNOWN
+    _discard(g, old, st, cs)
     st[g, F_HELD] = -1
     st[g, F_PUBLIC] = 0
 
 
 @njit(cache=True, inline="always")
-def _swap(g, a_seat, a, b_seat, b, prm, hands, know, recent, seen, ceil):
+def _swap(g, a_seat, a, b_seat, b, prm, cs):
     """Blind swap; every seat's knowledge moves with the cards."""
     p = prm[P_N]
-    t = hands[g, a_seat, a]
-    hands[g, a_seat, a] = hands[g, b_seat, b]
-    hands[g, b_seat, b] = t
+    i = C_HANDS + a_seat * SLOTS + a
+    j = C_HANDS + b_seat * SLOTS + b
+    t = cs[g, i]
+    cs[g, i] = cs[g, j]
+    cs[g, j] = t
     for o in range(p):
-        t = know[g, o, a_seat, a]
-        know[g, o, a_seat, a] = know[g, o, b_seat, b]
-        know[g, o, b_seat, b] = t
+        i = _know(o, a_seat, a)
+        j = _know(o, b_seat, b)
+        t = cs[g, i]
+        cs[g, i] = cs[g, j]
+        cs[g, j] = t
     if prm[P_KNOWLEDGE] == 0:
         for o in range(p):
-            t = recent[g, o, a_seat, a]
-            recent[g, o, a_seat, a] = recent[g, o, b_seat, b]
-            recent[g, o, b_seat, b] = t
+            i = _recent(o, a_seat, a)
+            j = _recent(o, b_seat, b)
+            t = cs[g, i]
+            cs[g, i] = cs[g, j]
+            cs[g, j] = t
     if prm[P_CEILINGS]:
-        seen[g, a_seat, a] = 0
-        seen[g, b_seat, b] = 0
-        ceil[g, a_seat, a] = NO_CEILING
-        ceil[g, b_seat, b] = NO_CEILING
+        cs[g, C_SEEN + a_seat * SLOTS + a] = 0
+        cs[g, C_SEEN + b_seat * SLOTS + b] = 0
+        cs[g, C_CEIL + a_seat * SLOTS + a] = NO_CEILING
+        cs[g, C_CEIL + b_seat * SLOTS + b] = NO_CEILING
 
 
 @njit(cache=True)
-def _replace_power_cards(g, prm, st, hands, draw, disc, dcount, rng, perm, merged, slot_of,
-                         tape, cursor):  # fmt: skip
+def _replace_power_cards(g, prm, st, cs, rng, wk, tape, cursor):
     """End of round: a power card in a hand goes under the draw pile and is replaced by the
     top card, until a number card; the discard pile is shuffled in first when the draw
     pile holds no number card."""
-    p = prm[P_N]
-    for q in range(p):
+    for q in range(prm[P_N]):
         for s in range(SLOTS):
-            while hands[g, q, s] >= 0 and _KIND[hands[g, q, s]] >= NUM_NUMBER_KINDS:
+            h = C_HANDS + q * SLOTS + s
+            while cs[g, h] >= 0 and _KIND[cs[g, h]] >= NUM_NUMBER_KINDS:
                 n = st[g, F_DRAW_N]
                 has_number = False
                 for i in range(n):
-                    if _KIND[draw[g, i]] < NUM_NUMBER_KINDS:
+                    if _KIND[cs[g, C_DRAW + i]] < NUM_NUMBER_KINDS:
                         has_number = True
                         break
                 if not has_number:
                     d = st[g, F_DISC_N]
                     for i in range(n):
-                        merged[i] = draw[g, i]
+                        wk[W_MERGED + i] = cs[g, C_DRAW + i]
                     for i in range(d):
-                        merged[n + i] = disc[g, i]
+                        wk[W_MERGED + n + i] = cs[g, C_DISC + i]
                     m = n + d
-                    _permutation(g, m, rng, perm, slot_of, tape, cursor)
+                    _permutation(g, m, st, rng, wk, tape, cursor)
                     for i in range(m):
-                        draw[g, i] = merged[perm[i]]
+                        cs[g, C_DRAW + i] = wk[W_MERGED + wk[i]]
                     n = m
                     st[g, F_DISC_N] = 0
                     for k in range(NUM_KINDS):
-                        dcount[g, k] = 0
+                        cs[g, C_DCOUNT + k] = 0
                 for i in range(n, 0, -1):
-                    draw[g, i] = draw[g, i - 1]
-                draw[g, 0] = hands[g, q, s]
-                hands[g, q, s] = draw[g, n]
+                    cs[g, C_DRAW + i] = cs[g, C_DRAW + i - 1]
+                cs[g, C_DRAW] = cs[g, h]
+                cs[g, h] = cs[g, C_DRAW + n]
                 st[g, F_DRAW_N] = n
 
 
 @njit(cache=True)
-def _end_round(g, prm, st, hands, draw, disc, dcount, totals, active, know, recent, seen,
-               ceil, rng, perm, merged, slot_of, tape, cursor, rew, running):  # fmt: skip
-    """Reveal, replace power cards, score, reward; the next round dealt, or True when the
-    game is over."""
+def _end_round(g, prm, st, cs, acc, rb, rng, wk, tape, cursor):
+    """Reveal, replace power cards, score, reward (``acc`` column ``rb``); the next round
+    dealt, or True when the game is over."""
     p = prm[P_N]
-    _replace_power_cards(g, prm, st, hands, draw, disc, dcount, rng, perm, merged, slot_of,
-                         tape, cursor)  # fmt: skip
+    _replace_power_cards(g, prm, st, cs, rng, wk, tape, cursor)
     total = 0
     playing = 0
     for q in range(p):
-        if active[g, q]:
-            pts = 0
+        pts = 0
+        if cs[g, C_ACTIVE + q]:
             for s in range(SLOTS):
-                pts += _KIND[hands[g, q, s]]
-            merged[q] = pts  # scratch: the round's points
+                pts += _KIND[cs[g, C_HANDS + q * SLOTS + s]]
             total += pts
             playing += 1
-            totals[g, q] += pts
-        else:
-            merged[q] = 0
+            st[g, F_TOTALS + q] += pts
+        wk[W_POINTS + q] = pts
     mode = prm[P_REWARD]
     for q in range(p):
-        if active[g, q]:
-            pts = merged[q]
+        if cs[g, C_ACTIVE + q]:
+            pts = wk[W_POINTS + q]
             r = 0.0
             if mode in (REWARD_ZERO_SUM, REWARD_ZERO_SUM_WIN):
                 others = (total - pts) / (playing - 1)
                 r = (others - pts) / POINTS_SCALE
             elif mode == REWARD_POINTS:
                 r = -pts / POINTS_SCALE
-            rew[g, q] += r
-            running[g, q] += r
+            acc[g, rb + q] += r
+            acc[g, A_RUNNING + q] += r
     over = False
-    # winners go to merged[8 + q] (1/0)
     target = prm[P_TARGET]
     if target >= 0:
         remaining = 0
         for q in range(p):
-            merged[8 + q] = 0
-            if active[g, q]:
-                if totals[g, q] >= target:
-                    active[g, q] = 0
-                    merged[16 + q] = 1  # out now
+            wk[W_WIN + q] = 0
+            wk[W_OUT + q] = 0
+            if cs[g, C_ACTIVE + q]:
+                if st[g, F_TOTALS + q] >= target:
+                    cs[g, C_ACTIVE + q] = 0
+                    wk[W_OUT + q] = 1
                 else:
-                    merged[16 + q] = 0
                     remaining += 1
-            else:
-                merged[16 + q] = 0
         if remaining <= 1:
             over = True
+            # all remaining crossed in the same round: the lowest total among them wins
+            for q in range(p):  # the contenders: the one left, or all who are out now
+                wk[W_WIN + q] = cs[g, C_ACTIVE + q] if remaining > 0 else wk[W_OUT + q]
             best = 1 << 40
             worst = -1
             for q in range(p):
-                contender = active[g, q] != 0 if remaining > 0 else merged[16 + q] != 0
-                if contender:
-                    best = min(best, totals[g, q])
-                    worst = max(worst, totals[g, q])
+                if wk[W_WIN + q]:
+                    best = min(best, st[g, F_TOTALS + q])
+                    worst = max(worst, st[g, F_TOTALS + q])
             if remaining == 0 and prm[P_SHARED]:
-                best = worst
+                best = worst  # everyone at or below it
             for q in range(p):
-                contender = active[g, q] != 0 if remaining > 0 else merged[16 + q] != 0
-                merged[8 + q] = contender and totals[g, q] <= best
+                wk[W_WIN + q] = wk[W_WIN + q] != 0 and st[g, F_TOTALS + q] <= best
     rounds = prm[P_ROUNDS]
     if not over and rounds >= 0 and st[g, F_ROUND] + 1 >= rounds:
         over = True
         best = 1 << 40
         for q in range(p):
-            if active[g, q]:
-                best = min(best, totals[g, q])
+            if cs[g, C_ACTIVE + q]:
+                best = min(best, st[g, F_TOTALS + q])
         for q in range(p):
-            merged[8 + q] = active[g, q] != 0 and totals[g, q] == best
+            wk[W_WIN + q] = cs[g, C_ACTIVE + q] != 0 and st[g, F_TOTALS + q] == best
     if over:
         st[g, F_PHASE] = PHASE_OVER
         st[g, F_HELD] = -1
         if mode in (REWARD_WIN, REWARD_ZERO_SUM_WIN):
             w = 0
             for q in range(p):
-                w += merged[8 + q]
+                w += wk[W_WIN + q]
             if 0 < w < p:
                 for q in range(p):
-                    share = 1.0 / w if merged[8 + q] else 0.0
+                    share = 1.0 / w if wk[W_WIN + q] else 0.0
                     r = p / (p - 1) * (share - 1.0 / p)
-                    rew[g, q] += r
-                    running[g, q] += r
+                    acc[g, rb + q] += r
+                    acc[g, A_RUNNING + q] += r
         return True
     st[g, F_ROUND] += 1
-    _deal(g, _next_active(g, p, st[g, F_STARTER], active), prm, st, hands, draw, disc, dcount,
-          active, know, recent, seen, ceil, rng, perm, slot_of, tape, cursor)  # fmt: skip
+    _deal(g, _next_active(g, p, st[g, F_STARTER], cs), prm, st, cs, rng, wk, tape, cursor)
     return False
 
 
 @njit(cache=True, inline="always")
-def _end_turn(g, knocked_now, prm, st, hands, draw, disc, dcount, totals, active, know,
-              recent, seen, ceil, rng, perm, merged, slot_of, tape, cursor, rew,
-              running):  # fmt: skip
+def _end_turn(g, knocked_now, prm, st, cs, acc, rb, rng, wk, tape, cursor):
     st[g, F_TURNS] += 1
     if st[g, F_KNOCKED] >= 0 and not knocked_now:
         st[g, F_FINAL] -= 1
         if st[g, F_FINAL] <= 0:
-            return _end_round(g, prm, st, hands, draw, disc, dcount, totals, active, know,
-                              recent, seen, ceil, rng, perm, merged, slot_of, tape, cursor,
-                              rew, running)  # fmt: skip
+            return _end_round(g, prm, st, cs, acc, rb, rng, wk, tape, cursor)
     if st[g, F_TURNS] >= prm[P_MAX_TURNS]:
-        return _end_round(g, prm, st, hands, draw, disc, dcount, totals, active, know, recent,
-                          seen, ceil, rng, perm, merged, slot_of, tape, cursor, rew,
-                          running)  # fmt: skip
-    st[g, F_CURRENT] = _next_active(g, prm[P_N], st[g, F_CURRENT], active)
+        return _end_round(g, prm, st, cs, acc, rb, rng, wk, tape, cursor)
+    st[g, F_CURRENT] = _next_active(g, prm[P_N], st[g, F_CURRENT], cs)
     st[g, F_PHASE] = PHASE_START
     return False
 
 
 @njit(cache=True, inline="always")
-def _end_card_play(g, prm, st, hands, draw, disc, dcount, totals, active, know, recent, seen,
-                   ceil, rng, perm, merged, slot_of, tape, cursor, rew, running):  # fmt: skip
-    st[g, F_DRAW2] = 0
-    if st[g, F_KNOCKED] < 0 and st[g, F_TURNS] + 1 < prm[P_MAX_TURNS]:
-        st[g, F_PHASE] = PHASE_KNOCK
-        return False
-    return _end_turn(g, False, prm, st, hands, draw, disc, dcount, totals, active, know,
-                     recent, seen, ceil, rng, perm, merged, slot_of, tape, cursor, rew,
-                     running)  # fmt: skip
-
-
-@njit(cache=True)
-def _apply(g, action, prm, st, hands, draw, disc, dcount, totals, active, know, recent, seen,
-           ceil, rng, perm, merged, slot_of, tape, cursor, rew, running):  # fmt: skip
+def _apply(g, action, prm, st, cs, acc, rb, rng, wk, tape, cursor):
     """``rules.apply_action`` of the seat to act in game ``g``; True when the game ended
-    (the round's rewards added to ``rew`` and ``running``)."""
+    (the round's rewards added to ``acc`` column ``rb`` and the running return)."""
     p = prm[P_N]
     seat = st[g, F_CURRENT]
     if prm[P_KNOWLEDGE] == 0:
         for q in range(p):
             for s in range(SLOTS):
-                recent[g, seat, q, s] = CODE_UNKNOWN
+                cs[g, _recent(seat, q, s)] = CODE_UNKNOWN
     phase = st[g, F_PHASE]
+    draw = False
+    knock = False
     if phase == PHASE_START:
         if action == ACTION_TAKE_DISCARD:
             n = st[g, F_DISC_N] - 1
-            card = disc[g, n]
+            card = cs[g, C_DISC + n]
             st[g, F_DISC_N] = n
-            dcount[g, _KIND[card]] -= 1
+            cs[g, C_DCOUNT + _KIND[card]] -= 1
             st[g, F_HELD] = card
             st[g, F_PUBLIC] = 1
             st[g, F_PHASE] = PHASE_PLACE
             return False
         if prm[P_CEILINGS]:
             n = st[g, F_DISC_N]
-            if n > 0 and _KIND[disc[g, n - 1]] < NUM_NUMBER_KINDS:
-                _lower_ceilings(g, seat, _KIND[disc[g, n - 1]] + 1, seen, ceil)
-        _draw_to_hand(g, st, draw, disc, dcount, rng, perm, slot_of, tape, cursor)
-        return False
-    if phase == PHASE_KNOCK:
+            if n > 0 and _KIND[cs[g, C_DISC + n - 1]] < NUM_NUMBER_KINDS:
+                _lower_ceilings(g, seat, _KIND[cs[g, C_DISC + n - 1]] + 1, cs)
+        draw = True
+    elif phase == PHASE_KNOCK:
         knock = action == ACTION_KNOCK
         if knock:
             st[g, F_KNOCKED] = seat
             live = 0
             for q in range(p):
-                live += active[g, q] != 0
+                live += cs[g, C_ACTIVE + q] != 0
             st[g, F_FINAL] = live - 1
-        return _end_turn(g, knock, prm, st, hands, draw, disc, dcount, totals, active, know,
-                         recent, seen, ceil, rng, perm, merged, slot_of, tape, cursor, rew,
-                         running)  # fmt: skip
-    if ACTION_REPLACE <= action < ACTION_REPLACE + SLOTS:
-        _replace(g, seat, action - ACTION_REPLACE, prm, st, hands, disc, dcount, know, recent,
-                 seen, ceil)  # fmt: skip
+    elif ACTION_REPLACE <= action < ACTION_REPLACE + SLOTS:
+        _replace(g, seat, action - ACTION_REPLACE, prm, st, cs)
     elif action in (ACTION_DISCARD, ACTION_DECLINE):
         if action == ACTION_DISCARD and prm[P_CEILINGS]:
-            _lower_ceilings(g, seat, _KIND[st[g, F_HELD]], seen, ceil)
-        _discard_held(g, st, disc, dcount)
+            _lower_ceilings(g, seat, _KIND[st[g, F_HELD]], cs)
+        _discard_held(g, st, cs)
         if st[g, F_DRAW2] > 0:
             st[g, F_DRAW2] = 0
-            _draw_to_hand(g, st, draw, disc, dcount, rng, perm, slot_of, tape, cursor)
-            return False
+            draw = True
     elif ACTION_PEEK <= action < ACTION_PEEK + SLOTS:
         slot = action - ACTION_PEEK
-        kind = _KIND[hands[g, seat, slot]]
-        know[g, seat, seat, slot] = kind
+        kind = _KIND[cs[g, C_HANDS + seat * SLOTS + slot]]
+        cs[g, _know(seat, seat, slot)] = kind
         if prm[P_KNOWLEDGE] == 0:
-            recent[g, seat, seat, slot] = kind
-        _discard_held(g, st, disc, dcount)
+            cs[g, _recent(seat, seat, slot)] = kind
+        _discard_held(g, st, cs)
     elif action == ACTION_USE_DRAW2:
-        _discard_held(g, st, disc, dcount)
+        _discard_held(g, st, cs)
         st[g, F_DRAW2] = 1
-        _draw_to_hand(g, st, draw, disc, dcount, rng, perm, slot_of, tape, cursor)
-        return False
+        draw = True
     else:
         i = action - ACTION_SWAP
-        their = i % SLOTS
-        own = (i // SLOTS) % SLOTS
         other = seat + i // (SLOTS * SLOTS) + 1
         if other >= p:
             other -= p
-        _swap(g, seat, own, other, their, prm, hands, know, recent, seen, ceil)
-        _discard_held(g, st, disc, dcount)
-    return _end_card_play(g, prm, st, hands, draw, disc, dcount, totals, active, know, recent,
-                          seen, ceil, rng, perm, merged, slot_of, tape, cursor, rew,
-                          running)  # fmt: skip
+        _swap(g, seat, (i // SLOTS) % SLOTS, other, i % SLOTS, prm, cs)
+        _discard_held(g, st, cs)
+    if draw:
+        if st[g, F_DRAW_N] == 0:
+            _reshuffle(g, st, cs, rng, wk, tape, cursor)
+        _draw_top(g, st, cs)
+        return False
+    if phase != PHASE_KNOCK:  # the card play is over: knock decision, unless ...
+        st[g, F_DRAW2] = 0
+        if st[g, F_KNOCKED] < 0 and st[g, F_TURNS] + 1 < prm[P_MAX_TURNS]:
+            st[g, F_PHASE] = PHASE_KNOCK
+            return False
+    return _end_turn(g, knock, prm, st, cs, acc, rb, rng, wk, tape, cursor)
 
 
 @njit(cache=True)
-def _new_game(g, prm, st, hands, draw, disc, dcount, totals, active, know, recent, seen, ceil,
-              rng, perm, slot_of, tape, cursor, running):  # fmt: skip
-    slot = slot_of[g]
+def _new_game(g, prm, st, cs, acc, rng, wk, tape, cursor):
+    slot = st[g, F_SLOT]
     if slot >= 0:
         _put(tape, cursor, slot, TAPE_EPISODE)
     for q in range(prm[P_N]):
-        totals[g, q] = 0
-        active[g, q] = 1
-        running[g, q] = 0.0
+        st[g, F_TOTALS + q] = 0
+        cs[g, C_ACTIVE + q] = 1
+        acc[g, A_RUNNING + q] = 0.0
     st[g, F_ROUND] = 0
-    _deal(g, 0, prm, st, hands, draw, disc, dcount, active, know, recent, seen, ceil, rng,
-          perm, slot_of, tape, cursor)  # fmt: skip
+    _deal(g, 0, prm, st, cs, rng, wk, tape, cursor)
 
 
 # ------------------------------------------------------------------- bots
 @njit(cache=True, inline="always")
-def _num_legal(g, prm, st, disc, active):
+def _num_legal(g, prm, st, cs):
     """How many legal actions the seat to act has (the random bot)."""
     phase = st[g, F_PHASE]
     if phase == PHASE_START:
         n = st[g, F_DISC_N]
-        return 2 if n > 0 and _KIND[disc[g, n - 1]] < NUM_NUMBER_KINDS else 1
+        return 2 if n > 0 and _KIND[cs[g, C_DISC + n - 1]] < NUM_NUMBER_KINDS else 1
     if phase == PHASE_PLACE:
         return SLOTS
     if phase in (PHASE_NUMBER, PHASE_PEEK):
@@ -657,13 +713,13 @@ def _num_legal(g, prm, st, disc, active):
     if phase == PHASE_SWAP:
         live = 0
         for q in range(prm[P_N]):
-            live += active[g, q] != 0
+            live += cs[g, C_ACTIVE + q] != 0
         return 1 + (live - 1) * SLOTS * SLOTS
     return 2
 
 
 @njit(cache=True, inline="always")
-def _nth_legal(g, k, prm, st, active):
+def _nth_legal(g, k, prm, st, cs):
     """The ``k``-th legal action (ascending) of the seat to act."""
     phase = st[g, F_PHASE]
     if phase == PHASE_START:
@@ -680,93 +736,69 @@ def _nth_legal(g, k, prm, st, active):
         return ACTION_DECLINE
     k -= 1
     p = prm[P_N]
-    seat = st[g, F_CURRENT]
+    q = st[g, F_CURRENT]
     block = SLOTS * SLOTS
     for offset in range(1, p):
-        q = seat + offset
-        if q >= p:
-            q -= p
-        if active[g, q]:
+        q += 1
+        if q == p:
+            q = 0
+        if cs[g, C_ACTIVE + q]:
             if k < block:
                 return ACTION_SWAP + (offset - 1) * block + k
             k -= block
     return -1
 
 
-@njit(cache=True)
-def _unknown_value(g, seat, prm, st, dcount, know, uvt):
+@njit(cache=True, inline="always")
+def _unknown_value(g, seat, prm, st, cs, tab):
     """The heuristic's value of a card it does not know: the mean of the number cards the
     seat has not located (the reference's float, from the table), the deck's mean in
     memoryless mode."""
     if prm[P_KNOWLEDGE] == 0:
-        return uvt[0, 0, 0]
-    p = prm[P_N]
-    c0 = 0
-    c1 = 0
-    c2 = 0
-    c3 = 0
-    c4 = 0
-    c5 = 0
-    c6 = 0
-    c7 = 0
-    c8 = 0
-    c9 = 0
-    for q in range(p):
+        return tab[T_UV]
+    # unseen = deck - known - discards - held, for kinds 0..9: count, value, nines
+    count = 36 + 9
+    total = 144 + 81
+    for q in range(prm[P_N]):
         for s in range(SLOTS):
-            code = know[g, seat, q, s]
-            if code == 0:
-                c0 += 1
-            elif code == 1:
-                c1 += 1
-            elif code == 2:
-                c2 += 1
-            elif code == 3:
-                c3 += 1
-            elif code == 4:
-                c4 += 1
-            elif code == 5:
-                c5 += 1
-            elif code == 6:
-                c6 += 1
-            elif code == 7:
-                c7 += 1
-            elif code == 8:
-                c8 += 1
-            elif code == 9:
-                c9 += 1
+            code = cs[g, _know(seat, q, s)]
+            if code < NUM_NUMBER_KINDS:
+                count -= 1
+                total -= code
+    for k in range(NUM_NUMBER_KINDS):
+        c = cs[g, C_DCOUNT + k]
+        count -= c
+        total -= k * c
     h = st[g, F_HELD]
-    hk = _KIND[h] if h >= 0 else NUM_KINDS
-    u0 = 4 - c0 - dcount[g, 0] - (hk == 0)
-    u1 = 4 - c1 - dcount[g, 1] - (hk == 1)
-    u2 = 4 - c2 - dcount[g, 2] - (hk == 2)
-    u3 = 4 - c3 - dcount[g, 3] - (hk == 3)
-    u4 = 4 - c4 - dcount[g, 4] - (hk == 4)
-    u5 = 4 - c5 - dcount[g, 5] - (hk == 5)
-    u6 = 4 - c6 - dcount[g, 6] - (hk == 6)
-    u7 = 4 - c7 - dcount[g, 7] - (hk == 7)
-    u8 = 4 - c8 - dcount[g, 8] - (hk == 8)
-    u9 = 9 - c9 - dcount[g, 9] - (hk == 9)
-    count = u0 + u1 + u2 + u3 + u4 + u5 + u6 + u7 + u8
-    total = u1 + 2 * u2 + 3 * u3 + 4 * u4 + 5 * u5 + 6 * u6 + 7 * u7 + 8 * u8
-    return uvt[count, total, u9]
+    if h >= 0 and _KIND[h] < NUM_NUMBER_KINDS:
+        count -= 1
+        total -= _KIND[h]
+    # split off the nines
+    nines = 9 - cs[g, C_DCOUNT + 9]
+    for q in range(prm[P_N]):
+        for s in range(SLOTS):
+            nines -= cs[g, _know(seat, q, s)] == 9
+    if h >= 0 and _KIND[h] == 9:
+        nines -= 1
+    count -= nines
+    total -= 9 * nines
+    return tab[T_UV + (count * (_MAX_UNSEEN_SUM + 1) + total) * (KIND_COUNTS[9] + 1) + nines]
 
 
 @njit(cache=True)
-def _bot_action(bot, g, prm, st, disc, dcount, active, know, recent, seen, ceil, rng, uvt,
-                est):  # fmt: skip
+def _bot_action(bot, g, prm, st, cs, tab, rng, est):
     """What bot ``bot`` plays for the seat to act in game ``g`` (``est``: scratch of
     (players, 4) floats)."""
     if bot == BOT_RANDOM:
-        return _nth_legal(g, below(rng, g, _num_legal(g, prm, st, disc, active)), prm, st,
-                          active)  # fmt: skip
+        return _nth_legal(g, below(rng, g, _num_legal(g, prm, st, cs)), prm, st, cs)
     p = prm[P_N]
     seat = st[g, F_CURRENT]
     phase = st[g, F_PHASE]
-    knowledge = prm[P_KNOWLEDGE] != 0
-    unknown = _unknown_value(g, seat, prm, st, dcount, know, uvt)
+    base = C_KNOW if prm[P_KNOWLEDGE] else C_RECENT  # the codes the seat's observation shows
+    unknown = _unknown_value(g, seat, prm, st, cs, tab)
     # own slots (heuristic values), then the others (the ceiling bot's estimates)
     for s in range(SLOTS):
-        code = know[g, seat, seat, s] if knowledge else recent[g, seat, seat, s]
+        code = cs[g, base + (seat * MAXP + seat) * SLOTS + s]
         est[0, s] = code if code < NUM_NUMBER_KINDS else unknown
     worst = 0
     for s in range(1, SLOTS):
@@ -775,8 +807,8 @@ def _bot_action(bot, g, prm, st, disc, dcount, active, know, recent, seen, ceil,
     vw = est[0, worst]
     if phase == PHASE_START:
         n = st[g, F_DISC_N]
-        if n > 0 and _KIND[disc[g, n - 1]] < NUM_NUMBER_KINDS:
-            top = _KIND[disc[g, n - 1]]
+        if n > 0 and _KIND[cs[g, C_DISC + n - 1]] < NUM_NUMBER_KINDS:
+            top = _KIND[cs[g, C_DISC + n - 1]]
             if top < vw and (top <= LOW_CARD or top <= vw - TAKE_MARGIN):
                 return ACTION_TAKE_DISCARD
         return ACTION_DRAW
@@ -788,8 +820,7 @@ def _bot_action(bot, g, prm, st, disc, dcount, active, know, recent, seen, ceil,
         return ACTION_DISCARD
     if phase == PHASE_PEEK:
         for s in range(SLOTS):
-            code = know[g, seat, seat, s] if knowledge else recent[g, seat, seat, s]
-            if code >= CODE_NUMBER:
+            if cs[g, base + (seat * MAXP + seat) * SLOTS + s] >= CODE_NUMBER:
                 return ACTION_PEEK + s
         return ACTION_DECLINE
     if phase == PHASE_DRAW2:
@@ -801,11 +832,11 @@ def _bot_action(bot, g, prm, st, disc, dcount, active, know, recent, seen, ceil,
             if q == p:
                 q = 0
             for s in range(SLOTS):
-                code = know[g, seat, q, s] if knowledge else recent[g, seat, q, s]
+                code = cs[g, base + (seat * MAXP + q) * SLOTS + s]
                 if code < NUM_NUMBER_KINDS:
                     est[k, s] = code
-                elif seen[g, q, s]:
-                    est[k, s] = _KEPT[ceil[g, q, s]]
+                elif cs[g, C_SEEN + q * SLOTS + s]:
+                    est[k, s] = tab[T_KEPT + cs[g, C_CEIL + q * SLOTS + s]]
                 else:
                     est[k, s] = unknown
         if phase == PHASE_KNOCK:
@@ -816,7 +847,7 @@ def _bot_action(bot, g, prm, st, disc, dcount, active, know, recent, seen, ceil,
                 q += 1
                 if q == p:
                     q = 0
-                if active[g, q]:
+                if cs[g, C_ACTIVE + q]:
                     lowest = min(lowest, ((est[k, 0] + est[k, 1]) + est[k, 2]) + est[k, 3])
             return ACTION_KNOCK if mine <= lowest - CEILING_KNOCK_MARGIN else ACTION_NO_KNOCK
         # swap_by_estimate
@@ -827,7 +858,7 @@ def _bot_action(bot, g, prm, st, disc, dcount, active, know, recent, seen, ceil,
             q += 1
             if q == p:
                 q = 0
-            if active[g, q]:
+            if cs[g, C_ACTIVE + q]:
                 for s in range(SLOTS):
                     if vw - est[k, s] > best:
                         best = vw - est[k, s]
@@ -845,10 +876,10 @@ def _bot_action(bot, g, prm, st, disc, dcount, active, know, recent, seen, ceil,
         q += 1
         if q == p:
             q = 0
-        if not active[g, q]:
+        if not cs[g, C_ACTIVE + q]:
             continue
         for s in range(SLOTS):
-            code = know[g, seat, q, s] if knowledge else recent[g, seat, q, s]
+            code = cs[g, base + (seat * MAXP + q) * SLOTS + s]
             if code < NUM_NUMBER_KINDS:
                 gain = vw - code
             elif vw >= BLIND_SWAP_MIN:
@@ -864,24 +895,24 @@ def _bot_action(bot, g, prm, st, disc, dcount, active, know, recent, seen, ceil,
 
 # ------------------------------------------------------------ observation
 @njit(cache=True, inline="always")
-def _observe(g, prm, off, st, disc, dcount, totals, active, know, recent, seen, ceil,
-             unseen_tab, ceil_tab, obs, mask, to_act):  # fmt: skip
+def _observe(g, prm, off, st, cs, tab, obs, mask, to_act):
     """The acting seat's observation (the reference observer's vector) and mask."""
     p = prm[P_N]
     seat = st[g, F_CURRENT]
     knowledge = prm[P_KNOWLEDGE] != 0
+    base = C_KNOW if knowledge else C_RECENT
     for i in range(obs.shape[1]):
         obs[g, i] = 0.0
     q = seat
     for k in range(p):
         for s in range(SLOTS):
-            code = know[g, seat, q, s] if knowledge else recent[g, seat, q, s]
+            code = cs[g, base + (seat * MAXP + q) * SLOTS + s]
             obs[g, (k * SLOTS + s) * NUM_CODES + code] = 1.0
         q += 1
         if q == p:
             q = 0
     nd = st[g, F_DISC_N]
-    top = _KIND[disc[g, nd - 1]] if nd > 0 else _NONE
+    top = _KIND[cs[g, C_DISC + nd - 1]] if nd > 0 else _NONE
     obs[g, off[O_DISCARD_TOP] + top] = 1.0
     h = st[g, F_HELD]
     hk = _KIND[h] if h >= 0 else _NONE
@@ -903,8 +934,8 @@ def _observe(g, prm, off, st, disc, dcount, totals, active, know, recent, seen, 
     obs[g, off[O_DISCARD_PILE]] = nd / DECK_SIZE
     q = seat
     for k in range(p):
-        obs[g, off[O_TOTALS] + k] = totals[g, q] / 100.0
-        if active[g, q]:
+        obs[g, off[O_TOTALS] + k] = st[g, F_TOTALS + q] / TOTAL_SCALE
+        if cs[g, C_ACTIVE + q]:
             obs[g, off[O_ACTIVE] + k] = 1.0
         q += 1
         if q == p:
@@ -913,26 +944,26 @@ def _observe(g, prm, off, st, disc, dcount, totals, active, know, recent, seen, 
         obs[g, off[O_ROUNDS]] = st[g, F_ROUND] / prm[P_ROUNDS]
     if knowledge:
         u = off[O_UNSEEN]
-        for k in range(NUM_KINDS):
-            obs[g, u + k] = _DECK_COUNTS[k] - dcount[g, k]  # counts first, the value below
+        for k in range(NUM_KINDS):  # the counts first, their values below
+            obs[g, u + k] = _DECK_COUNTS[k] - cs[g, C_DCOUNT + k]
         for q in range(p):
             for s in range(SLOTS):
-                code = know[g, seat, q, s]
+                code = cs[g, _know(seat, q, s)]
                 if code < NUM_KINDS:
                     obs[g, u + code] -= 1.0
         if h >= 0:
             obs[g, u + hk] -= 1.0
         for k in range(NUM_KINDS):
-            obs[g, u + k] = unseen_tab[k, int(obs[g, u + k])]
+            obs[g, u + k] = tab[T_UNSEEN + k * 10 + int(obs[g, u + k])]
     if prm[P_CEILINGS]:
         c = off[O_CEILINGS]
         q = seat
         for k in range(p):
             for s in range(SLOTS):
                 i = c + 2 * (k * SLOTS + s)
-                if seen[g, q, s]:
+                if cs[g, C_SEEN + q * SLOTS + s]:
                     obs[g, i] = 1.0
-                obs[g, i + 1] = ceil_tab[ceil[g, q, s]]
+                obs[g, i + 1] = tab[T_CEIL + cs[g, C_CEIL + q * SLOTS + s]]
             q += 1
             if q == p:
                 q = 0
@@ -965,16 +996,15 @@ def _observe(g, prm, off, st, disc, dcount, totals, active, know, recent, seen, 
             q += 1
             if q == p:
                 q = 0
-            if active[g, q]:
-                base = ACTION_SWAP + (offset - 1) * block
-                for a in range(base, base + block):
+            if cs[g, C_ACTIVE + q]:
+                first = ACTION_SWAP + (offset - 1) * block
+                for a in range(first, first + block):
                     mask[g, a] = 1
     to_act[g] = seat
 
 
 @njit(cache=True)
-def _privileged(prm, poff, st, hands, draw, disc, dcount, totals, active, know, unseen_tab,
-                disc_tab, out):  # fmt: skip
+def _privileged(prm, poff, st, cs, tab, out):
     """The privileged observer's vector of every game's position."""
     p = prm[P_N]
     for g in range(out.shape[0]):
@@ -982,10 +1012,10 @@ def _privileged(prm, poff, st, hands, draw, disc, dcount, totals, active, know, 
             out[g, i] = 0.0
         for q in range(p):
             for s in range(SLOTS):
-                c = hands[g, q, s]
+                c = cs[g, C_HANDS + q * SLOTS + s]
                 kind = _KIND[c] if c >= 0 else _NONE
                 out[g, poff[Q_HANDS] + (q * SLOTS + s) * (NUM_KINDS + 1) + kind] = 1.0
-                if know[g, q, q, s] < CODE_NUMBER:
+                if cs[g, _know(q, q, s)] < CODE_NUMBER:
                     out[g, poff[Q_OWNER] + q * SLOTS + s] = 1.0
         h = st[g, F_HELD]
         out[g, poff[Q_HELD] + (_KIND[h] if h >= 0 else _NONE)] = 1.0
@@ -994,15 +1024,16 @@ def _privileged(prm, poff, st, hands, draw, disc, dcount, totals, active, know, 
         n = st[g, F_DRAW_N]
         dc = poff[Q_DRAW_COUNTS]
         for i in range(n):
-            out[g, dc + _KIND[draw[g, i]]] += 1.0
+            out[g, dc + _KIND[cs[g, C_DRAW + i]]] += 1.0
         for k in range(NUM_KINDS):
-            out[g, dc + k] = unseen_tab[k, int(out[g, dc + k])]
+            out[g, dc + k] = tab[T_UNSEEN + k * 10 + int(out[g, dc + k])]
         out[g, poff[Q_DRAW_PILE]] = n / DECK_SIZE
-        out[g, poff[Q_DRAW_TOP] + (_KIND[draw[g, n - 1]] if n > 0 else _NONE)] = 1.0
+        out[g, poff[Q_DRAW_TOP] + (_KIND[cs[g, C_DRAW + n - 1]] if n > 0 else _NONE)] = 1.0
         nd = st[g, F_DISC_N]
-        out[g, poff[Q_DISCARD_TOP] + (_KIND[disc[g, nd - 1]] if nd > 0 else _NONE)] = 1.0
+        top = _KIND[cs[g, C_DISC + nd - 1]] if nd > 0 else _NONE
+        out[g, poff[Q_DISCARD_TOP] + top] = 1.0
         for k in range(NUM_KINDS):
-            out[g, poff[Q_DISCARD_COUNTS] + k] = disc_tab[k, dcount[g, k]]
+            out[g, poff[Q_DISCARD_COUNTS] + k] = tab[T_DISC + k * 10 + cs[g, C_DCOUNT + k]]
         out[g, poff[Q_DISCARD_PILE]] = nd / DECK_SIZE
         phase = st[g, F_PHASE]
         if phase != PHASE_OVER:
@@ -1016,8 +1047,8 @@ def _privileged(prm, poff, st, hands, draw, disc, dcount, totals, active, know, 
             out[g, poff[Q_FINAL]] = st[g, F_FINAL] / (p - 1)
         out[g, poff[Q_TURNS]] = st[g, F_TURNS] / prm[P_MAX_TURNS]
         for q in range(p):
-            out[g, poff[Q_TOTALS] + q] = totals[g, q] / 100.0
-            if active[g, q]:
+            out[g, poff[Q_TOTALS] + q] = st[g, F_TOTALS + q] / TOTAL_SCALE
+            if cs[g, C_ACTIVE + q]:
                 out[g, poff[Q_ACTIVE] + q] = 1.0
         if prm[P_ROUNDS] >= 0:
             done = st[g, F_ROUND] + (1 if phase == PHASE_OVER else 0)
@@ -1025,83 +1056,76 @@ def _privileged(prm, poff, st, hands, draw, disc, dcount, totals, active, know, 
 
 
 # ------------------------------------------------------------------- run
-@njit(cache=True, inline="always")
-def _short_of_tape(g, slot_of, tape, cursor):
-    slot = slot_of[g]
-    return slot >= 0 and cursor[slot] + TAPE_RESERVE > tape.shape[1]
-
-
 @njit(cache=True)
-def _run(run, actions, bots, prm, off, st, hands, draw, disc, dcount, totals, active, know,
-         recent, seen, ceil, rng, perm, merged, est, slot_of, tape, cursor, rewards, pending,
-         running, returns, terminated, obs, mask, to_act, uvt, unseen_tab,
-         ceil_tab):  # fmt: skip
+def _run(run, actions, bots, prm, off, st, cs, acc, tab, rng, wk, est, tape, cursor, rewards,
+         returns, terminated, obs, mask, to_act):  # fmt: skip
     """Advance every game: its external action (``run`` = RUN_STEP), then the kernel's bots
     until an external seat must act; a finished game is reset and played on to its first
     external decision (those opening rewards carry to the next step). A logged game short
-    of tape stops between decisions (``F_STAGE``) and RUN_RESUME goes on with it."""
+    of tape stops between decisions (``F_STAGE``) and RUN_RESUME goes on with it. Returns
+    how many games stopped so."""
+    p = prm[P_N]
+    stopped = 0
     for g in range(actions.shape[0]):
         stage = STAGE_BOTS
+        external = False
         if run == RUN_RESUME:
             stage = st[g, F_STAGE]
-            if stage == STAGE_DONE:
+            if stage != STAGE_BOTS and stage != STAGE_OPENING:
                 continue
             st[g, F_STAGE] = STAGE_DONE
         else:
-            for s in range(prm[P_N]):
-                rewards[g, s] = pending[g, s]
-                pending[g, s] = 0.0
+            for s in range(p):
+                acc[g, A_REW + s] = acc[g, A_PENDING + s]
+                acc[g, A_PENDING + s] = 0.0
             terminated[g] = False
             if run == RUN_RESET:
-                _new_game(g, prm, st, hands, draw, disc, dcount, totals, active, know, recent,
-                          seen, ceil, rng, perm, slot_of, tape, cursor, running)  # fmt: skip
-            elif run == RUN_STEP:
-                terminated[g] = _apply(g, actions[g], prm, st, hands, draw, disc, dcount,
-                                       totals, active, know, recent, seen, ceil, rng, perm,
-                                       merged, slot_of, tape, cursor, rewards,
-                                       running)  # fmt: skip
-        if stage == STAGE_BOTS:
-            while not terminated[g] and bots[g, st[g, F_CURRENT]] >= 0:
-                if _short_of_tape(g, slot_of, tape, cursor):
-                    st[g, F_STAGE] = STAGE_BOTS
+                _new_game(g, prm, st, cs, acc, rng, wk, tape, cursor)
+            external = run == RUN_STEP
+        # one decision per pass: the external action, then the bots' until an external seat
+        # must act; after a game ended, the new game's opening bot moves (set_bots keeps an
+        # external seat in every game, so this stops), whose rewards go to the next step
+        while True:
+            if external:
+                a = actions[g]
+                external = False
+            else:
+                bot = bots[g, st[g, F_CURRENT]]
+                if stage == STAGE_BOTS and (terminated[g] or bot < 0):
+                    for s in range(p):
+                        returns[g, s] = acc[g, A_RUNNING + s]
+                    if not terminated[g]:
+                        break
+                    _new_game(g, prm, st, cs, acc, rng, wk, tape, cursor)
+                    stage = STAGE_OPENING
+                    continue
+                if bot < 0:
                     break
-                a = _bot_action(bots[g, st[g, F_CURRENT]], g, prm, st, disc, dcount, active,
-                                know, recent, seen, ceil, rng, uvt, est)  # fmt: skip
-                terminated[g] = _apply(g, a, prm, st, hands, draw, disc, dcount, totals,
-                                       active, know, recent, seen, ceil, rng, perm, merged,
-                                       slot_of, tape, cursor, rewards, running)  # fmt: skip
-            if st[g, F_STAGE] != STAGE_DONE:
-                continue
-            for s in range(prm[P_N]):
-                returns[g, s] = running[g, s]
-            if terminated[g]:
-                _new_game(g, prm, st, hands, draw, disc, dcount, totals, active, know, recent,
-                          seen, ceil, rng, perm, slot_of, tape, cursor, running)  # fmt: skip
-                stage = STAGE_OPENING
-        if stage == STAGE_OPENING:
-            # the new game's opening bot moves (set_bots keeps an external seat in every
-            # game, so this stops); their rewards go to the next step
-            while bots[g, st[g, F_CURRENT]] >= 0:
-                if _short_of_tape(g, slot_of, tape, cursor):
-                    st[g, F_STAGE] = STAGE_OPENING
+                slot = st[g, F_SLOT]
+                if slot >= 0 and cursor[slot] + TAPE_RESERVE > tape.shape[1]:
+                    st[g, F_STAGE] = stage
                     break
-                a = _bot_action(bots[g, st[g, F_CURRENT]], g, prm, st, disc, dcount, active,
-                                know, recent, seen, ceil, rng, uvt, est)  # fmt: skip
-                _apply(g, a, prm, st, hands, draw, disc, dcount, totals, active, know, recent,
-                       seen, ceil, rng, perm, merged, slot_of, tape, cursor, pending,
-                       running)  # fmt: skip
-            if st[g, F_STAGE] != STAGE_DONE:
-                continue
-        _observe(g, prm, off, st, disc, dcount, totals, active, know, recent, seen, ceil,
-                 unseen_tab, ceil_tab, obs, mask, to_act)  # fmt: skip
+                a = _bot_action(bot, g, prm, st, cs, tab, rng, est)
+            rb = A_REW if stage == STAGE_BOTS else A_PENDING
+            over = _apply(g, a, prm, st, cs, acc, rb, rng, wk, tape, cursor)
+            if stage == STAGE_BOTS:
+                terminated[g] = over
+            elif over:  # a game over before any external decision: the seats never act
+                st[g, F_STAGE] = STAGE_STUCK
+                break
+        for s in range(p):
+            rewards[g, s] = acc[g, A_REW + s]
+        if st[g, F_STAGE] == STAGE_DONE:
+            _observe(g, prm, off, st, cs, tab, obs, mask, to_act)
+        else:
+            stopped += 1
+    return stopped
 
 
 @njit(cache=True)
-def _bot_actions(bot, prm, st, disc, dcount, active, know, recent, seen, ceil, rng, uvt, est,
-                 out):  # fmt: skip
+def _bot_actions(bot, prm, st, cs, tab, rng, est, out):
     for g in range(out.shape[0]):
-        out[g] = _bot_action(bot, g, prm, st, disc, dcount, active, know, recent, seen, ceil,
-                             rng, uvt, est)  # fmt: skip
+        out[g] = _bot_action(bot, g, prm, st, cs, tab, rng, est)
 
 
 class BatchedRatATatCat(BatchedGame):
@@ -1118,73 +1142,60 @@ class BatchedRatATatCat(BatchedGame):
     def _allocate(self) -> None:
         n, p = self.num_envs, self.num_players
         game: RatATatCat = self.game  # type: ignore[assignment]
-        prm = np.zeros(NUM_PARAMS, dtype=np.int64)
-        prm[P_N] = p
-        prm[P_ROUNDS] = -1 if game.rounds is None else game.rounds
-        prm[P_TARGET] = -1 if game.target_score is None else game.target_score
-        prm[P_MAX_TURNS] = game.max_turns_per_round
-        prm[P_SHARED] = game.elimination_tiebreak == "shared"
-        prm[P_KNOWLEDGE] = game.observation_kind == "knowledge"
-        prm[P_CEILINGS] = game.owner_ceilings
-        prm[P_REWARD] = REWARD_MODES.index(game.reward_mode)
-        self._prm = prm
+        self._prm = (
+            p,
+            -1 if game.rounds is None else int(game.rounds),
+            -1 if game.target_score is None else int(game.target_score),
+            int(game.max_turns_per_round),
+            int(game.elimination_tiebreak == "shared"),
+            int(game.observation_kind == "knowledge"),
+            int(game.owner_ceilings),
+            REWARD_MODES.index(game.reward_mode),
+        )
         observer = self.observer
-        self._off = np.array(
-            [observer.offset(name) if name in observer.slices else -1 for name in _SEAT_PIECES],
-            dtype=np.int64,
+        self._off = tuple(
+            observer.offset(name) if name in observer.slices else -1 for name in _SEAT_PIECES
         )
         self.privileged_observer = game.observer("privileged")
         self.privileged_size = self.privileged_observer.size
-        self._poff = np.array(
-            [self.privileged_observer.offset(name) for name in _PRIVILEGED_PIECES], dtype=np.int64
-        )
+        self._poff = tuple(self.privileged_observer.offset(name) for name in _PRIVILEGED_PIECES)
         self.st = np.zeros((n, NUM_FIELDS), dtype=np.int64)
-        self.hands = np.full((n, p, SLOTS), -1, dtype=np.int8)
-        self.draw = np.zeros((n, DECK_SIZE), dtype=np.int8)
-        self.disc = np.zeros((n, DECK_SIZE), dtype=np.int8)
-        self.dcount = np.zeros((n, NUM_KINDS), dtype=np.int64)
-        self.totals = np.zeros((n, p), dtype=np.int64)
-        self.active = np.ones((n, p), dtype=np.int8)
-        self.know = np.full((n, p, p, SLOTS), CODE_UNKNOWN, dtype=np.int8)
-        memoryless = game.observation_kind != "knowledge"
-        self.recent = np.full((n if memoryless else 1, p, p, SLOTS), CODE_UNKNOWN, dtype=np.int8)
-        ceil_rows = n if game.owner_ceilings else 1
-        self.owner_seen = np.zeros((ceil_rows, p, SLOTS), dtype=np.int8)
-        self.ceiling = np.full((ceil_rows, p, SLOTS), NO_CEILING, dtype=np.int8)
-        self._perm = np.zeros(DECK_SIZE, dtype=np.int64)
-        self._merged = np.zeros(DECK_SIZE, dtype=np.int64)
+        self.cs = np.zeros((n, NUM_CELLS), dtype=np.int8)
+        self._acc = np.zeros((n, NUM_ACC), dtype=np.float32)
+        self._wk = np.zeros(NUM_WORK, dtype=np.int64)
         self._est = np.zeros((p, SLOTS), dtype=np.float64)
+        self._tab = game_tables()
         self.obs = np.zeros((n, self.observation_size), dtype=np.float32)
         self.mask = np.zeros((n, self.num_actions), dtype=np.int8)
         self.to_act = np.zeros(n, dtype=np.int64)
-        self._pending = np.zeros((n, p), dtype=np.float32)
-        self._running = np.zeros((n, p), dtype=np.float32)
-        self._uvt = unknown_value_table()
-        self._unseen_tab, self._disc_tab, self._ceil_tab = value_tables()
 
     def _kernel(self, run: int, actions: np.ndarray) -> None:
-        _run(run, actions, self.bots, self._prm, self._off, self.st, self.hands, self.draw,
-             self.disc, self.dcount, self.totals, self.active, self.know, self.recent,
-             self.owner_seen, self.ceiling, self.rng, self._perm, self._merged, self._est,
-             self.slot_of, self.tape, self.cursor, self.rewards, self._pending,
-             self._running, self.returns, self.terminated, self.obs, self.mask, self.to_act,
-             self._uvt, self._unseen_tab, self._ceil_tab)  # fmt: skip
-        if len(self.log_games):
-            while self.st[:, F_STAGE].any():
-                self._grow_tape()
-                _run(RUN_RESUME, actions, self.bots, self._prm, self._off, self.st,
-                     self.hands, self.draw, self.disc, self.dcount, self.totals, self.active,
-                     self.know, self.recent, self.owner_seen, self.ceiling, self.rng,
-                     self._perm, self._merged, self._est, self.slot_of, self.tape,
-                     self.cursor, self.rewards, self._pending, self._running, self.returns,
-                     self.terminated, self.obs, self.mask, self.to_act, self._uvt,
-                     self._unseen_tab, self._ceil_tab)  # fmt: skip
-            if self.cursor.max() > self.tape.shape[1]:  # pragma: no cover - a guard
-                raise RuntimeError("a logged game ran past the end of its chance tape")
+        stopped = self._run(run, actions)
+        while stopped:
+            stuck = np.flatnonzero(self.st[:, F_STAGE] == STAGE_STUCK)
+            if stuck.size:
+                self.st[stuck, F_STAGE] = STAGE_DONE
+                raise RuntimeError(
+                    f"game {int(stuck[0])} ended before any external seat acted: the kernel's "
+                    "bots played all its decisions (every external seat comes after the "
+                    f"first max_turns_per_round={self.game.max_turns_per_round} turns); "
+                    "put an external seat among the first to play"
+                )
+            self._grow_tape()
+            stopped = self._run(RUN_RESUME, actions)
+        if len(self.log_games) and self.cursor.max() > self.tape.shape[1]:  # pragma: no cover
+            raise RuntimeError("a logged game ran past the end of its chance tape")
+
+    def _run(self, run: int, actions: np.ndarray) -> int:
+        return _run(run, actions, self.bots, self._prm, self._off, self.st, self.cs, self._acc,
+                    self._tab, self.rng, self._wk, self._est, self.tape, self.cursor,
+                    self.rewards, self.returns, self.terminated, self.obs, self.mask,
+                    self.to_act)  # fmt: skip
 
     def _reset_games(self) -> None:
-        self._pending[:] = 0.0
+        self._acc[:] = 0.0
         self.st[:, F_STAGE] = STAGE_DONE
+        self.st[:, F_SLOT] = self.slot_of
         self._kernel(RUN_RESET, np.zeros(self.num_envs, dtype=np.int64))
 
     def _step_games(self, actions: np.ndarray) -> None:
@@ -1193,29 +1204,26 @@ class BatchedRatATatCat(BatchedGame):
     def _play_bots(self) -> None:
         self._kernel(RUN_BOTS, np.zeros(self.num_envs, dtype=np.int64))
 
-    def set_bots(self, bots: np.ndarray | list[list[int]]) -> None:
-        """As :meth:`BatchedGame.set_bots`; the ``ceiling`` bot needs ``owner_ceilings=True``
-        (it reads that part of the observation)."""
-        if not self.game.owner_ceilings and (np.asarray(bots) == BOT_CEILING).any():
+    def _check_ceiling_bot(self, uses: bool) -> None:
+        if uses and not self.game.owner_ceilings:
             raise ValueError(
                 "the 'ceiling' bot reads the owner_ceilings observation: make the engine with "
                 "owner_ceilings=True"
             )
+
+    def set_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
+        """As :meth:`BatchedGame.set_bots`; the ``ceiling`` bot needs ``owner_ceilings=True``
+        (it reads that part of the observation)."""
+        self._check_ceiling_bot(bool((np.asarray(bots) == BOT_CEILING).any()))
         super().set_bots(bots)
 
     def bot_actions(self, name: str) -> np.ndarray:
         """What bot ``name`` would play now in every game (drawing from the games'
         generators, as the kernel's bots do)."""
         bot = self.bot_index(name)
-        if bot == BOT_CEILING and not self.game.owner_ceilings:
-            raise ValueError(
-                "the 'ceiling' bot reads the owner_ceilings observation: make the engine with "
-                "owner_ceilings=True"
-            )
+        self._check_ceiling_bot(bot == BOT_CEILING)
         out = np.zeros(self.num_envs, dtype=np.int64)
-        _bot_actions(bot, self._prm, self.st, self.disc, self.dcount, self.active, self.know,
-                     self.recent, self.owner_seen, self.ceiling, self.rng, self._uvt,
-                     self._est, out)  # fmt: skip
+        _bot_actions(bot, self._prm, self.st, self.cs, self._tab, self.rng, self._est, out)
         return out
 
     def state_observation(self) -> np.ndarray:
@@ -1223,9 +1231,7 @@ class BatchedRatATatCat(BatchedGame):
         truth) of every game's current position: ``(num_envs, privileged_size)`` float32,
         the input of a centralised critic."""
         out = np.zeros((self.num_envs, self.privileged_size), dtype=np.float32)
-        _privileged(self._prm, self._poff, self.st, self.hands, self.draw, self.disc,
-                    self.dcount, self.totals, self.active, self.know, self._unseen_tab,
-                    self._disc_tab, out)  # fmt: skip
+        _privileged(self._prm, self._poff, self.st, self.cs, self._tab, out)
         return out
 
 
