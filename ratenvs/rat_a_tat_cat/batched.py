@@ -1181,10 +1181,20 @@ class BatchedRatATatCat(BatchedGame):
                     f"first max_turns_per_round={self.game.max_turns_per_round} turns); "
                     "put an external seat among the first to play"
                 )
-            self._grow_tape()
+            self._tape_room(2 * TAPE_RESERVE)
             stopped = self._run(RUN_RESUME, actions)
         if len(self.log_games) and self.cursor.max() > self.tape.shape[1]:  # pragma: no cover
             raise RuntimeError("a logged game ran past the end of its chance tape")
+
+    def _tape_room(self, room: int) -> None:
+        """Grow the tape until every logged game has ``room`` free numbers."""
+        need = int(self.cursor.max()) + room
+        if need > self._tape_cap:
+            while need > self._tape_cap:
+                self._tape_cap *= 2
+            tape = np.zeros((len(self.log_games), self._tape_cap), dtype=np.float64)
+            tape[:, : self.tape.shape[1]] = self.tape
+            self.tape = tape
 
     def _run(self, run: int, actions: np.ndarray) -> int:
         return _run(run, actions, self.bots, self._prm, self._off, self.st, self.cs, self._acc,
