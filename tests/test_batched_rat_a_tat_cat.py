@@ -161,11 +161,11 @@ def test_eliminations_the_turn_cap_and_knocks_replay_exactly():
     """Short capped rounds to a low target: knocks, rounds cut by the cap (also after a
     knock), players eliminated, shared wins; memoryless views with owner ceilings."""
     options = dict(
-        num_players=4, target_score=30, rounds=6, max_turns_per_round=10,
+        num_players=5, target_score=30, rounds=6, max_turns_per_round=12,
         elimination_tiebreak="shared", reward="zero_sum_win", observation="memoryless",
         owner_ceilings=True,
     )  # fmt: skip
-    trace = play_steered(1000, 150, 41, take=0.5, knock=0.15, **options)
+    trace = play_steered(1000, 150, 41, take=0.5, knock=0.12, **options)
     assert replay_turn_based(trace) >= 1000
     ev = Events(trace)
     assert ev.knocks >= 3000 and ev.capped_unknocked >= 1000, vars(ev)
@@ -199,6 +199,23 @@ def test_the_privileged_state_observation_is_the_reference_privileged_view():
                 np.testing.assert_array_equal(trace.state[t][g], want, err_msg=f"{g} {t}")
                 checked += 1
         assert checked == 100 * 121
+
+
+def test_returns_are_the_sum_of_a_games_rewards():
+    engine = BatchedRatATatCat(300, seed=3, num_players=3, rounds=3, reward="zero_sum_win")
+    picker = RandomActions(300, seed=4)
+    batch = engine.reset()
+    total = np.zeros((300, 3))
+    ended = 0
+    for _ in range(300):
+        batch = engine.step(picker.pick(batch.mask))
+        total += batch.rewards
+        done = batch.terminated
+        np.testing.assert_allclose(batch.returns[done], total[done], atol=1e-5)
+        np.testing.assert_allclose(batch.returns[~done], total[~done], atol=1e-5)
+        total[done] = 0.0
+        ended += int(done.sum())
+    assert ended >= 1000
 
 
 # --------------------------------------------------------------------- bots
