@@ -10,6 +10,7 @@ play a whole game, a tape that runs short mid-step).
 
 from __future__ import annotations
 
+import itertools
 from typing import ClassVar
 
 import numpy as np
@@ -219,18 +220,23 @@ def test_returns_are_the_sum_of_a_games_rewards():
 
 
 # --------------------------------------------------------------------- bots
-def _positions(options, num_envs=1500, steps=40, seed=5):
-    """Engines at many positions of steered random play (yielded after every step)."""
-    trace_engine = BatchedRatATatCat(num_envs, seed=seed, **options)
+def _positions(options, num_envs=1500, steps=40, seed=5, driver=None, mix=0.3):
+    """Engines at many positions (yielded after every step) of steered random play, or of
+    play by the kernel bot ``driver`` with a share ``mix`` of random moves (late positions:
+    low, known hands)."""
+    engine = BatchedRatATatCat(num_envs, seed=seed, **options)
     picker = RandomActions(num_envs, seed)
     rng = np.random.default_rng(seed)
-    batch = trace_engine.reset()
+    batch = engine.reset()
     for _ in range(steps):
-        yield trace_engine, batch
+        yield engine, batch
         actions = picker.pick(batch.mask).copy()
         decide = batch.mask[:, ACTION_KNOCK] == 1
         actions[decide & (rng.random(num_envs) < 0.8)] = ACTION_NO_KNOCK
-        batch = trace_engine.step(actions)
+        if driver is not None:
+            played = rng.random(num_envs) >= mix
+            actions[played] = engine.bot_actions(driver)[played]
+        batch = engine.step(actions)
 
 
 BOT_OPTIONS = [
@@ -248,7 +254,9 @@ def test_kernel_bots_choose_as_the_reference_bots(name, options):
     bot = {"heuristic": HeuristicBot, "ceiling": CeilingBot}[name]()
     rng = np.random.default_rng(0)
     per_phase = np.zeros(len(PHASE_NAMES) - 1, dtype=np.int64)
-    for engine, batch in _positions(options):
+    early = _positions(options, num_envs=900, steps=30)
+    late = _positions(options, num_envs=900, steps=70, seed=6, driver=name)
+    for engine, batch in itertools.chain(early, late):  # lazily: a batch is a live view
         if bot.observer is not engine.observer:
             bot.bind(engine.observer)
         chosen = engine.bot_actions(name)
