@@ -2,12 +2,15 @@
 
 The same game as :class:`~ratenvs.rat_a_tat_cat.rules.RatATatCat` (the readable
 spec), with the same options and the same observation vectors (the observer of
-the ``observation`` option, the acting seat's view) and masks. A game of the batch
-is rows of small integer arrays: the hands (card ids), the draw and discard piles
-(top last), what every seat knows of every slot (``know``; ``recent`` for the
-memoryless view), the owners' evidence (``owner_ceilings``), totals, who is still in,
-and a row of scalars (held card, phase, seat to act, Draw 2 chain, knock, turn and
-round counters, pile sizes).
+the ``observation`` option, the acting seat's view), masks and rewards; and
+:meth:`BatchedRatATatCat.state_observation`, the privileged view of every game. A
+game of the batch is three rows (see "the layout" below): scalars (held card, phase,
+seat to act, Draw 2 chain, knock, turn and round counters, pile sizes, totals); int8
+cells (the hands as card ids, the draw and discard piles, what every seat knows of
+every slot - ``State.know``, and ``State.recent`` for the memoryless view - who is
+still in, the owners' evidence of ``owner_ceilings``); rewards. What no observation
+reads (``card_epoch``, ``pile_must_hold``, ``number_only``: the resampler's) is not
+kept.
 
 Chance: every shuffle is a permutation drawn from the game's own generator and
 used as the reference uses ``rng.permutation`` (the deal's deck, a reshuffle of the
