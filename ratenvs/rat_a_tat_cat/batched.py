@@ -38,7 +38,9 @@ from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
+from numba import carray, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ratenvs.common.batched import (
     TAPE_EPISODE,
@@ -258,6 +260,24 @@ def game_tables() -> np.ndarray:
 
 
 # ----------------------------------------------------------------- kernels
+@intrinsic
+def _void_pointer(typingctx, address):
+    """An integer address as a ``void *``."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(address), codegen
+
+
+@njit(cache=True, inline="always")
+def _borrow(a):
+    """``a`` (C-contiguous) as an array that holds no reference: passing it to a compiled
+    helper costs no atomic reference-count updates (``a`` itself stays alive, an argument
+    of the kernel, for as long as the kernel runs)."""
+    return carray(_void_pointer(a.ctypes.data), a.shape, a.dtype)
+
+
 @njit(cache=True, inline="always")
 def _know(o, q, s):
     return C_KNOW + (o * MAXP + q) * SLOTS + s
@@ -1007,8 +1027,9 @@ def _observe(g, prm, off, st, cs, tab, obs, mask, to_act):
 
 
 @njit(cache=True)
-def _privileged(prm, poff, st, cs, tab, out):
+def _privileged(prm, poff, st_, cs_, tab_, out_):
     """The privileged observer's vector of every game's position."""
+    st, cs, tab, out = _borrow(st_), _borrow(cs_), _borrow(tab_), _borrow(out_)
     p = prm[P_N]
     for g in range(out.shape[0]):
         for i in range(out.shape[1]):
@@ -1060,13 +1081,18 @@ def _privileged(prm, poff, st, cs, tab, out):
 
 # ------------------------------------------------------------------- run
 @njit(cache=True)
-def _run(run, actions, bots, prm, off, st, cs, acc, tab, rng, wk, est, tape, cursor, rewards,
-         returns, terminated, obs, mask, to_act):  # fmt: skip
+def _run(run, actions_, bots_, prm, off, st_, cs_, acc_, tab_, rng_, wk_, est_, tape_, cursor_,
+         rewards_, returns_, terminated_, obs_, mask_, to_act_):  # fmt: skip
     """Advance every game: its external action (``run`` = RUN_STEP), then the kernel's bots
     until an external seat must act; a finished game is reset and played on to its first
     external decision (those opening rewards carry to the next step). A logged game short
     of tape stops between decisions (``F_STAGE``) and RUN_RESUME goes on with it. Returns
     how many games stopped so."""
+    actions, bots, st, cs = _borrow(actions_), _borrow(bots_), _borrow(st_), _borrow(cs_)
+    acc, tab, rng, wk = _borrow(acc_), _borrow(tab_), _borrow(rng_), _borrow(wk_)
+    est, tape, cursor, rewards = _borrow(est_), _borrow(tape_), _borrow(cursor_), _borrow(rewards_)
+    returns, terminated = _borrow(returns_), _borrow(terminated_)
+    obs, mask, to_act = _borrow(obs_), _borrow(mask_), _borrow(to_act_)
     p = prm[P_N]
     stopped = 0
     for g in range(actions.shape[0]):
@@ -1126,7 +1152,8 @@ def _run(run, actions, bots, prm, off, st, cs, acc, tab, rng, wk, est, tape, cur
 
 
 @njit(cache=True)
-def _bot_actions(bot, prm, st, cs, tab, rng, est, out):
+def _bot_actions(bot, prm, st_, cs_, tab_, rng_, est_, out):
+    st, cs, tab, rng, est = _borrow(st_), _borrow(cs_), _borrow(tab_), _borrow(rng_), _borrow(est_)
     for g in range(out.shape[0]):
         out[g] = _bot_action(bot, g, prm, st, cs, tab, rng, est)
 
