@@ -1239,7 +1239,7 @@ class BatchedRatATatCat(BatchedGame):
         self._kernel(RUN_RESET, np.zeros(self.num_envs, dtype=np.int64))
 
     def _step_games(self, actions: np.ndarray) -> None:
-        self._kernel(RUN_STEP, actions)
+        self._kernel(RUN_STEP, np.ascontiguousarray(actions))  # the kernel borrows it
 
     def _play_bots(self) -> None:
         self._kernel(RUN_BOTS, np.zeros(self.num_envs, dtype=np.int64))
