@@ -372,3 +372,19 @@ def test_a_tape_that_runs_short_mid_step_is_grown_and_the_game_goes_on():
     for bot in reference.values():
         bot.bind(trace.engine.observer)
     assert replay_turn_based(trace, bots=reference) >= 60
+
+
+def test_strided_actions_play_as_their_contiguous_copy():
+    one = BatchedRatATatCat(50, seed=9, num_players=3)
+    two = BatchedRatATatCat(50, seed=9, num_players=3)
+    picker = RandomActions(50, seed=10)
+    batch = one.reset()
+    two.reset()
+    wide = np.zeros((50, 2), dtype=np.int64)
+    for _ in range(100):
+        actions = picker.pick(batch.mask).copy()
+        wide[:, 0] = actions
+        batch = one.step(wide[:, 0])  # a strided view
+        other = two.step(actions)
+        np.testing.assert_array_equal(batch.observation, other.observation)
+        np.testing.assert_array_equal(batch.rewards, other.rewards)
