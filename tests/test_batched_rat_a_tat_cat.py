@@ -351,8 +351,8 @@ class _ShortTape(BatchedRatATatCat):
             tape[:, : self._tape_cap] = self.tape
             self.tape, self._tape_cap = tape, need
 
-    def _run(self, run: int, actions: np.ndarray) -> int:
-        stopped = super()._run(run, actions)
+    def _run(self, run: int, actions: np.ndarray, active: np.ndarray) -> int:
+        stopped = super()._run(run, actions, active)
         for stage in (rb.STAGE_BOTS, rb.STAGE_OPENING):
             count = int((self.st[:, rb.F_STAGE] == stage).sum())
             self.stops[stage] = self.stops.get(stage, 0) + count

@@ -1081,14 +1081,16 @@ def _privileged(prm, poff, st_, cs_, tab_, out_):
 
 # ------------------------------------------------------------------- run
 @njit(cache=True)
-def _run(run, actions_, bots_, prm, off, st_, cs_, acc_, tab_, rng_, wk_, est_, tape_, cursor_,
-         rewards_, returns_, terminated_, obs_, mask_, to_act_):  # fmt: skip
-    """Advance every game: its external action (``run`` = RUN_STEP), then the kernel's bots
-    until an external seat must act; a finished game is reset and played on to its first
+def _run(run, actions_, active_, bots_, next_bots_, prm, off, st_, cs_, acc_, tab_, rng_, wk_,
+         est_, tape_, cursor_, rewards_, returns_, terminated_, obs_, mask_, to_act_):  # fmt: skip
+    """Advance every game: its external action (``run`` = RUN_STEP, in the games where
+    ``active``), then the kernel's bots until an external seat must act; a finished game
+    is reset (its seats' players taken from ``next_bots``) and played on to its first
     external decision (those opening rewards carry to the next step). A logged game short
     of tape stops between decisions (``F_STAGE``) and RUN_RESUME goes on with it. Returns
     how many games stopped so."""
     actions, bots, st, cs = _borrow(actions_), _borrow(bots_), _borrow(st_), _borrow(cs_)
+    active, next_bots = _borrow(active_), _borrow(next_bots_)
     acc, tab, rng, wk = _borrow(acc_), _borrow(tab_), _borrow(rng_), _borrow(wk_)
     est, tape, cursor, rewards = _borrow(est_), _borrow(tape_), _borrow(cursor_), _borrow(rewards_)
     returns, terminated = _borrow(returns_), _borrow(terminated_)
@@ -1110,7 +1112,9 @@ def _run(run, actions_, bots_, prm, off, st_, cs_, acc_, tab_, rng_, wk_, est_, 
             terminated[g] = False
             if run == RUN_RESET:
                 _new_game(g, prm, st, cs, acc, rng, wk, tape, cursor)
-            external = run == RUN_STEP
+                for s in range(p):
+                    bots[g, s] = next_bots[g, s]
+            external = run == RUN_STEP and active[g]
         # one decision per pass: the external action, then the bots' until an external seat
         # must act; after a game ended, the new game's opening bot moves (set_bots keeps an
         # external seat in every game, so this stops), whose rewards go to the next step
@@ -1126,6 +1130,8 @@ def _run(run, actions_, bots_, prm, off, st_, cs_, acc_, tab_, rng_, wk_, est_, 
                     if not terminated[g]:
                         break
                     _new_game(g, prm, st, cs, acc, rng, wk, tape, cursor)
+                    for s in range(p):
+                        bots[g, s] = next_bots[g, s]
                     stage = STAGE_OPENING
                     continue
                 if bot < 0:
@@ -1186,9 +1192,7 @@ class BatchedRatATatCat(BatchedGame):
         self._off = tuple(
             observer.offset(name) if name in observer.slices else -1 for name in _SEAT_PIECES
         )
-        self.privileged_observer = game.observer("privileged")
-        self.privileged_size = self.privileged_observer.size
-        self._poff = tuple(self.privileged_observer.offset(name) for name in _PRIVILEGED_PIECES)
+        self._poff = tuple(self.state_observer.offset(name) for name in _PRIVILEGED_PIECES)
         self.st = np.zeros((n, NUM_FIELDS), dtype=np.int64)
         self.cs = np.zeros((n, NUM_CELLS), dtype=np.int8)
         self._acc = np.zeros((n, NUM_ACC), dtype=np.float32)
@@ -1199,8 +1203,9 @@ class BatchedRatATatCat(BatchedGame):
         self.mask = np.zeros((n, self.num_actions), dtype=np.int8)
         self.to_act = np.zeros(n, dtype=np.int64)
 
-    def _kernel(self, run: int, actions: np.ndarray) -> None:
-        stopped = self._run(run, actions)
+    def _kernel(self, run: int, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        active = self._nobody if active is None else active
+        stopped = self._run(run, actions, active)
         while stopped:
             stuck = np.flatnonzero(self.st[:, F_STAGE] == STAGE_STUCK)
             if stuck.size:
@@ -1212,7 +1217,7 @@ class BatchedRatATatCat(BatchedGame):
                     "put an external seat among the first to play"
                 )
             self._tape_room(2 * TAPE_RESERVE)
-            stopped = self._run(RUN_RESUME, actions)
+            stopped = self._run(RUN_RESUME, actions, active)
         if len(self.log_games) and self.cursor.max() > self.tape.shape[1]:  # pragma: no cover
             raise RuntimeError("a logged game ran past the end of its chance tape")
 
@@ -1226,11 +1231,11 @@ class BatchedRatATatCat(BatchedGame):
             tape[:, : self.tape.shape[1]] = self.tape
             self.tape = tape
 
-    def _run(self, run: int, actions: np.ndarray) -> int:
-        return _run(run, actions, self.bots, self._prm, self._off, self.st, self.cs, self._acc,
-                    self._tab, self.rng, self._wk, self._est, self.tape, self.cursor,
-                    self.rewards, self.returns, self.terminated, self.obs, self.mask,
-                    self.to_act)  # fmt: skip
+    def _run(self, run: int, actions: np.ndarray, active: np.ndarray) -> int:
+        return _run(run, actions, active, self.bots, self.next_bots, self._prm, self._off,
+                    self.st, self.cs, self._acc, self._tab, self.rng, self._wk, self._est,
+                    self.tape, self.cursor, self.rewards, self.returns, self.terminated,
+                    self.obs, self.mask, self.to_act)  # fmt: skip
 
     def _reset_games(self) -> None:
         self._acc[:] = 0.0
@@ -1238,8 +1243,9 @@ class BatchedRatATatCat(BatchedGame):
         self.st[:, F_SLOT] = self.slot_of
         self._kernel(RUN_RESET, np.zeros(self.num_envs, dtype=np.int64))
 
-    def _step_games(self, actions: np.ndarray) -> None:
-        self._kernel(RUN_STEP, np.ascontiguousarray(actions))  # the kernel borrows it
+    def _step_games(self, actions: np.ndarray, active: np.ndarray) -> None:
+        # the kernel borrows them: contiguous arrays it does not outlive
+        self._kernel(RUN_STEP, np.ascontiguousarray(actions), np.ascontiguousarray(active))
 
     def _play_bots(self) -> None:
         self._kernel(RUN_BOTS, np.zeros(self.num_envs, dtype=np.int64))
@@ -1268,9 +1274,9 @@ class BatchedRatATatCat(BatchedGame):
 
     def state_observation(self) -> np.ndarray:
         """The privileged observer's vector (``observer.observe(state, None)``, the whole
-        truth) of every game's current position: ``(num_envs, privileged_size)`` float32,
+        truth) of every game's current position: ``(num_envs, state_size)`` float32,
         the input of a centralised critic."""
-        out = np.zeros((self.num_envs, self.privileged_size), dtype=np.float32)
+        out = np.zeros((self.num_envs, self.state_size), dtype=np.float32)
         _privileged(self._prm, self._poff, self.st, self.cs, self._tab, out)
         return out
 
