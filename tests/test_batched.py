@@ -215,3 +215,37 @@ def test_catz_first_rolls_have_the_multinomial_distribution():
     expected = n * np.array([*p, 1 - sum(p)])
     chi2 = float(((observed - expected) ** 2 / expected).sum())
     assert chi2 < 18.5, (observed, expected)  # 4 degrees of freedom, p = 0.001
+
+
+@pytest.mark.parametrize("spec", TURN_BASED, ids=[s.name for s in TURN_BASED])
+def test_strided_actions_and_active_masks_are_read_right(spec):
+    """The kernels borrow their arrays: a strided view must be read as its values."""
+    a = spec.batched()(64, seed=2)
+    b = spec.batched()(64, seed=2)
+    pick = RandomActions(64, 2)
+    batch_a, batch_b = a.reset(), b.reset()
+    for t in range(30):
+        actions = pick.pick(batch_a.mask).copy()
+        wide = np.stack([actions, np.zeros_like(actions)], axis=1)
+        active = np.arange(64) % 3 != t % 3
+        wide_active = np.stack([active, ~active], axis=1)
+        batch_a = a.step(wide[:, 0], active=wide_active[:, 0])
+        batch_b = b.step(actions, active=active)
+        np.testing.assert_array_equal(batch_a.observation, batch_b.observation)
+        np.testing.assert_array_equal(batch_a.rewards, batch_b.rewards)
+
+
+@pytest.mark.parametrize("spec", TURN_BASED, ids=[s.name for s in TURN_BASED])
+def test_games_left_out_of_a_partial_step_do_not_move(spec):
+    engine = spec.batched()(32, seed=5, log_games=range(32))
+    pick = RandomActions(32, 5)
+    batch = engine.reset()
+    for t in range(20):
+        active = np.arange(32) % 2 == t % 2
+        before = batch.observation.copy(), [len(engine.chance_logs(g)[-1]) for g in range(32)]
+        batch = engine.step(pick.pick(batch.mask).copy(), active=active)
+        idle = ~active
+        np.testing.assert_array_equal(batch.observation[idle], before[0][idle])
+        assert not batch.rewards[idle].any() and not batch.terminated[idle].any()
+        after = [len(engine.chance_logs(g)[-1]) for g in range(32)]
+        assert all(after[g] == before[1][g] for g in np.flatnonzero(idle))

@@ -47,6 +47,7 @@ from ratenvs.common.batched import (
     TAPE_MULTINOMIAL,
     BatchedGame,
     below,
+    borrow,
     tape_put,
     uniform,
 )
@@ -352,13 +353,27 @@ def observation_tables(turns: int | None, target: int | None, top: int) -> np.nd
 
 
 @njit(cache=True)
-def _run(actions, active, bots, next_bots, reset_all, p, turns, target, win, dice, totals, taken,
-         current, phase, rng, slot_of, tape, cursor, rewards, pending, running, returns,
-         terminated, obs, mask, to_act, optimal, tables, alias):  # fmt: skip
+def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, win, dice_,
+         totals_, taken_, current_, phase_, rng_, slot_of_, tape_, cursor_, rewards_, pending_,
+         running_, returns_, terminated_, obs_, mask_, to_act_, optimal_, tables_,
+         alias_):  # fmt: skip
     """Advance every game: its external action (where ``active``), then the kernel's bots
     until an external seat must act; a finished game is reset (its seats' players taken
     from ``next_bots``) and played on to its first external decision (those opening
-    rewards carry to the next step)."""
+    rewards carry to the next step). Every array is borrowed (no reference counting)."""
+    actions, active, bots = borrow(actions_), borrow(active_), borrow(bots_)
+    next_bots, dice, totals = borrow(next_bots_), borrow(dice_), borrow(totals_)
+    taken, current, phase = borrow(taken_), borrow(current_), borrow(phase_)
+    rng, slot_of, tape, cursor = borrow(rng_), borrow(slot_of_), borrow(tape_), borrow(cursor_)
+    rewards, pending, running = borrow(rewards_), borrow(pending_), borrow(running_)
+    returns, terminated, obs = borrow(returns_), borrow(terminated_), borrow(obs_)
+    mask, to_act, optimal, tables = (
+        borrow(mask_),
+        borrow(to_act_),
+        borrow(optimal_),
+        borrow(tables_),
+    )
+    alias = (borrow(alias_[0]), borrow(alias_[1]), borrow(alias_[2]), borrow(alias_[3]))
     for g in range(actions.shape[0]):
         for s in range(p):
             rewards[g, s] = pending[g, s]

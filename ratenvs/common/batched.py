@@ -30,13 +30,36 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 try:
-    from numba import njit
+    from numba import carray, njit, types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
     raise ModuleNotFoundError(
         "the batched engines need numba: pip install 'ratenvs[batched]'"
     ) from exc
 
 from ratenvs.common.game import Game
+
+
+# ------------------------------------------------------------- borrowed arrays
+@intrinsic
+def _void_pointer(typingctx, address):  # type: ignore[no-untyped-def]
+    """An integer address as a ``void *``."""
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(address), codegen
+
+
+@njit(cache=True, inline="always")
+def borrow(a: np.ndarray) -> np.ndarray:
+    """``a`` (C-contiguous) as an array that holds no reference, for use inside a kernel:
+    handing it to compiled helpers costs no atomic reference-count updates (``a`` itself
+    stays alive, an argument of the kernel, for as long as the kernel runs). Profiling the
+    Rat-a-Tat Cat kernel found 45% of its time in those updates."""
+    return carray(_void_pointer(a.ctypes.data), a.shape, a.dtype)
+
 
 # ------------------------------------------------------------------ chance
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -336,13 +359,15 @@ class BatchedGame:
                 f"actions must be {self.num_envs} integers (one per game), "
                 f"got {acts.dtype} of shape {acts.shape}"
             )
-        acts = acts.astype(np.int64, copy=False)
+        # contiguous: the kernels borrow their arrays (see borrow)
+        acts = np.ascontiguousarray(acts, dtype=np.int64)
         if active is None:
             active = self._everybody
         else:
             active = np.asarray(active)
             if active.shape != (self.num_envs,) or active.dtype != np.bool_:
                 raise ValueError(f"active must be {self.num_envs} bools (one per game)")
+            active = np.ascontiguousarray(active)
         g = _first_illegal(self.mask, acts, active)
         if g >= 0:
             raise ValueError(

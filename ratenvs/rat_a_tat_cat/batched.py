@@ -38,9 +38,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
-from numba import carray, njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from ratenvs.common.batched import (
     TAPE_EPISODE,
@@ -48,6 +46,7 @@ from ratenvs.common.batched import (
     TAPE_PERMUTATION,
     BatchedGame,
     below,
+    borrow,
     shuffle_into,
 )
 from ratenvs.rat_a_tat_cat.bots import (
@@ -260,24 +259,6 @@ def game_tables() -> np.ndarray:
 
 
 # ----------------------------------------------------------------- kernels
-@intrinsic
-def _void_pointer(typingctx, address):
-    """An integer address as a ``void *``."""
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(address), codegen
-
-
-@njit(cache=True, inline="always")
-def _borrow(a):
-    """``a`` (C-contiguous) as an array that holds no reference: passing it to a compiled
-    helper costs no atomic reference-count updates (``a`` itself stays alive, an argument
-    of the kernel, for as long as the kernel runs)."""
-    return carray(_void_pointer(a.ctypes.data), a.shape, a.dtype)
-
-
 @njit(cache=True, inline="always")
 def _know(o, q, s):
     return C_KNOW + (o * MAXP + q) * SLOTS + s
@@ -1029,7 +1010,7 @@ def _observe(g, prm, off, st, cs, tab, obs, mask, to_act):
 @njit(cache=True)
 def _privileged(prm, poff, st_, cs_, tab_, out_):
     """The privileged observer's vector of every game's position."""
-    st, cs, tab, out = _borrow(st_), _borrow(cs_), _borrow(tab_), _borrow(out_)
+    st, cs, tab, out = borrow(st_), borrow(cs_), borrow(tab_), borrow(out_)
     p = prm[P_N]
     for g in range(out.shape[0]):
         for i in range(out.shape[1]):
@@ -1089,12 +1070,12 @@ def _run(run, actions_, active_, bots_, next_bots_, prm, off, st_, cs_, acc_, ta
     external decision (those opening rewards carry to the next step). A logged game short
     of tape stops between decisions (``F_STAGE``) and RUN_RESUME goes on with it. Returns
     how many games stopped so."""
-    actions, bots, st, cs = _borrow(actions_), _borrow(bots_), _borrow(st_), _borrow(cs_)
-    active, next_bots = _borrow(active_), _borrow(next_bots_)
-    acc, tab, rng, wk = _borrow(acc_), _borrow(tab_), _borrow(rng_), _borrow(wk_)
-    est, tape, cursor, rewards = _borrow(est_), _borrow(tape_), _borrow(cursor_), _borrow(rewards_)
-    returns, terminated = _borrow(returns_), _borrow(terminated_)
-    obs, mask, to_act = _borrow(obs_), _borrow(mask_), _borrow(to_act_)
+    actions, bots, st, cs = borrow(actions_), borrow(bots_), borrow(st_), borrow(cs_)
+    active, next_bots = borrow(active_), borrow(next_bots_)
+    acc, tab, rng, wk = borrow(acc_), borrow(tab_), borrow(rng_), borrow(wk_)
+    est, tape, cursor, rewards = borrow(est_), borrow(tape_), borrow(cursor_), borrow(rewards_)
+    returns, terminated = borrow(returns_), borrow(terminated_)
+    obs, mask, to_act = borrow(obs_), borrow(mask_), borrow(to_act_)
     p = prm[P_N]
     stopped = 0
     for g in range(actions.shape[0]):
@@ -1159,7 +1140,7 @@ def _run(run, actions_, active_, bots_, next_bots_, prm, off, st_, cs_, acc_, ta
 
 @njit(cache=True)
 def _bot_actions(bot, prm, st_, cs_, tab_, rng_, est_, out):
-    st, cs, tab, rng, est = _borrow(st_), _borrow(cs_), _borrow(tab_), _borrow(rng_), _borrow(est_)
+    st, cs, tab, rng, est = borrow(st_), borrow(cs_), borrow(tab_), borrow(rng_), borrow(est_)
     for g in range(out.shape[0]):
         out[g] = _bot_action(bot, g, prm, st, cs, tab, rng, est)
 
