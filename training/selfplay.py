@@ -18,6 +18,7 @@ import numpy as np
 
 from ratenvs.common.bots import Bot
 from ratenvs.games import GAMES
+from ratenvs.wrappers.batched_vector import Opponents
 from training.checkpoint import PolicyBot, PolicySpec
 from training.config import TrainConfig
 from training.hooks import hooks_for
@@ -65,7 +66,7 @@ class OpponentPool:
         return out
 
 
-class BatchedPool:
+class BatchedPool(Opponents):
     """The self-play pool of a batched run (``vec_env: batched``): every game of the batch
     draws each opponent seat, at every new game, from the pool's bots (played inside the
     engine's kernel) and the frozen snapshots (each one evaluated on all the games that

@@ -114,3 +114,52 @@ def test_privileged_features_and_the_reward_scale_on_the_batched_door():
     )
     seats = obs[:, size + door.engine.state_size :]
     np.testing.assert_array_equal(seats.argmax(axis=1), door.learner)
+
+
+def test_a_batched_self_play_run_plays_its_snapshots(tmp_path):
+    cfg = config_from_dict(
+        {
+            "game": "rat_a_tat_cat",
+            "env_options": {"num_players": 2},
+            "learner_seat": "random",
+            "selfplay": {
+                "enabled": True,
+                "bots": ["heuristic", "random"],
+                "snapshot_every": 256,
+                "snapshot_prob": 0.5,
+            },
+            "vec_env": "batched",
+            "n_envs": 64,
+            "timesteps": 1024,
+            "algorithm": {"n_steps": 4, "batch_size": 128, "n_epochs": 1, "net_arch": [16]},
+            "eval": {"every": 0, "games": 2, "final_games": 2},
+            "logging": {"progress_bar": False},
+        }
+    )
+    venv = make_batched_vec_env(cfg)
+    door = venv.venv.venv
+    pool = door.opponents
+    assert isinstance(pool, BatchedPool)
+    venv.reset()
+    from training.checkpoint import PolicySpec
+
+    spec = PolicySpec(door.engine.observation_size, door.engine.num_actions, (16,), "tanh")
+    import torch
+
+    state = {
+        "mlp_extractor.policy_net.0.weight": torch.zeros(16, spec.observation_size),
+        "mlp_extractor.policy_net.0.bias": torch.zeros(16),
+        "action_net.weight": torch.zeros(spec.num_actions, 16),
+        "action_net.bias": torch.zeros(spec.num_actions),
+    }
+    venv.env_method("add_snapshot", state, spec)
+    assert venv.env_method("snapshot_count", indices=[0]) == [1]
+    calls = []
+    act = pool.act
+    pool.act = lambda k, o, m: calls.append(len(o)) or act(k, o, m)
+    for _ in range(200):
+        venv.step_async(np.array([np.flatnonzero(m)[0] for m in door.action_masks()]))
+        venv.step_wait()
+    assert calls and max(calls) > 1  # the snapshot moved in many games at once
+    final = train(cfg, tmp_path / "run")
+    assert load_checkpoint(final, game="rat_a_tat_cat").card["selfplay_snapshots"] >= 1
