@@ -11,9 +11,12 @@ the gymnasium id's vector entry point::
 
 Games end and restart inside the step (gymnasium's same-step autoreset: the
 observation of a game that ended is already the next game's first decision; the
-games never truncate). ``action_masks()`` gives the learner's legal actions of every
-game, for sb3-contrib's ``MaskablePPO``; :func:`sb3_vec_env` gives the same door as a
-stable-baselines3 ``VecEnv``.
+games never truncate). In Ratto Zakko (simultaneous ticks) a step is the learner's
+answer at a tick where it answers; the policies answer in the same tick, and the ticks
+in which the learner does not answer are played on inside the step.
+``action_masks()`` gives the learner's legal actions of every game, for sb3-contrib's
+``MaskablePPO``; :func:`sb3_vec_env` gives the same door as a stable-baselines3
+``VecEnv``.
 """
 
 from __future__ import annotations
@@ -101,11 +104,7 @@ class BatchedVectorEnv(VectorEnv):
         if not self.spec_game.has_batched:
             raise ValueError(f"{self.spec_game.name} has no batched engine")
         engine_cls = self.spec_game.batched()
-        if engine_cls.simultaneous:
-            raise ValueError(
-                f"{self.spec_game.name} is simultaneous: drive its engine directly "
-                "(BatchedVectorEnv is for turn-based games)"
-            )
+        self.simultaneous = bool(engine_cls.simultaneous)
         self.engine = engine_cls(num_envs, seed=seed, **env_options)
         n = self.engine.num_players
         if learner_seat != "random" and (
@@ -177,7 +176,7 @@ class BatchedVectorEnv(VectorEnv):
         done = np.zeros(self.num_envs, dtype=np.bool_)
         self._play_policies(rewards, done)
         self._carry += rewards  # rewards before the learner's first decision count next step
-        return engine.obs.copy(), self._info()
+        return self._learner_view(engine.obs), self._info()
 
     def step(
         self, actions: np.ndarray
@@ -187,14 +186,61 @@ class BatchedVectorEnv(VectorEnv):
         engine = self.engine
         rewards = self._carry.copy()
         self._carry[:] = 0.0
-        batch = engine.step(np.asarray(actions).astype(np.int64, copy=False))
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,):
+            raise ValueError(f"actions must be {self.num_envs} integers, one per game")
+        if self.simultaneous:  # the learner's answer and the policies' of the same tick
+            full = self._policy_actions(np.ones(self.num_envs, dtype=np.bool_))
+            full[np.arange(self.num_envs), self.learner] = acts
+            acts = full
+        batch = engine.step(acts.astype(np.int64, copy=False))
         games = np.arange(self.num_envs)
         rewards += batch.rewards[games, self.learner]
         done = batch.terminated.copy()
         self._after_resets(done)
         self._play_policies(rewards, done)
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        return engine.obs.copy(), rewards, done, truncated, self._info()
+        return self._learner_view(engine.obs), rewards, done, truncated, self._info()
+
+    def _learner_view(self, per_seat: np.ndarray) -> np.ndarray:
+        """The learner's rows of an engine array (a copy)."""
+        if not self.simultaneous:
+            return per_seat.copy()
+        return per_seat[np.arange(self.num_envs), self.learner]
+
+    def _waiting(self) -> np.ndarray:
+        """Games whose learner does not act now while a frozen policy does."""
+        engine = self.engine
+        games = np.arange(self.num_envs)
+        if not self.simultaneous:
+            return engine.bots[games, engine.to_act] <= _POLICY0
+        policy_acts = (engine.to_act & (engine.bots <= _POLICY0)).any(axis=1)
+        return ~engine.to_act[games, self.learner] & policy_acts
+
+    def _policy_actions(self, games_mask: np.ndarray) -> np.ndarray:
+        """The frozen policies' actions in the games of ``games_mask``: one per game
+        (turn-based: the seat to act) or one per seat (simultaneous: every policy seat
+        that acts this tick; the other entries wait, action 0), each policy's decisions
+        in one batch."""
+        engine = self.engine
+        games = np.arange(self.num_envs)
+        if not self.simultaneous:
+            code = np.where(games_mask, engine.bots[games, engine.to_act], 0)
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            for policy in np.unique(code[code <= _POLICY0]):
+                rows = np.flatnonzero(code == policy)
+                actions[rows] = self.opponents.act(
+                    int(_POLICY0 - policy), engine.obs[rows], engine.mask[rows]
+                )
+            return actions
+        actions = np.zeros((self.num_envs, self.num_players), dtype=np.int64)
+        acting = engine.to_act & (engine.bots <= _POLICY0) & games_mask[:, None]
+        for policy in np.unique(engine.bots[acting]):
+            rows, seats = np.nonzero(acting & (engine.bots == policy))
+            actions[rows, seats] = self.opponents.act(
+                int(_POLICY0 - policy), engine.obs[rows, seats], engine.mask[rows, seats]
+            )
+        return actions
 
     def _after_resets(self, ended: np.ndarray) -> None:
         """Games that just restarted: note their new learner seat, draw their next lineup."""
@@ -213,16 +259,10 @@ class BatchedVectorEnv(VectorEnv):
         self.learner = np.argmax(engine.bots == LEARNER, axis=1)
         games = np.arange(self.num_envs)
         while True:
-            code = engine.bots[games, engine.to_act]
-            waiting = code <= _POLICY0
+            waiting = self._waiting()
             if not waiting.any():
                 return
-            actions = np.zeros(self.num_envs, dtype=np.int64)
-            for policy in np.unique(code[waiting]):
-                rows = np.flatnonzero(code == policy)
-                actions[rows] = self.opponents.act(
-                    int(_POLICY0 - policy), engine.obs[rows], engine.mask[rows]
-                )
+            actions = self._policy_actions(waiting)
             learner = self.learner.copy()
             batch = engine.step(actions, active=waiting)
             got = batch.rewards[games, learner]
@@ -239,7 +279,7 @@ class BatchedVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) bool: the learner's legal actions in every game."""
-        return self.engine.mask.astype(bool)
+        return self._learner_view(self.engine.mask).astype(bool)
 
     def state_features(self) -> np.ndarray:
         """The privileged features of every game (training's centralised critic): the
