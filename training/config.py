@@ -340,14 +340,14 @@ def _check_values(cfg: TrainConfig) -> None:
     for key in _POSITIVE_INTS:
         if _get(cfg, key) < 1:
             raise ConfigError(f"{key}: must be at least 1, got {_get(cfg, key)}")
+    if cfg.vec_env != "batched" and cfg.n_envs > MAX_PYTHON_ENVS:
+        raise ConfigError(
+            f"n_envs: must be at most {MAX_PYTHON_ENVS:,}, got {cfg.n_envs:,} (with vec_env: "
+            f"{cfg.vec_env}; vec_env: batched takes up to {_MAX_INTS['n_envs']:,})"
+        )
     for key, high in _MAX_INTS.items():
         if _get(cfg, key) > high:
             raise ConfigError(f"{key}: must be at most {high:,}, got {_get(cfg, key):,}")
-    if cfg.vec_env != "batched" and cfg.n_envs > MAX_PYTHON_ENVS:
-        raise ConfigError(
-            f"n_envs: must be at most {MAX_PYTHON_ENVS:,} with vec_env: {cfg.vec_env} "
-            f"(got {cfg.n_envs:,}; vec_env: batched takes more)"
-        )
     if cfg.vec_env == "batched":
         _check_batched(cfg, GAMES[cfg.game])
     if cfg.eval.every < 0:

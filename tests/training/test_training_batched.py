@@ -39,7 +39,10 @@ def test_a_batched_run_trains_and_its_checkpoint_plays(tmp_path):
             {"opponents": ["no_such"], "env_options": {"num_players": 2}},
             "opponents: unknown bot|is not a bot of the batched",
         ),
-        ({"n_envs": 2048, "vec_env": "dummy"}, "n_envs: must be at most 1,024 with vec_env"),
+        (
+            {"n_envs": 2048, "vec_env": "dummy"},
+            r"n_envs: must be at most 1,024, got 2,048 \(with vec_env: dummy",
+        ),
     ],
 )
 def test_batched_config_checks(change, message):
