@@ -382,3 +382,61 @@ class BatchedGame:
     def _play_bots(self) -> None:  # pragma: no cover - abstract
         """Play the kernel's bots in every game whose acting seat is one."""
         raise NotImplementedError
+
+
+# ------------------------------------------------- more chance (appended for Ratto Zakko)
+_ZIG_LAYERS = 256
+_ZIG_R = 3.6541528853610088
+"""Start of the normal's tail in the 256-layer ziggurat (Marsaglia & Tsang 2000)."""
+
+
+def _ziggurat_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Layer edges ``x`` (x[0] = the base strip's virtual width, x[1] = r, ..., x[256] = 0)
+    and ``f = exp(-x^2 / 2)`` at them, for :func:`normal_ziggurat`."""
+    import math
+
+    def f(x: float) -> float:
+        return math.exp(-0.5 * x * x)
+
+    r = _ZIG_R
+    v = r * f(r) + math.sqrt(math.pi / 2.0) * math.erfc(r / math.sqrt(2.0))  # each layer's area
+    x = np.zeros(_ZIG_LAYERS + 1)
+    x[0] = v / f(r)
+    x[1] = r
+    for i in range(1, _ZIG_LAYERS - 1):
+        x[i + 1] = math.sqrt(-2.0 * math.log(f(x[i]) + v / x[i]))
+    x[_ZIG_LAYERS] = 0.0
+    return x, np.array([f(t) for t in x])
+
+
+_ZIG_X, _ZIG_F = _ziggurat_tables()
+_LOW8 = np.uint64(0xFF)
+
+
+@njit(cache=True, inline="always")
+def exponential(rng: np.ndarray, g: int) -> float:
+    """A standard exponential draw (mean 1): ``-log(1 - U)``."""
+    return -np.log(1.0 - uniform(rng, g))
+
+
+@njit(cache=True)
+def normal_ziggurat(rng: np.ndarray, g: int) -> float:
+    """A standard normal draw by the 256-layer ziggurat (Marsaglia & Tsang 2000): one
+    64-bit draw for 99% of the values (a few times faster than :func:`normal`); the layer
+    from the low 8 bits, a uniform in [-1, 1) from the high 53."""
+    while True:
+        bits = next_u64(rng, g)
+        i = int(bits & _LOW8)
+        u = 2.0 * (float(bits >> _S11) * _INV53) - 1.0
+        x = u * _ZIG_X[i]
+        if abs(x) < _ZIG_X[i + 1]:
+            return x
+        if i == 0:  # the tail beyond r (Marsaglia 1964)
+            while True:
+                t = -np.log(1.0 - uniform(rng, g)) / _ZIG_R
+                y = -np.log(1.0 - uniform(rng, g))
+                if 2.0 * y >= t * t:
+                    break
+            return _ZIG_R + t if u >= 0.0 else -(_ZIG_R + t)
+        if _ZIG_F[i] + uniform(rng, g) * (_ZIG_F[i + 1] - _ZIG_F[i]) < np.exp(-0.5 * x * x):
+            return x
