@@ -419,24 +419,61 @@ def exponential(rng: np.ndarray, g: int) -> float:
     return -np.log(1.0 - uniform(rng, g))
 
 
+@njit(cache=True, inline="always")
+def _mix(s: np.uint64) -> np.uint64:
+    """splitmix64's output function (as :func:`next_u64`)."""
+    z = (s ^ (s >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
 @njit(cache=True)
-def normal_ziggurat(rng: np.ndarray, g: int) -> float:
-    """A standard normal draw by the 256-layer ziggurat (Marsaglia & Tsang 2000): one
-    64-bit draw for 99% of the values (a few times faster than :func:`normal`); the layer
-    from the low 8 bits, a uniform in [-1, 1) from the high 53."""
+def _ziggurat_slow(s: np.uint64, i: int, u: float, x: float) -> tuple[float, np.uint64]:
+    """The ziggurat's rare cases (a wedge, the tail) for :func:`normal_from`."""
     while True:
-        bits = next_u64(rng, g)
+        if i == 0:  # the tail beyond r (Marsaglia 1964)
+            while True:
+                s = s + _GOLDEN
+                t = -np.log(1.0 - float(_mix(s) >> _S11) * _INV53) / _ZIG_R
+                s = s + _GOLDEN
+                y = -np.log(1.0 - float(_mix(s) >> _S11) * _INV53)
+                if 2.0 * y >= t * t:
+                    break
+            return (_ZIG_R + t if u >= 0.0 else -(_ZIG_R + t)), s
+        s = s + _GOLDEN
+        v = float(_mix(s) >> _S11) * _INV53
+        if _ZIG_F[i] + v * (_ZIG_F[i + 1] - _ZIG_F[i]) < np.exp(-0.5 * x * x):
+            return x, s
+        s = s + _GOLDEN
+        bits = _mix(s)
         i = int(bits & _LOW8)
         u = 2.0 * (float(bits >> _S11) * _INV53) - 1.0
         x = u * _ZIG_X[i]
         if abs(x) < _ZIG_X[i + 1]:
-            return x
-        if i == 0:  # the tail beyond r (Marsaglia 1964)
-            while True:
-                t = -np.log(1.0 - uniform(rng, g)) / _ZIG_R
-                y = -np.log(1.0 - uniform(rng, g))
-                if 2.0 * y >= t * t:
-                    break
-            return _ZIG_R + t if u >= 0.0 else -(_ZIG_R + t)
-        if _ZIG_F[i] + uniform(rng, g) * (_ZIG_F[i + 1] - _ZIG_F[i]) < np.exp(-0.5 * x * x):
-            return x
+            return x, s
+
+
+@njit(cache=True, inline="always")
+def normal_from(s: np.uint64) -> tuple[float, np.uint64]:
+    """A standard normal by the 256-layer ziggurat (Marsaglia & Tsang 2000) from a generator
+    state ``s`` held in a local variable; returns the draw and the advanced state. For a run
+    of draws in a kernel: ``s = rng[g]``, draw, ``rng[g] = s`` (about 3x faster than going
+    through the array each time; the same draws as :func:`normal_ziggurat`). One 64-bit draw
+    for 98.5% of the values: the layer from the low 8 bits, a uniform in [-1, 1) from the
+    high 53."""
+    s = s + _GOLDEN
+    bits = _mix(s)
+    i = int(bits & _LOW8)
+    u = 2.0 * (float(bits >> _S11) * _INV53) - 1.0
+    x = u * _ZIG_X[i]
+    if abs(x) < _ZIG_X[i + 1]:
+        return x, s
+    return _ziggurat_slow(s, i, u, x)
+
+
+@njit(cache=True)
+def normal_ziggurat(rng: np.ndarray, g: int) -> float:
+    """A standard normal draw of game ``g`` by the ziggurat (:func:`normal_from`; a few
+    times faster than :func:`normal`)."""
+    x, rng[g] = normal_from(rng[g])
+    return x

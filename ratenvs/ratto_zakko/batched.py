@@ -54,13 +54,14 @@ from ratenvs.common.batched import (
     BatchStep,
     below,
     exponential,
+    normal_from,
     normal_ziggurat,
     shuffle_into,
     tape_put,
     uniform,
 )
 from ratenvs.ratto_zakko import observe as ob
-from ratenvs.ratto_zakko import reaction
+from ratenvs.ratto_zakko import reaction, rules
 from ratenvs.ratto_zakko.perception import clear_evidence, posteriors, prior_evidence
 from ratenvs.ratto_zakko.rules import (
     ACTION_RELOCATE_FIRST,
@@ -108,6 +109,12 @@ R_CORRECT, R_CONFLICT, R_LURE = range(3)
 F_TICK_FRACTION, F_ELAPSED, F_COUNT = range(3)
 # columns of ``bot_f`` (human presets): sigma, tau, error rates, mean RTs at the game's level
 B_SIGMA, B_TAU, B_ERROR, B_CONFLICT_ERROR, B_MEAN_PLAIN, B_MEAN_CONFLICT = range(6)
+# per-seat state (``ss``): cards won, the answer to this card and its tick, this tick's action
+S_WON, S_ANSWER, S_TICK, S_SUBMIT = range(4)
+# rows of ``etab``: the evidence and posteriors of a clearly seen card, the prior
+E_CLEAR_EV = 0
+E_CLEAR_POST = NUM_CARD_KINDS
+E_PRIOR = 2 * NUM_CARD_KINDS
 # per-seat bot state (``bst``): this card's ex-Gaussian deviation and error lotteries
 S_DEVIATION, S_ERROR, S_LURE, S_OTHER = range(4)
 
@@ -117,8 +124,20 @@ NUM_EV = 14
 """Evidence channels per seat: the identity block (7) and the padded colour block (7)."""
 COLOUR_BLOCK = 7
 MODE_STEP, MODE_RESET, MODE_BOTS = range(3)
+# rows of ``mtab``: the masks a seat can have (the reference rules' mask constants)
+M_REACT, M_WAIT, M_RELOCATE, M_RELOCATE_FLY, M_RELOCATE_SHAKER = range(5)
+MASKS = np.stack(
+    [
+        rules._REACT_MASK,
+        rules._WAIT_MASK,
+        rules._RELOCATE_MASK,
+        rules._RELOCATE_FLY_MASK,
+        rules._RELOCATE_SHAKER_MASK,
+    ]
+)
 NEG_INF = -np.inf
 FLY_CHANNEL = NUM_FOODS
+assert SHOUT_RAT == SHOUT_FLY + 1
 RAT_CHANNEL = NUM_FOODS + 1
 MIN_RT_MS = reaction.MIN_RT_MS
 LURE_SHARE = reaction.LURE_SHARE
@@ -166,8 +185,10 @@ BT_ACTION = 4.0
 
 # ----------------------------------------------------------------- kernels
 @njit(cache=True, inline="always")
-def _glimpse(g, p, card, ev, post, allowed, snr, s2, rng, slot, tape, cursor):
-    """One glimpse for every seat (the reference's ``add_glimpses``), then the posteriors."""
+def _glimpse(g, p, nid, card, ev, post, snr, s2, rng, slot, tape, cursor):
+    """One glimpse for every seat (the reference's ``add_glimpses``), then the posteriors.
+    Only the ``nid`` possible identities and the 5 colours are drawn; the log shows 0.0 for
+    the impossible channels (their evidence is -inf whatever is added)."""
     if slot >= 0:
         tape_put(tape, cursor, slot, TAPE_NORMALS)
         tape_put(tape, cursor, slot, 3.0)
@@ -180,57 +201,72 @@ def _glimpse(g, p, card, ev, post, allowed, snr, s2, rng, slot, tape, cursor):
     else:
         sig_id = FLY_CHANNEL + card - FLY_CARD
         sig_col = -1
+    st = rng[g]
     for s in range(p):
         m0 = NEG_INF
-        m1 = NEG_INF
-        for k in range(NUM_EV):
-            if allowed[k]:
-                z = normal_ziggurat(rng, g)
-                if slot >= 0:
-                    tape_put(tape, cursor, slot, z)
-                t = snr * z
-                if k == sig_id or k == sig_col:  # noqa: SIM109 (numba)
-                    t = t + s2
-                e = ev[g, s, k] + t
-                ev[g, s, k] = e
-                if k < COLOUR_BLOCK:
-                    if e > m0:
-                        m0 = e
-                elif e > m1:
-                    m1 = e
-            elif slot >= 0:
-                tape_put(tape, cursor, slot, 0.0)
-        _posterior(g, s, ev, post, allowed, m0, m1)
-
-
-@njit(cache=True, inline="always")
-def _posterior(g, s, ev, post, allowed, m0, m1):
-    """Shift each block so its maximum is 0, then ``exp`` and normalise (sums in the
-    reference's order: channel 0 to 6)."""
-    t0 = 0.0
-    t1 = 0.0
-    for k in range(NUM_EV):
-        if allowed[k]:
-            if k < COLOUR_BLOCK:
-                e = ev[g, s, k] - m0
-                x = np.exp(e)
-                t0 += x
-            else:
-                e = ev[g, s, k] - m1
-                x = np.exp(e)
-                t1 += x
+        for k in range(nid):
+            z, st = normal_from(st)
+            if slot >= 0:
+                tape_put(tape, cursor, slot, z)
+            t = snr * z
+            if k == sig_id:
+                t = t + s2
+            e = ev[g, s, k] + t
             ev[g, s, k] = e
-            post[g, s, k] = x
-        else:
-            post[g, s, k] = 0.0
-    for k in range(NUM_EV):
-        if allowed[k]:
-            post[g, s, k] = post[g, s, k] / (t0 if k < COLOUR_BLOCK else t1)
+            if e > m0:
+                m0 = e
+        m1 = NEG_INF
+        if slot >= 0:
+            for _k in range(nid, COLOUR_BLOCK):
+                tape_put(tape, cursor, slot, 0.0)
+        for k in range(COLOUR_BLOCK, COLOUR_BLOCK + NUM_COLOURS):
+            z, st = normal_from(st)
+            if slot >= 0:
+                tape_put(tape, cursor, slot, z)
+            t = snr * z
+            if k == sig_col:
+                t = t + s2
+            e = ev[g, s, k] + t
+            ev[g, s, k] = e
+            if e > m1:
+                m1 = e
+        if slot >= 0:
+            for _k in range(COLOUR_BLOCK + NUM_COLOURS, NUM_EV):
+                tape_put(tape, cursor, slot, 0.0)
+        _posterior(g, s, nid, ev, post, m0, m1)
+    rng[g] = st
 
 
 @njit(cache=True, inline="always")
-def _deal(g, cfg, fcfg, gs, deck, answer, answer_tick, ev, post, allowed, prior, clear_ev,
-          clear_post, rng, slot, tape, cursor):  # fmt: skip
+def _posterior(g, s, nid, ev, post, m0, m1):
+    """Shift each block so its maximum is 0, then ``exp`` and normalise (sums in the
+    reference's order, channel 0 first; the impossible channels add exp(-inf) = 0)."""
+    t0 = 0.0
+    for k in range(nid):
+        e = ev[g, s, k] - m0
+        ev[g, s, k] = e
+        x = np.exp(e)
+        post[g, s, k] = x
+        t0 += x
+    for k in range(nid, COLOUR_BLOCK):
+        post[g, s, k] = 0.0
+    t1 = 0.0
+    for k in range(COLOUR_BLOCK, COLOUR_BLOCK + NUM_COLOURS):
+        e = ev[g, s, k] - m1
+        ev[g, s, k] = e
+        x = np.exp(e)
+        post[g, s, k] = x
+        t1 += x
+    for k in range(COLOUR_BLOCK + NUM_COLOURS, NUM_EV):
+        post[g, s, k] = 0.0
+    for k in range(nid):
+        post[g, s, k] = post[g, s, k] / t0
+    for k in range(COLOUR_BLOCK, COLOUR_BLOCK + NUM_COLOURS):
+        post[g, s, k] = post[g, s, k] / t1
+
+
+@njit(cache=True, inline="always")
+def _deal(g, cfg, fcfg, gs, deck, ss, ev, post, etab, rng, slot, tape, cursor):
     """Reveal the next card: tick 0, everyone's first glimpse."""
     p = cfg[C_P]
     n = gs[g, G_DECK_LEN] - 1
@@ -242,24 +278,24 @@ def _deal(g, cfg, fcfg, gs, deck, answer, answer_tick, ev, post, allowed, prior,
     gs[g, G_RELOCATOR] = -1
     gs[g, G_FLY_SHOWN] = 0
     for s in range(p):
-        answer[g, s] = NO_ANSWER
-        answer_tick[g, s] = NO_ANSWER
+        ss[g, s, S_ANSWER] = NO_ANSWER
+        ss[g, s, S_TICK] = NO_ANSWER
     if cfg[C_GRADUAL]:
         for s in range(p):
             for k in range(NUM_EV):
-                ev[g, s, k] = prior[k]
-        _glimpse(g, p, card, ev, post, allowed, fcfg[0], fcfg[1], rng, slot, tape, cursor)
+                ev[g, s, k] = etab[E_PRIOR, k]
+        nid = RAT_CHANNEL if cfg[C_LEVEL] == LEVEL_STARTER else COLOUR_BLOCK
+        _glimpse(g, p, nid, card, ev, post, fcfg[0], fcfg[1], rng, slot, tape, cursor)
     else:
         for s in range(p):
             for k in range(NUM_EV):
-                ev[g, s, k] = clear_ev[card, k]
-                post[g, s, k] = clear_post[card, k]
+                ev[g, s, k] = etab[E_CLEAR_EV + card, k]
+                post[g, s, k] = etab[E_CLEAR_POST + card, k]
 
 
 @njit(cache=True, inline="always")
-def _new_game(g, cfg, fcfg, gs, deck, won, answer, answer_tick, ev, post, allowed, prior,
-              clear_ev, clear_post, base_deck, perm, rng, slot, tape, cursor, btape, bcursor,
-              running, bots, next_bots):  # fmt: skip
+def _new_game(g, cfg, fcfg, gs, deck, ss, ev, post, etab, base_deck, perm, rng, slot, tape,
+              cursor, btape, bcursor, running, bots, next_bots):  # fmt: skip
     """Shuffle, place fly and shaker, reveal the first card (the reference's ``new_game``)."""
     p = cfg[C_P]
     m = cfg[C_DECK]
@@ -282,11 +318,10 @@ def _new_game(g, cfg, fcfg, gs, deck, won, answer, answer_tick, ev, post, allowe
     gs[g, G_STAGE] = 0
     gs[g, G_FLY_MOVED] = 0
     for s in range(p):
-        won[g, s] = 0
+        ss[g, s, S_WON] = 0
         running[g, s] = 0.0
         bots[g, s] = next_bots[g, s]
-    _deal(g, cfg, fcfg, gs, deck, answer, answer_tick, ev, post, allowed, prior, clear_ev,
-          clear_post, rng, slot, tape, cursor)  # fmt: skip
+    _deal(g, cfg, fcfg, gs, deck, ss, ev, post, etab, rng, slot, tape, cursor)
     gs[g, G_FLY_SHOWN] = 1
 
 
@@ -393,12 +428,12 @@ def _bot_react(b, g, s, cfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_
                 tape_put(btape, bcursor, slot, BT_RANDOM)
                 tape_put(btape, bcursor, slot, bst[g, s, S_ERROR + k])
     dev = bst[g, s, S_DEVIATION]
-    if el < max(bot_f[b, B_MEAN_PLAIN] + dev, MIN_RT_MS):
+    if el < MIN_RT_MS or el < bot_f[b, B_MEAN_PLAIN] + dev:
         return ACTION_WAIT  # before the earliest answer time (a conflict only adds time)
     i, pi, c, pc, card = _perceived(g, s, post)
     conflict = rules_t[R_CONFLICT, card, sh, fl]
     mean = bot_f[b, B_MEAN_CONFLICT] if conflict else bot_f[b, B_MEAN_PLAIN]
-    if el < max(mean + dev, MIN_RT_MS):
+    if el < MIN_RT_MS or el < mean + dev:
         return ACTION_WAIT
     if card == RAT_CARD and level == LEVEL_STARTER:
         card = FLY_CARD
@@ -415,7 +450,9 @@ def _bot_react(b, g, s, cfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_
     for r in level_resp:
         if r != correct:
             others += 1
-    k = min(int(bst[g, s, S_OTHER] * others), others - 1)
+    k = int(bst[g, s, S_OTHER] * others)
+    if k > others - 1:
+        k = others - 1
     for r in level_resp:
         if r != correct:
             if k == 0:
@@ -452,28 +489,29 @@ def _log_action(slot, btape, bcursor, s, a):
 
 
 @njit(cache=True, inline="always")
-def _win_rewards(g, p, won, out, running):
+def _win_rewards(g, p, ss, out, running):
     """``common.rewards.win_rewards`` of the most cards (ties share)."""
-    best = won[g, 0]
+    best = ss[g, 0, S_WON]
     for s in range(1, p):
-        best = max(best, won[g, s])
+        if ss[g, s, S_WON] > best:
+            best = ss[g, s, S_WON]
     w = 0
     for s in range(p):
-        if won[g, s] == best:
+        if ss[g, s, S_WON] == best:
             w += 1
     if p < 2 or w == p:
         return
     for s in range(p):
-        share = (1.0 / w if won[g, s] == best else 0.0) - 1.0 / p
+        share = (1.0 / w if ss[g, s, S_WON] == best else 0.0) - 1.0 / p
         r = p / (p - 1) * share
         out[g, s] += r
         running[g, s] += r
 
 
-@njit(cache=True)
-def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, won, answer, answer_tick, submit,
-          ev, post, bst, allowed, prior, clear_ev, clear_post, rules_t, level_resp, elapsed_ms,
-          bot_f, scratch, rng, slot, tape, cursor, btape, bcursor, out, running):  # fmt: skip
+@njit(cache=True, inline="always")
+def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, ss, ev, post, bst, etab, rules_t,
+          level_resp, elapsed_ms, bot_f, scratch, rng, slot, tape, cursor, btape, bcursor, out,
+          running):  # fmt: skip
     """One tick of game ``g`` (or the winner's relocation choice): external seats play
     ``actions[g]`` (``external_ok``), the kernel's bots their own. Rewards are added to
     ``out``. Returns True if the game ended."""
@@ -494,39 +532,38 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, won, answer, answe
         if cfg[C_BOTH] and gs[g, G_STAGE] == 0:
             gs[g, G_STAGE] = 1
             return False
-        _deal(g, cfg, fcfg, gs, deck, answer, answer_tick, ev, post, allowed, prior, clear_ev,
-              clear_post, rng, slot, tape, cursor)  # fmt: skip
+        _deal(g, cfg, fcfg, gs, deck, ss, ev, post, etab, rng, slot, tape, cursor)
         gs[g, G_FLY_SHOWN] = gs[g, G_FLY_MOVED]
         return False
     # a reaction tick: every seat that has not answered waits or answers, simultaneously
     t = gs[g, G_TICK]
     for s in range(p):
-        if answer[g, s] != NO_ANSWER:
-            submit[g, s] = ACTION_WAIT
+        if ss[g, s, S_ANSWER] != NO_ANSWER:
+            ss[g, s, S_SUBMIT] = ACTION_WAIT
             continue
         b = bots[g, s]
         if b < 0:
-            submit[g, s] = actions[g, s] if external_ok else ACTION_WAIT
+            ss[g, s, S_SUBMIT] = actions[g, s] if external_ok else ACTION_WAIT
         else:
             a = _bot_react(b, g, s, cfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_ms,
                            scratch, rng, slot, btape, bcursor)  # fmt: skip
             _log_action(slot, btape, bcursor, s, a)
-            submit[g, s] = a
+            ss[g, s, S_SUBMIT] = a
     for s in range(p):
-        a = submit[g, s]
+        a = ss[g, s, S_SUBMIT]
         if a != ACTION_WAIT:
-            answer[g, s] = a - ACTION_RESPONSE_FIRST
-            answer_tick[g, s] = t
+            ss[g, s, S_ANSWER] = a - ACTION_RESPONSE_FIRST
+            ss[g, s, S_TICK] = t
     card = gs[g, G_CARD]
     correct = rules_t[R_CORRECT, card, gs[g, G_SHAKER], gs[g, G_FLY]]
     right = 0
     first = -1
     everyone = True
     for s in range(p):
-        a = answer[g, s]
+        a = ss[g, s, S_ANSWER]
         if a == NO_ANSWER:
             everyone = False
-        elif a == correct and answer_tick[g, s] == t:
+        elif a == correct and ss[g, s, S_TICK] == t:
             right += 1
             if first < 0:
                 first = s
@@ -534,15 +571,16 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, won, answer, answe
         gs[g, G_TICK] = t + 1
         gs[g, G_FLY_SHOWN] = 0
         if cfg[C_GRADUAL]:
-            _glimpse(g, p, card, ev, post, allowed, fcfg[0], fcfg[1], rng, slot, tape, cursor)
+            nid = RAT_CHANNEL if cfg[C_LEVEL] == LEVEL_STARTER else COLOUR_BLOCK
+            _glimpse(g, p, nid, card, ev, post, fcfg[0], fcfg[1], rng, slot, tape, cursor)
         return False
     # resolve: the wrong return a won card each; the one right alone wins the lot
     cards = not cfg[C_WIN]
     returned = 0
     for s in range(p):
-        a = answer[g, s]
-        if a != NO_ANSWER and a != correct and won[g, s] > 0:
-            won[g, s] -= 1
+        a = ss[g, s, S_ANSWER]
+        if a != NO_ANSWER and a != correct and ss[g, s, S_WON] > 0:
+            ss[g, s, S_WON] -= 1
             returned += 1
             if cards:
                 out[g, s] -= 1.0
@@ -550,20 +588,20 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, won, answer, answe
     event = False
     if right == 1:
         take = 1 + gs[g, G_JACKPOT] + returned
-        won[g, first] += take
+        ss[g, first, S_WON] += take
         gs[g, G_JACKPOT] = 0
         gs[g, G_DEALER] = first
         if cards:
             out[g, first] += take
             running[g, first] += take
-        event = card >= FLY_CARD or correct in (SHOUT_FLY, SHOUT_RAT)
+        event = card >= FLY_CARD or SHOUT_FLY <= correct <= SHOUT_RAT
     else:
         gs[g, G_JACKPOT] += 1 + returned
     gs[g, G_CARD] = -1
     if gs[g, G_DECK_LEN] == 0:
         gs[g, G_PHASE] = PHASE_OVER
         if not cards:
-            _win_rewards(g, p, won, out, running)
+            _win_rewards(g, p, ss, out, running)
         return True
     if event:
         gs[g, G_PHASE] = PHASE_RELOCATE
@@ -571,18 +609,17 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, won, answer, answe
         gs[g, G_STAGE] = 0
         gs[g, G_FLY_MOVED] = 0
         return False
-    _deal(g, cfg, fcfg, gs, deck, answer, answer_tick, ev, post, allowed, prior, clear_ev,
-          clear_post, rng, slot, tape, cursor)  # fmt: skip
+    _deal(g, cfg, fcfg, gs, deck, ss, ev, post, etab, rng, slot, tape, cursor)
     return False
 
 
 @njit(cache=True, inline="always")
-def _external_acts(g, p, bots, gs, answer):
+def _external_acts(g, p, bots, gs, ss):
     """Some seat the caller plays acts now."""
     phase = gs[g, G_PHASE]
     if phase == PHASE_REACT:
         for s in range(p):  # noqa: SIM110 (a generator does not compile in numba)
-            if answer[g, s] == NO_ANSWER and bots[g, s] < 0:
+            if ss[g, s, S_ANSWER] == NO_ANSWER and bots[g, s] < 0:
                 return True
         return False
     if phase == PHASE_RELOCATE:
@@ -591,7 +628,8 @@ def _external_acts(g, p, bots, gs, answer):
 
 
 @njit(cache=True, inline="always")
-def _observe(g, cfg, fcfg, gs, won, answer, post, rules_t, ftab, scratch, obs, mask, to_act):
+def _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask,
+             to_act):  # fmt: skip
     """Every seat's observation (the reference ``SeatObserver``), mask and turn."""
     p = cfg[C_P]
     phase = gs[g, G_PHASE]
@@ -638,8 +676,8 @@ def _observe(g, cfg, fcfg, gs, won, answer, post, rules_t, ftab, scratch, obs, m
         obs[g, s, O_VARIANT] = 1.0 if cfg[C_VARIANT] else 0.0
         q = s
         for i in range(p):
-            obs[g, s, w0 + i] = ftab[F_COUNT, won[g, q]]
-            obs[g, s, a0 + i] = 1.0 if reacting and answer[g, q] != NO_ANSWER else 0.0
+            obs[g, s, w0 + i] = ftab[F_COUNT, ss[g, q, S_WON]]
+            obs[g, s, a0 + i] = 1.0 if reacting and ss[g, q, S_ANSWER] != NO_ANSWER else 0.0
             obs[g, s, d0 + i] = 1.0 if q == dealer else 0.0
             q += 1
             if q == p:
@@ -664,37 +702,25 @@ def _observe(g, cfg, fcfg, gs, won, answer, post, rules_t, ftab, scratch, obs, m
                 for r in range(NUM_RESPONSES):
                     obs[g, s, b0 + r] = 0.0
         # the mask: wait or answer; the relocating winner's choices; else wait only
-        acting = (reacting and answer[g, s] == NO_ANSWER) or (relocating and relocator == s)
-        to_act[g, s] = acting
-        if reacting and acting:
-            for a in range(ACTION_RELOCATE_FIRST):
-                mask[g, s, a] = 1
-            for a in range(ACTION_RELOCATE_FIRST, NUM_ACTIONS):
-                mask[g, s, a] = 0
-        elif relocating and acting:
-            for a in range(ACTION_RELOCATE_FIRST):
-                mask[g, s, a] = 0
+        if reacting and ss[g, s, S_ANSWER] == NO_ANSWER:
+            row = M_REACT
+        elif relocating and relocator == s:
             if not cfg[C_BOTH]:
-                for a in range(ACTION_RELOCATE_FIRST, NUM_ACTIONS):
-                    mask[g, s, a] = 1
+                row = M_RELOCATE
             else:
-                fly_stage = gs[g, G_STAGE] == 0
-                for a in range(RELOCATE_FLY, RELOCATE_SHAKER):
-                    mask[g, s, a] = 1 if fly_stage else 0
-                for a in range(RELOCATE_SHAKER, RELOCATE_LEAVE):
-                    mask[g, s, a] = 0 if fly_stage else 1
-                mask[g, s, RELOCATE_LEAVE] = 1
+                row = M_RELOCATE_FLY if gs[g, G_STAGE] == 0 else M_RELOCATE_SHAKER
         else:
-            mask[g, s, ACTION_WAIT] = 1
-            for a in range(1, NUM_ACTIONS):
-                mask[g, s, a] = 0
+            row = M_WAIT
+        to_act[g, s] = row != M_WAIT
+        for a in range(NUM_ACTIONS):
+            mask[g, s, a] = mtab[row, a]
 
 
 @njit(cache=True)
-def _run(mode, actions, active, bots, next_bots, cfg, fcfg, gs, deck, won, answer, answer_tick,
-         submit, ev, post, bst, allowed, prior, clear_ev, clear_post, rules_t, level_resp,
-         elapsed_ms, bot_f, ftab, base_deck, perm, scratch, rng, slot_of, tape, cursor, btape,
-         bcursor, rewards, pending, running, returns, terminated, obs, mask, to_act):  # fmt: skip
+def _run(mode, actions, active, bots, next_bots, cfg, fcfg, gs, deck, ss, ev, post, bst, etab,
+         rules_t, level_resp, elapsed_ms, bot_f, ftab, mtab, base_deck, perm, scratch, rng,
+         slot_of, tape, cursor, btape, bcursor, rewards, running, returns, terminated, obs,
+         mask, to_act):  # fmt: skip
     """Advance every game: in ``MODE_STEP`` one tick with the external seats' actions (where
     ``active``), then bot-only ticks until an external seat acts; ``MODE_RESET`` starts every
     game anew; ``MODE_BOTS`` only plays the bot-only ticks. A finished game is reset (its
@@ -703,40 +729,28 @@ def _run(mode, actions, active, bots, next_bots, cfg, fcfg, gs, deck, won, answe
     for g in range(actions.shape[0]):
         slot = slot_of[g]
         for s in range(p):
-            rewards[g, s] = pending[g, s]
-            pending[g, s] = 0.0
+            rewards[g, s] = 0.0
         terminated[g] = False
         over = False
         if mode == MODE_RESET:
-            _new_game(g, cfg, fcfg, gs, deck, won, answer, answer_tick, ev, post, allowed,
-                      prior, clear_ev, clear_post, base_deck, perm, rng, slot, tape, cursor,
-                      btape, bcursor, running, bots, next_bots)  # fmt: skip
-        elif mode == MODE_STEP and active[g]:
-            over = _tick(g, True, actions, bots, cfg, fcfg, gs, deck, won, answer, answer_tick,
-                         submit, ev, post, bst, allowed, prior, clear_ev, clear_post, rules_t,
-                         level_resp, elapsed_ms, bot_f, scratch, rng, slot, tape, cursor, btape,
-                         bcursor, rewards, running)  # fmt: skip
-        while not over and not _external_acts(g, p, bots, gs, answer):
-            over = _tick(g, False, actions, bots, cfg, fcfg, gs, deck, won, answer, answer_tick,
-                         submit, ev, post, bst, allowed, prior, clear_ev, clear_post, rules_t,
-                         level_resp, elapsed_ms, bot_f, scratch, rng, slot, tape, cursor, btape,
-                         bcursor, rewards, running)  # fmt: skip
+            _new_game(g, cfg, fcfg, gs, deck, ss, ev, post, etab, base_deck, perm, rng, slot,
+                      tape, cursor, btape, bcursor, running, bots, next_bots)  # fmt: skip
+        # the external seats' tick, then the bots' ticks until an external seat acts (one
+        # call site: _tick is inlined)
+        ext = mode == MODE_STEP and active[g]
+        while ext or not (over or _external_acts(g, p, bots, gs, ss)):
+            over = _tick(g, ext, actions, bots, cfg, fcfg, gs, deck, ss, ev, post, bst, etab,
+                         rules_t, level_resp, elapsed_ms, bot_f, scratch, rng, slot, tape,
+                         cursor, btape, bcursor, rewards, running)  # fmt: skip
+            ext = False
         for s in range(p):
             returns[g, s] = running[g, s]
         if over:
             terminated[g] = True
-            _new_game(g, cfg, fcfg, gs, deck, won, answer, answer_tick, ev, post, allowed,
-                      prior, clear_ev, clear_post, base_deck, perm, rng, slot, tape, cursor,
-                      btape, bcursor, running, bots, next_bots)  # fmt: skip
-            # every seat acts at a card's first tick, so this loop only runs for a game
-            # without an external seat (set_bots forbids that); its rewards go to the next step
-            again = False
-            while not again and not _external_acts(g, p, bots, gs, answer):
-                again = _tick(g, False, actions, bots, cfg, fcfg, gs, deck, won, answer,
-                              answer_tick, submit, ev, post, bst, allowed, prior, clear_ev,
-                              clear_post, rules_t, level_resp, elapsed_ms, bot_f, scratch, rng,
-                              slot, tape, cursor, btape, bcursor, pending, running)  # fmt: skip
-        _observe(g, cfg, fcfg, gs, won, answer, post, rules_t, ftab, scratch, obs, mask, to_act)
+            _new_game(g, cfg, fcfg, gs, deck, ss, ev, post, etab, base_deck, perm, rng, slot,
+                      tape, cursor, btape, bcursor, running, bots, next_bots)  # fmt: skip
+        _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask,
+                 to_act)  # fmt: skip
 
 
 @njit(cache=True)
@@ -757,7 +771,7 @@ def _first_illegal(mask, actions, bots, active):
 
 
 @njit(cache=True)
-def _state_observation(cfg, fcfg, gs, deck, won, answer, answer_tick, post, ftab, offs, out):
+def _state_observation(cfg, fcfg, gs, deck, ss, post, ftab, offs, out):
     """The reference ``PrivilegedObserver`` of every game (the whole truth)."""
     p = cfg[C_P]
     (o_card, o_phase, o_shaker, o_fly, o_fly_shown, o_level, o_tick_fraction, o_elapsed,
@@ -773,10 +787,10 @@ def _state_observation(cfg, fcfg, gs, deck, won, answer, answer_tick, post, ftab
             out[g, o_tick_fraction] = ftab[F_TICK_FRACTION, t]
             out[g, o_elapsed] = ftab[F_ELAPSED, t]
             for s in range(p):
-                a = answer[g, s]
+                a = ss[g, s, S_ANSWER]
                 if a != NO_ANSWER:
                     out[g, o_answers + s * NUM_RESPONSES + a] = 1.0
-                    out[g, o_answer_tick + s] = ftab[F_TICK_FRACTION, answer_tick[g, s]]
+                    out[g, o_answer_tick + s] = ftab[F_TICK_FRACTION, ss[g, s, S_TICK]]
                 for k in range(COLOUR_BLOCK):
                     out[g, o_post + s * 12 + k] = post[g, s, k]
                 for k in range(NUM_COLOURS):
@@ -799,7 +813,7 @@ def _state_observation(cfg, fcfg, gs, deck, won, answer, answer_tick, post, ftab
             out[g, o_deck + c] = ftab[F_COUNT, int(out[g, o_deck + c])]
         out[g, o_variant] = 1.0 if cfg[C_VARIANT] else 0.0
         for s in range(p):
-            out[g, o_won + s] = ftab[F_COUNT, won[g, s]]
+            out[g, o_won + s] = ftab[F_COUNT, ss[g, s, S_WON]]
         out[g, o_dealer + gs[g, G_DEALER]] = 1.0
 
 
@@ -915,23 +929,16 @@ class BatchedRattoZakko(BatchedGame):
         self.fcfg = np.array([snr, snr * snr, game.tick_ms / ob.MS_PER_S])
         self.gs = np.zeros((n, NUM_G), dtype=np.int64)
         self.deck = np.zeros((n, game.total_cards), dtype=np.int64)
-        self.won = np.zeros((n, p), dtype=np.int64)
-        self.answer = np.full((n, p), NO_ANSWER, dtype=np.int64)
-        self.answer_tick = np.full((n, p), NO_ANSWER, dtype=np.int64)
-        self._submit = np.zeros((n, p), dtype=np.int64)
+        self.ss = np.zeros((n, p, 4), dtype=np.int64)
         self.evidence = np.zeros((n, p, NUM_EV))
         self.posterior = np.zeros((n, p, NUM_EV))
         self._bot_state = np.zeros((n, p, 4))
-        prior = prior_evidence(1, game.level)[0].reshape(NUM_EV)
-        self._prior = prior
-        self._allowed = np.isfinite(prior)
-        self._clear_ev = np.stack(
-            [clear_evidence(c, 1, game.level)[0].reshape(NUM_EV) for c in range(NUM_CARD_KINDS)]
-        )
-        self._clear_post = np.stack(
+        clear = [clear_evidence(c, 1, game.level) for c in range(NUM_CARD_KINDS)]
+        self._etab = np.concatenate(
             [
-                posteriors(clear_evidence(c, 1, game.level))[0].reshape(NUM_EV)
-                for c in range(NUM_CARD_KINDS)
+                np.stack([ev[0].reshape(NUM_EV) for ev in clear]),
+                np.stack([posteriors(ev)[0].reshape(NUM_EV) for ev in clear]),
+                prior_evidence(1, game.level)[0].reshape(1, NUM_EV),
             ]
         )
         self._rules = rule_tables(game)
@@ -945,10 +952,10 @@ class BatchedRattoZakko(BatchedGame):
         self._base_deck = np.array(build_deck(game.level, game.original_colour_cards))
         self._perm = np.zeros(game.total_cards, dtype=np.int64)
         self._scratch = np.zeros(NUM_RESPONSES)
+        self._mtab = MASKS
         self.obs = np.zeros((n, p, self.observation_size), dtype=np.float32)
         self.mask = np.zeros((n, p, NUM_ACTIONS), dtype=np.int8)
         self.to_act = np.zeros((n, p), dtype=np.bool_)
-        self._pending = np.zeros((n, p), dtype=np.float32)
         self._running = np.zeros((n, p), dtype=np.float32)
         self._all = np.ones(n, dtype=np.bool_)
         self._no_actions = np.zeros((n, p), dtype=np.int64)
@@ -996,8 +1003,8 @@ class BatchedRattoZakko(BatchedGame):
         """``(num_envs, privileged_size)`` float32: every game's whole truth, the reference
         ``privileged`` observer's vector (``env.state()``)."""
         out = np.zeros((self.num_envs, self.state_size), dtype=np.float32)
-        _state_observation(self.cfg, self.fcfg, self.gs, self.deck, self.won, self.answer,
-                           self.answer_tick, self.posterior, self._ftab,
+        _state_observation(self.cfg, self.fcfg, self.gs, self.deck, self.ss, self.posterior,
+                           self._ftab,
                            self._privileged_offsets, out)  # fmt: skip
         return out
 
@@ -1030,18 +1037,16 @@ class BatchedRattoZakko(BatchedGame):
     def _kernel(self, mode: int, actions: np.ndarray, active: np.ndarray) -> None:
         next_bots = getattr(self, "next_bots", self.bots)
         _run(mode, actions, active, self.bots, next_bots, self.cfg, self.fcfg, self.gs,
-             self.deck, self.won, self.answer, self.answer_tick, self._submit, self.evidence,
-             self.posterior, self._bot_state, self._allowed, self._prior, self._clear_ev,
-             self._clear_post, self._rules, self._level_resp, self._elapsed_ms, self._bot_f,
-             self._ftab, self._base_deck, self._perm, self._scratch, self.rng, self.slot_of,
-             self.tape, self.cursor, self.btape, self.bcursor, self.rewards, self._pending,
+             self.deck, self.ss, self.evidence, self.posterior, self._bot_state, self._etab,
+             self._rules, self._level_resp, self._elapsed_ms, self._bot_f,
+             self._ftab, self._mtab, self._base_deck, self._perm, self._scratch, self.rng,
+             self.slot_of, self.tape, self.cursor, self.btape, self.bcursor, self.rewards,
              self._running, self.returns, self.terminated, self.obs, self.mask,
              self.to_act)  # fmt: skip
 
     def _reset_games(self) -> None:
         self.btape = np.zeros((len(self.log_games), self.tape.shape[1]))
         self.bcursor = np.zeros(len(self.log_games), dtype=np.int64)
-        self._pending[:] = 0.0
         self._grow_tape()
         self._kernel(MODE_RESET, self._no_actions, self._all)
 
