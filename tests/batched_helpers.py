@@ -160,11 +160,13 @@ def play_logged_simultaneous(
     bots: dict[int, str] | None = None,
     wait: float = 0.0,
     keep_states: bool = False,
+    finished: int | None = None,
     **options: Any,
 ) -> SimultaneousTrace:
-    """``steps`` ticks of ``num_envs`` logged games with a uniformly random legal action for
-    every seat (a seat that may only wait waits); ``wait``: the share of the answering seats'
-    actions replaced by "wait" (longer cards); ``bots``: seat -> kernel bot name."""
+    """``steps`` ticks (or, with ``finished``, as many as it takes for that many games to
+    end, at most ``steps``) of ``num_envs`` logged games with a uniformly random legal action
+    for every seat (a seat that may only wait waits); ``wait``: the share of the answering
+    seats' actions replaced by "wait" (longer cards); ``bots``: seat -> kernel bot name."""
     engine = engine_cls(num_envs, seed=seed, log_games=range(num_envs), **options)
     p, a = engine.num_players, engine.num_actions
     if bots:
@@ -179,6 +181,7 @@ def play_logged_simultaneous(
     trace.keep(batch)
     if keep_states:
         trace.states.append(engine.state_observation())
+    ended = 0
     for _ in range(steps):
         actions = picker.pick(batch.mask.reshape(-1, a)).reshape(num_envs, p).copy()
         if wait:
@@ -188,6 +191,9 @@ def play_logged_simultaneous(
         trace.keep(batch)
         if keep_states:
             trace.states.append(engine.state_observation())
+        ended += int(batch.terminated.sum())
+        if finished is not None and ended >= finished:
+            break
     return trace
 
 
@@ -246,24 +252,24 @@ def replay_simultaneous(
     games: range | None = None,
     bots: dict[int, Any] | None = None,
 ) -> Counter:
-    """Replay every game of a simultaneous trace through the reference game, tick by tick,
-    and check every seat's observation, mask and turn, the rewards and terminations (and
-    the privileged view where the trace kept it) at every step. ``bots`` (seat -> a
-    callable making the reference bot) play the seats the kernel's bots played, fed the
-    kernel bots' logged draws; each of their decisions must equal the kernel's.
+    """Replay every game of a simultaneous trace through the reference game (a
+    ``ChanceReplay`` of each episode's chance log), tick by tick, and check every seat's
+    observation, mask and turn, the rewards and terminations (and the privileged view where
+    the trace kept it) after every step. ``bots`` (seat -> a callable making the reference
+    bot) play the seats the kernel's bots played, fed the kernel bots' logged draws
+    (:class:`BotDrawReplay`); each of their decisions must equal the kernel's.
 
-    Returns counters of what happened (``finished`` games, resolved ``cards``,
-    ``jackpot`` cards, ``relocations``, answers given by kind, ...) and ``inexact``, the
-    number of continuous entries that matched within :data:`TOLERANCE` but not bit for bit.
+    Returns counters of what happened (``finished`` games, resolved ``cards``, ``jackpot``
+    cards, ``relocations``, answers given by kind, ...) and ``inexact``: how many continuous
+    entries matched within :data:`TOLERANCE` but not bit for bit.
     """
     engine = trace.engine
     game = engine.game
     p = game.num_players
     observer = game.observer(game.observation_kind)
     truth = game.observer("privileged")
-    close = _continuous_mask(observer, p)
-    close_truth = _continuous_mask(truth, p)
-    stats: Counter = Counter()
+    checker = _TickChecker(trace, game, observer, truth)
+    stats = checker.stats
     for g in games if games is not None else range(engine.num_envs):
         players = {s: make() for s, make in (bots or {}).items()}
         for bot in players.values():
@@ -275,23 +281,22 @@ def replay_simultaneous(
         chance = ChanceReplay(episodes[0])
         draws = BotDrawReplay(bot_episodes[0])
         state = game.init(chance)
-        where = f"game {g}, episode 0, after reset"
-        _check_tick(trace, game, observer, truth, close, close_truth, state, g, 0, where, stats)
+        checker.check(state, g, 0, f"game {g}, episode 0, after reset")
         for t, actions in enumerate(trace.actions):
             where = f"game {g}, episode {episode}, step {t}"
+            row = actions[g]
             rewards = np.zeros(p)
             while True:
                 chosen = {}
                 for s in game.to_act(state):
                     if s in players:
                         seen = observer.observe(state, s)
-                        mask = game.legal_mask(state, s)
-                        a = int(players[s].act(seen, mask, draws))
+                        a = int(players[s].act(seen, game.legal_mask(state, s), draws))
                         logged = draws.action(s)
                         assert a == logged, f"{where}: seat {s} bot plays {a}, the kernel {logged}"
                         stats["bot_decisions"] += 1
                     else:
-                        a = int(actions[g, s])
+                        a = int(row[s])
                     chosen[s] = a
                 last = state.last_result
                 got = game.apply(state, chosen, chance)
@@ -299,9 +304,10 @@ def replay_simultaneous(
                 if got is not None:
                     rewards += got
                 if state.last_result is not last:
-                    _count_card(state.last_result, game, stats)
-                acting = game.to_act(state)
-                if game.is_terminal(state) or any(s not in players for s in acting):
+                    checker.count_card(state.last_result)
+                if game.is_terminal(state) or not players:
+                    break
+                if any(s not in players for s in game.to_act(state)):
                     break
             reported = trace.rewards[t + 1][g]
             if np.abs(reported - rewards).max() > 1e-6:
@@ -316,78 +322,76 @@ def replay_simultaneous(
                 chance = ChanceReplay(episodes[episode])
                 draws = BotDrawReplay(bot_episodes[episode])
                 state = game.init(chance)
-            where = f"game {g}, episode {episode}, after step {t}"
-            _check_tick(
-                trace, game, observer, truth, close, close_truth, state, g, t + 1, where, stats
-            )
+            checker.check(state, g, t + 1, f"game {g}, episode {episode}, after step {t}")
         assert episode == len(episodes) - 1, f"game {g}: more episodes logged than played"
     return stats
 
 
-def _continuous_mask(observer: Any, p: int) -> np.ndarray:
+class _TickChecker:
+    """Compares one position of the trace with the reference (every seat)."""
+
+    def __init__(self, trace: SimultaneousTrace, game: Any, observer: Any, truth: Any) -> None:
+        from ratenvs.ratto_zakko.rules import RESPONSES
+
+        self.trace, self.game, self.observer, self.truth = trace, game, observer, truth
+        self.close = _continuous_mask(observer)
+        self.close_truth = _continuous_mask(truth)
+        self.kinds = [r.split(":")[0] for r in RESPONSES]
+        self.stats: Counter = Counter()
+
+    def check(self, state: Any, g: int, t: int, where: str) -> None:
+        game, trace, observe = self.game, self.trace, self.observer.observe
+        acting = game.to_act(state)
+        observation, mask, to_act = trace.observation[t][g], trace.mask[t][g], trace.to_act[t][g]
+        for s in range(game.num_players):
+            want = observe(state, s)
+            if observation[s].tobytes() != want.tobytes():
+                self._compare(observation[s], want, self.close, f"{where}: seat {s} observation")
+            mine = s in acting
+            want = game.legal_mask(state, s) if mine else game.waiting_mask(state, s)
+            if mask[s].tobytes() != want.tobytes():
+                np.testing.assert_array_equal(mask[s], want, err_msg=f"{where}: seat {s} mask")
+            assert bool(to_act[s]) == mine, f"{where}: seat {s} to_act"
+        if trace.states:
+            want = self.truth.observe(state, None)
+            if trace.states[t][g].tobytes() != want.tobytes():
+                self._compare(trace.states[t][g], want, self.close_truth, f"{where}: state")
+        self.stats["positions"] += 1
+
+    def _compare(self, got: np.ndarray, want: np.ndarray, close: np.ndarray, what: str) -> None:
+        differ = got != want
+        if (differ & ~close).any():
+            np.testing.assert_array_equal(got, want, err_msg=what)
+        np.testing.assert_allclose(got, want, rtol=0, atol=TOLERANCE, err_msg=what)
+        self.stats["inexact"] += int(differ.sum())
+
+    def count_card(self, result: Any) -> None:
+        """Count what a resolved card shows (for the non-vacuity checks)."""
+        stats, kinds = self.stats, self.kinds
+        stats["cards"] += 1
+        stats["correct:" + kinds[result.correct]] += 1
+        if result.winner is None:
+            stats["jackpot"] += 1
+            if result.tied:
+                stats["tie"] += 1
+        else:
+            stats["won_by:" + kinds[result.correct]] += 1
+            if result.cards_won > 1:
+                stats["jackpot_taken"] += 1
+        if result.event:
+            stats["relocations"] += 1
+        stats["returned"] += len(result.returned_by)
+        if result.tick > 0:
+            stats["late_cards"] += 1
+        if result.tick == self.game.window_ticks - 1:
+            stats["window_ends"] += 1
+        for response, _tick in result.answers.values():
+            stats["answer:" + kinds[response]] += 1
+
+
+def _continuous_mask(observer: Any) -> np.ndarray:
     out = np.zeros(observer.size, dtype=bool)
     for name in CONTINUOUS_PIECES:
         if name in observer.slices:
             out[observer.slices[name]] = True
     return out
-
-
-def _compare(got, want, close, where, what, stats) -> None:
-    if np.array_equal(got, want):
-        return
-    differ = got != want
-    if (differ & ~close).any():
-        np.testing.assert_array_equal(got, want, err_msg=f"{where}: {what}")
-    np.testing.assert_allclose(got, want, rtol=0, atol=TOLERANCE, err_msg=f"{where}: {what}")
-    stats["inexact"] += int(differ.sum())
-
-
-def _check_tick(trace, game, observer, truth, close, close_truth, state, g, t, where, stats):
-    acting = game.to_act(state)
-    p = game.num_players
-    want_obs = np.stack([observer.observe(state, s) for s in range(p)])
-    _compare(trace.observation[t][g], want_obs, close, where, "observation", stats)
-    want_mask = np.stack(
-        [
-            game.legal_mask(state, s) if s in acting else game.waiting_mask(state, s)
-            for s in range(p)
-        ]
-    )
-    if not np.array_equal(trace.mask[t][g], want_mask):
-        np.testing.assert_array_equal(trace.mask[t][g], want_mask, err_msg=f"{where}: mask")
-    to_act = np.zeros(p, dtype=bool)
-    to_act[list(acting)] = True
-    assert np.array_equal(trace.to_act[t][g], to_act), f"{where}: to_act"
-    if trace.states:
-        _compare(trace.states[t][g], truth.observe(state, None), close_truth, where, "state", stats)
-    stats["positions"] += 1
-
-
-def _count_card(result: Any, game: Any, stats: Counter) -> None:
-    """Count what a resolved card shows (for the non-vacuity checks)."""
-    from ratenvs.ratto_zakko.rules import RESPONSES
-
-    stats["cards"] += 1
-    stats[f"level:{game.level}"] += 1
-    stats[f"correct:{RESPONSES[result.correct].split(':')[0]}"] += 1
-    if result.winner is None:
-        stats["jackpot"] += 1
-        if result.tied:
-            stats["tie"] += 1
-        if not result.answers:
-            stats["nobody_answered"] += 1
-    else:
-        stats["won"] += 1
-        stats[f"won_by:{RESPONSES[result.correct].split(':')[0]}"] += 1
-        if result.cards_won > 1:
-            stats["jackpot_taken"] += 1
-    if result.event:
-        stats["relocations"] += 1
-    if result.returned_by:
-        stats["returned"] += len(result.returned_by)
-    if result.tick > 0:
-        stats["late_cards"] += 1
-    if result.tick == game.window_ticks - 1:
-        stats["window_ends"] += 1
-    for response, _tick in result.answers.values():
-        stats[f"answer:{RESPONSES[response].split(':')[0]}"] += 1
