@@ -295,6 +295,8 @@ def replay_simultaneous(
                         logged = draws.action(s)
                         assert a == logged, f"{where}: seat {s} bot plays {a}, the kernel {logged}"
                         stats["bot_decisions"] += 1
+                        if a:
+                            stats[f"bot_actions:{s}"] += 1
                     else:
                         a = int(row[s])
                     chosen[s] = a

@@ -138,26 +138,30 @@ def test_state_observation_is_the_privileged_observer(options):
 
 # ------------------------------------------------------------------ kernel bots
 BOT_SEATINGS = (
-    ({"num_players": 4}, {1: "adult", 2: "perfect", 3: "bayes"}),
-    (
-        {"num_players": 5, "level": "main", "observation": "memoryless", "relocation": "both"},
-        {1: "child", 2: "expert", 3: "random", 4: "bayes"},
-    ),
-    (
-        {"num_players": 4, "level": "dessert", "perception": "clear", "answer_beliefs": True},
-        {0: "perfect", 2: "adult", 3: "expert"},
-    ),
+    # one human-model bot against a random seat: the bot answers (nearly) every card
+    ({"num_players": 2}, {1: "child"}, (1,)),
+    ({"num_players": 3, "level": "main", "observation": "memoryless", "relocation": "both"},
+     {1: "adult", 2: "random"}, (1, 2)),
+    ({"num_players": 3, "level": "dessert", "perception": "clear", "answer_beliefs": True,
+      "fly_card_under_shaker": "rat"}, {0: "expert", 2: "random"}, (0, 2)),
+    # every kind at one table (the order of their draws); the ideal observer wins most cards
+    ({"num_players": 5, "level": "main"}, {1: "bayes", 2: "child", 3: "perfect", 4: "random"},
+     (1, 3, 4)),
+)  # fmt: skip
+"""Options, seat -> kernel bot, and the seats that must have answered hundreds of times."""
+
+
+@pytest.mark.parametrize(
+    ("options", "seats", "busy"), BOT_SEATINGS, ids=["child", "adult", "expert", "all"]
 )
-
-
-@pytest.mark.parametrize(("options", "seats"), BOT_SEATINGS, ids=["starter", "memoryless", "clear"])
-def test_kernel_bots_decide_as_the_reference_bots(options, seats):
+def test_kernel_bots_decide_as_the_reference_bots(options, seats, busy):
     """Seats played inside the kernel: the replay gives the reference bots the kernel bots'
     draws; every decision (wait, answer, relocation) must be the same, and the game too."""
-    trace = play_logged_simultaneous(BatchedRattoZakko, 8, 150, 11, bots=seats, **options)
+    trace = play_logged_simultaneous(BatchedRattoZakko, 12, 80, 11, bots=seats, **options)
     stats = replay_simultaneous(trace, bots={s: BOTS[name] for s, name in seats.items()})
-    assert stats["bot_decisions"] >= 10_000 and stats["relocations"] >= 200, stats
-    assert stats["won_by:grab"] >= 300 and stats["won_by:shout"] >= 100, stats
+    assert stats["bot_decisions"] >= 5000 and stats["relocations"] >= 50, stats
+    for seat in busy:
+        assert stats[f"bot_actions:{seat}"] >= 150, (seats[seat], stats)
 
 
 def test_bot_names_are_the_reference_bots():
