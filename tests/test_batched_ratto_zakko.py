@@ -27,6 +27,7 @@ import pytest
 from batched_helpers import play_logged_simultaneous, replay_simultaneous
 
 from ratenvs.common.batched import RandomActions
+from ratenvs.common.options import UnknownOptionError
 from ratenvs.games import GAMES
 from ratenvs.ratto_zakko.batched import BOT_NAMES, BatchedRattoZakko
 from ratenvs.ratto_zakko.bots import BOTS
@@ -375,6 +376,14 @@ def _snapshot(engine):
 
 
 def test_bad_input_is_a_clear_error_and_loses_nothing():
+    with pytest.raises(ValueError, match="num_envs"):
+        BatchedRattoZakko(0)
+    with pytest.raises(TypeError, match="num_envs"):
+        BatchedRattoZakko(2.5)
+    with pytest.raises(UnknownOptionError, match="no_such_option"):
+        BatchedRattoZakko(4, no_such_option=1)
+    with pytest.raises(ValueError, match="log_games"):
+        BatchedRattoZakko(4, log_games=[4])
     with pytest.raises(ValueError, match="num_players"):
         BatchedRattoZakko(4, num_players=9)
     with pytest.raises(ValueError, match="answer_beliefs"):
@@ -421,6 +430,12 @@ def test_bad_input_is_a_clear_error_and_loses_nothing():
         engine.step(good, active=np.ones(3, dtype=bool))
     with pytest.raises(ValueError, match="not logged"):
         engine.bot_logs(1)
+    with pytest.raises(ValueError, match="external"):
+        engine.set_bots(np.zeros((8, 3), dtype=np.int64))
+    with pytest.raises(ValueError, match="shape"):
+        engine.set_bots(np.zeros((3, 3), dtype=np.int64))
+    with pytest.raises(ValueError, match="no batched bot"):
+        engine.bot_index("nobody")
     for got, want in zip(_snapshot(engine), before):
         np.testing.assert_array_equal(got, want)
     engine.step(good)  # the legal step still works

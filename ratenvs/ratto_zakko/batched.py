@@ -102,7 +102,6 @@ NUM_G = 12
 # the options as ints: entries of ``cfg``
 (C_P, C_LEVEL, C_WINDOW, C_GRADUAL, C_MEMORYLESS, C_WIN, C_BOTH, C_BELIEFS, C_DECK,
  C_VARIANT) = range(10)  # fmt: skip
-NUM_C = 10
 # rows of ``rules_t`` (card, shaker, fly): the oracle's answer, a conflict card, the lure
 R_CORRECT, R_CONFLICT, R_LURE = range(3)
 # rows of ``ftab`` (float32 observation values): tick / window, elapsed seconds, count / deck
@@ -371,6 +370,9 @@ def _bot_react(b, g, s, cfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_
             tape_put(btape, bcursor, slot, ACTION_RESPONSE_FIRST + NUM_RESPONSES)
             tape_put(btape, bcursor, slot, j)
         return j
+    # A reference bot answers with the fly where it last saw it: every seat is asked at a
+    # card's first tick, where the fly is shown whenever it moved (memoryless) or always
+    # (knowledge), so what it remembers is where the fly is.
     sh = gs[g, G_SHAKER]
     fl = gs[g, G_FLY]
     el = elapsed_ms[t]
@@ -1000,8 +1002,9 @@ class BatchedRattoZakko(BatchedGame):
         return self._result()
 
     def state_observation(self) -> np.ndarray:
-        """``(num_envs, privileged_size)`` float32: every game's whole truth, the reference
-        ``privileged`` observer's vector (``env.state()``)."""
+        """``(num_envs, privileged_size)`` float32: every game's whole truth now, the
+        reference ``privileged`` observer's vector (``env.state()``; a game that ended in the
+        last step shows its successor)."""
         out = np.zeros((self.num_envs, self.state_size), dtype=np.float32)
         _state_observation(self.cfg, self.fcfg, self.gs, self.deck, self.ss, self.posterior,
                            self._ftab,
