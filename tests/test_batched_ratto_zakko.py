@@ -165,6 +165,20 @@ def test_kernel_bots_decide_as_the_reference_bots(options, seats, busy):
         assert stats[f"bot_actions:{seat}"] >= 150, (seats[seat], stats)
 
 
+def test_a_bot_that_takes_a_seat_during_a_card_draws_at_once():
+    """As a new reference bot: its first decision, at any tick, draws the card's randomness."""
+    engine = BatchedRattoZakko(4, seed=2, log_games=range(4), num_players=2)
+    for _ in range(3):
+        engine.step(np.zeros((4, 2), dtype=np.int64))  # everybody waits: tick 3
+    table = np.full((4, 2), engine.EXTERNAL)
+    table[:, 1] = engine.bot_index("adult")
+    engine.set_bots(table)
+    engine.step(np.zeros((4, 2), dtype=np.int64))
+    for g in range(4):
+        kinds = [r[0] for r in engine.bot_logs(g)[0]]
+        assert kinds == ["normal", "exponential", "random", "random", "random", "action"]
+
+
 def test_bot_names_are_the_reference_bots():
     assert tuple(BOTS) == BOT_NAMES
 

@@ -114,8 +114,9 @@ S_WON, S_ANSWER, S_TICK, S_SUBMIT = range(4)
 E_CLEAR_EV = 0
 E_CLEAR_POST = NUM_CARD_KINDS
 E_PRIOR = 2 * NUM_CARD_KINDS
-# per-seat bot state (``bst``): this card's ex-Gaussian deviation and error lotteries
-S_DEVIATION, S_ERROR, S_LURE, S_OTHER = range(4)
+# per-seat bot state (``bst``): this card's ex-Gaussian deviation and error lotteries, and
+# the card they were drawn for (cards left in the deck; -1: a fresh bot)
+S_DEVIATION, S_ERROR, S_LURE, S_OTHER, S_KEY = range(5)
 
 LEVEL_STARTER, LEVEL_MAIN, LEVEL_DESSERT = range(3)
 NO_ANSWER = -1
@@ -412,8 +413,10 @@ def _bot_react(b, g, s, cfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_
         if float(vb) >= BAYES_CERTAINTY:
             return ACTION_RESPONSE_FIRST + best
         return ACTION_WAIT
-    # a human-model bot: this card's draws at its first tick
-    if t == 0:
+    # a human-model bot: this card's draws at its first decision (the card's first tick,
+    # or later for a bot that took the seat during the card: the reference bot's new_card)
+    if t == 0 or bst[g, s, S_KEY] != gs[g, G_DECK_LEN]:
+        bst[g, s, S_KEY] = gs[g, G_DECK_LEN]
         z = normal_ziggurat(rng, g)
         e = exponential(rng, g)
         tau = bot_f[b, B_TAU]
@@ -934,7 +937,7 @@ class BatchedRattoZakko(BatchedGame):
         self.ss = np.zeros((n, p, 4), dtype=np.int64)
         self.evidence = np.zeros((n, p, NUM_EV))
         self.posterior = np.zeros((n, p, NUM_EV))
-        self._bot_state = np.zeros((n, p, 4))
+        self._bot_state = np.zeros((n, p, 5))
         clear = [clear_evidence(c, 1, game.level) for c in range(NUM_CARD_KINDS)]
         self._etab = np.concatenate(
             [
@@ -1010,6 +1013,18 @@ class BatchedRattoZakko(BatchedGame):
                            self._ftab,
                            self._privileged_offsets, out)  # fmt: skip
         return out
+
+    def set_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
+        """Which seats the kernel plays (see :meth:`BatchedGame.set_bots`); every kernel bot
+        starts fresh, as a new reference bot would (a human-model bot that takes a seat
+        during a card draws that card's randomness at its first decision)."""
+        key = self._bot_state[..., S_KEY].copy()
+        self._bot_state[..., S_KEY] = -1.0
+        try:
+            super().set_bots(bots)
+        except ValueError:
+            self._bot_state[..., S_KEY] = key
+            raise
 
     def bot_logs(self, game: int) -> list[list[list[Any]]]:
         """Every draw the kernel's bots made in logged game ``game`` and every bot decision,
