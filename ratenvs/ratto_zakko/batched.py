@@ -1010,8 +1010,7 @@ class BatchedRattoZakko(BatchedGame):
         last step shows its successor)."""
         out = np.zeros((self.num_envs, self.state_size), dtype=np.float32)
         _state_observation(self.cfg, self.fcfg, self.gs, self.deck, self.ss, self.posterior,
-                           self._ftab,
-                           self._privileged_offsets, out)  # fmt: skip
+                           self._ftab, self._privileged_offsets, out)  # fmt: skip
         return out
 
     def set_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
@@ -1056,8 +1055,8 @@ class BatchedRattoZakko(BatchedGame):
         next_bots = getattr(self, "next_bots", self.bots)
         _run(mode, actions, active, self.bots, next_bots, self.cfg, self.fcfg, self.gs,
              self.deck, self.ss, self.evidence, self.posterior, self._bot_state, self._etab,
-             self._rules, self._level_resp, self._elapsed_ms, self._bot_f,
-             self._ftab, self._mtab, self._base_deck, self._perm, self._scratch, self.rng,
+             self._rules, self._level_resp, self._elapsed_ms, self._bot_f, self._ftab,
+             self._mtab, self._base_deck, self._perm, self._scratch, self.rng,
              self.slot_of, self.tape, self.cursor, self.btape, self.bcursor, self.rewards,
              self._running, self.returns, self.terminated, self.obs, self.mask,
              self.to_act)  # fmt: skip
