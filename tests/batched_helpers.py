@@ -137,3 +137,263 @@ def _check_position(trace, game, observer, state, g, t, episode) -> None:
     got, want = trace.mask[t][g], game.legal_mask(state, seat)
     if not np.array_equal(got, want):
         np.testing.assert_array_equal(got, want, err_msg=f"{where}: mask")
+
+
+# ------------------------------------------------- simultaneous games (Ratto Zakko's ticks)
+from collections import Counter  # noqa: E402
+
+
+@dataclass
+class SimultaneousTrace(Trace):
+    """A :class:`Trace` of a simultaneous engine (every array has a seat axis after the game
+    axis; ``to_act`` is a bool per seat); ``states`` keeps ``state_observation()`` after
+    every step when asked."""
+
+    states: list[np.ndarray] = field(default_factory=list)
+
+
+def play_logged_simultaneous(
+    engine_cls: type,
+    num_envs: int,
+    steps: int,
+    seed: int,
+    bots: dict[int, str] | None = None,
+    wait: float = 0.0,
+    keep_states: bool = False,
+    finished: int | None = None,
+    **options: Any,
+) -> SimultaneousTrace:
+    """``steps`` ticks (or, with ``finished``, as many as it takes for that many games to
+    end, at most ``steps``) of ``num_envs`` logged games with a uniformly random legal action
+    for every seat (a seat that may only wait waits); ``wait``: the share of the answering
+    seats' actions replaced by "wait" (longer cards); ``bots``: seat -> kernel bot name."""
+    engine = engine_cls(num_envs, seed=seed, log_games=range(num_envs), **options)
+    p, a = engine.num_players, engine.num_actions
+    if bots:
+        table = np.full((num_envs, p), engine.EXTERNAL)
+        for seat, name in bots.items():
+            table[:, seat] = engine.bot_index(name)
+        engine.set_bots(table)
+    picker = RandomActions(num_envs * p, seed=seed + 1)
+    waits = np.random.default_rng(seed + 2)
+    trace = SimultaneousTrace(engine)
+    batch = engine.reset()
+    trace.keep(batch)
+    if keep_states:
+        trace.states.append(engine.state_observation())
+    ended = 0
+    for _ in range(steps):
+        actions = picker.pick(batch.mask.reshape(-1, a)).reshape(num_envs, p).copy()
+        if wait:
+            actions[(waits.random((num_envs, p)) < wait) & (batch.mask[..., 0] == 1)] = 0
+        trace.actions.append(actions)
+        batch = engine.step(actions)
+        trace.keep(batch)
+        if keep_states:
+            trace.states.append(engine.state_observation())
+        ended += int(batch.terminated.sum())
+        if finished is not None and ended >= finished:
+            break
+    return trace
+
+
+class BotDrawReplay:
+    """The generator a reference bot is given in a replay: it plays back the draws the
+    kernel's bot made (``engine.bot_logs``), checking each call's kind, and the logged
+    decisions (:meth:`action`)."""
+
+    def __init__(self, records: list[list[Any]]) -> None:
+        self.records = records
+        self.position = 0
+
+    def _next(self, kind: str) -> list[Any]:
+        if self.position >= len(self.records):
+            raise AssertionError(f"the bot log ran out at record {self.position} ({kind})")
+        record = self.records[self.position]
+        if record[0] != kind:
+            raise AssertionError(f"bot record {self.position}: asked for {kind}, got {record}")
+        self.position += 1
+        return record
+
+    @property
+    def exhausted(self) -> bool:
+        return self.position == len(self.records)
+
+    def standard_normal(self) -> float:
+        return self._next("normal")[1]
+
+    def exponential(self, scale: float) -> float:
+        return scale * self._next("exponential")[1]
+
+    def random(self) -> float:
+        return self._next("random")[1]
+
+    def integers(self, high: int) -> int:
+        record = self._next("integers")
+        if record[1] != high:
+            raise AssertionError(f"the kernel bot drew below {record[1]}, the reference {high}")
+        return record[2]
+
+    def action(self, seat: int) -> int:
+        record = self._next("action")
+        if record[1] != seat:
+            raise AssertionError(f"bot record {self.position - 1} is seat {record[1]}, not {seat}")
+        return record[2]
+
+
+CONTINUOUS_PIECES = ("identity", "colour", "answer_beliefs", "posteriors")
+"""Observation pieces computed with ``exp`` (the kernel's C library, the reference's numpy):
+compared within :data:`TOLERANCE`, every other entry exactly."""
+TOLERANCE = 1e-6
+
+
+def replay_simultaneous(
+    trace: SimultaneousTrace,
+    games: range | None = None,
+    bots: dict[int, Any] | None = None,
+) -> Counter:
+    """Replay every game of a simultaneous trace through the reference game (a
+    ``ChanceReplay`` of each episode's chance log), tick by tick, and check every seat's
+    observation, mask and turn, the rewards and terminations (and the privileged view where
+    the trace kept it) after every step. ``bots`` (seat -> a callable making the reference
+    bot) play the seats the kernel's bots played, fed the kernel bots' logged draws
+    (:class:`BotDrawReplay`); each of their decisions must equal the kernel's.
+
+    Returns counters of what happened (``finished`` games, resolved ``cards``, ``jackpot``
+    cards, ``relocations``, answers given by kind, ...) and ``inexact``: how many continuous
+    entries matched within :data:`TOLERANCE` but not bit for bit.
+    """
+    engine = trace.engine
+    game = engine.game
+    p = game.num_players
+    observer = game.observer(game.observation_kind)
+    truth = game.observer("privileged")
+    checker = _TickChecker(trace, game, observer, truth)
+    stats = checker.stats
+    for g in games if games is not None else range(engine.num_envs):
+        players = {s: make() for s, make in (bots or {}).items()}
+        for bot in players.values():
+            if hasattr(bot, "bind"):
+                bot.bind(observer)
+        episodes = engine.chance_logs(g)
+        bot_episodes = engine.bot_logs(g)
+        episode = 0
+        chance = ChanceReplay(episodes[0])
+        draws = BotDrawReplay(bot_episodes[0])
+        state = game.init(chance)
+        checker.check(state, g, 0, f"game {g}, episode 0, after reset")
+        for t, actions in enumerate(trace.actions):
+            where = f"game {g}, episode {episode}, step {t}"
+            row = actions[g]
+            rewards = np.zeros(p)
+            while True:
+                chosen = {}
+                for s in game.to_act(state):
+                    if s in players:
+                        seen = observer.observe(state, s)
+                        a = int(players[s].act(seen, game.legal_mask(state, s), draws))
+                        logged = draws.action(s)
+                        assert a == logged, f"{where}: seat {s} bot plays {a}, the kernel {logged}"
+                        stats["bot_decisions"] += 1
+                        if a:
+                            stats[f"bot_actions:{s}"] += 1
+                    else:
+                        a = int(row[s])
+                    chosen[s] = a
+                last = state.last_result
+                got = game.apply(state, chosen, chance)
+                stats["ticks"] += 1
+                if got is not None:
+                    rewards += got
+                if state.last_result is not last:
+                    checker.count_card(state.last_result)
+                if game.is_terminal(state) or not players:
+                    break
+                if any(s not in players for s in game.to_act(state)):
+                    break
+            reported = trace.rewards[t + 1][g]
+            if np.abs(reported - rewards).max() > 1e-6:
+                raise AssertionError(f"{where}: rewards {reported.tolist()}, want {rewards}")
+            over = game.is_terminal(state)
+            assert bool(trace.terminated[t + 1][g]) == over, where
+            if over:
+                assert chance.exhausted, f"{where}: logged draws left unused"
+                assert draws.exhausted, f"{where}: logged bot draws left unused"
+                stats["finished"] += 1
+                episode += 1
+                chance = ChanceReplay(episodes[episode])
+                draws = BotDrawReplay(bot_episodes[episode])
+                state = game.init(chance)
+            checker.check(state, g, t + 1, f"game {g}, episode {episode}, after step {t}")
+        assert episode == len(episodes) - 1, f"game {g}: more episodes logged than played"
+    return stats
+
+
+class _TickChecker:
+    """Compares one position of the trace with the reference (every seat)."""
+
+    def __init__(self, trace: SimultaneousTrace, game: Any, observer: Any, truth: Any) -> None:
+        from ratenvs.ratto_zakko.rules import RESPONSES
+
+        self.trace, self.game, self.observer, self.truth = trace, game, observer, truth
+        self.close = _continuous_mask(observer)
+        self.close_truth = _continuous_mask(truth)
+        self.kinds = [r.split(":")[0] for r in RESPONSES]
+        self.stats: Counter = Counter()
+
+    def check(self, state: Any, g: int, t: int, where: str) -> None:
+        game, trace, observe = self.game, self.trace, self.observer.observe
+        acting = game.to_act(state)
+        observation, mask, to_act = trace.observation[t][g], trace.mask[t][g], trace.to_act[t][g]
+        for s in range(game.num_players):
+            want = observe(state, s)
+            if observation[s].tobytes() != want.tobytes():
+                self._compare(observation[s], want, self.close, f"{where}: seat {s} observation")
+            mine = s in acting
+            want = game.legal_mask(state, s) if mine else game.waiting_mask(state, s)
+            if mask[s].tobytes() != want.tobytes():
+                np.testing.assert_array_equal(mask[s], want, err_msg=f"{where}: seat {s} mask")
+            assert bool(to_act[s]) == mine, f"{where}: seat {s} to_act"
+        if trace.states:
+            want = self.truth.observe(state, None)
+            if trace.states[t][g].tobytes() != want.tobytes():
+                self._compare(trace.states[t][g], want, self.close_truth, f"{where}: state")
+        self.stats["positions"] += 1
+
+    def _compare(self, got: np.ndarray, want: np.ndarray, close: np.ndarray, what: str) -> None:
+        differ = got != want
+        if (differ & ~close).any():
+            np.testing.assert_array_equal(got, want, err_msg=what)
+        np.testing.assert_allclose(got, want, rtol=0, atol=TOLERANCE, err_msg=what)
+        self.stats["inexact"] += int(differ.sum())
+
+    def count_card(self, result: Any) -> None:
+        """Count what a resolved card shows (for the non-vacuity checks)."""
+        stats, kinds = self.stats, self.kinds
+        stats["cards"] += 1
+        stats["correct:" + kinds[result.correct]] += 1
+        if result.winner is None:
+            stats["jackpot"] += 1
+            if result.tied:
+                stats["tie"] += 1
+        else:
+            stats["won_by:" + kinds[result.correct]] += 1
+            if result.cards_won > 1:
+                stats["jackpot_taken"] += 1
+        if result.event:
+            stats["relocations"] += 1
+        stats["returned"] += len(result.returned_by)
+        if result.tick > 0:
+            stats["late_cards"] += 1
+        if result.tick == self.game.window_ticks - 1:
+            stats["window_ends"] += 1
+        for response, _tick in result.answers.values():
+            stats["answer:" + kinds[response]] += 1
+
+
+def _continuous_mask(observer: Any) -> np.ndarray:
+    out = np.zeros(observer.size, dtype=bool)
+    for name in CONTINUOUS_PIECES:
+        if name in observer.slices:
+            out[observer.slices[name]] = True
+    return out

@@ -454,3 +454,98 @@ class BatchedGame:
     def _play_bots(self) -> None:  # pragma: no cover - abstract
         """Play the kernel's bots in every game whose acting seat is one."""
         raise NotImplementedError
+
+
+# ------------------------------------------------- more chance (appended for Ratto Zakko)
+_ZIG_LAYERS = 256
+_ZIG_R = 3.6541528853610088
+"""Start of the normal's tail in the 256-layer ziggurat (Marsaglia & Tsang 2000)."""
+
+
+def _ziggurat_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Layer edges ``x`` (x[0] = the base strip's virtual width, x[1] = r, ..., x[256] = 0)
+    and ``f = exp(-x^2 / 2)`` at them, for :func:`normal_ziggurat`."""
+    import math
+
+    def f(x: float) -> float:
+        return math.exp(-0.5 * x * x)
+
+    r = _ZIG_R
+    v = r * f(r) + math.sqrt(math.pi / 2.0) * math.erfc(r / math.sqrt(2.0))  # each layer's area
+    x = np.zeros(_ZIG_LAYERS + 1)
+    x[0] = v / f(r)
+    x[1] = r
+    for i in range(1, _ZIG_LAYERS - 1):
+        x[i + 1] = math.sqrt(-2.0 * math.log(f(x[i]) + v / x[i]))
+    x[_ZIG_LAYERS] = 0.0
+    return x, np.array([f(t) for t in x])
+
+
+_ZIG_X, _ZIG_F = _ziggurat_tables()
+_LOW8 = np.uint64(0xFF)
+
+
+@njit(cache=True, inline="always")
+def exponential(rng: np.ndarray, g: int) -> float:
+    """A standard exponential draw (mean 1): ``-log(1 - U)``."""
+    return -np.log(1.0 - uniform(rng, g))
+
+
+@njit(cache=True, inline="always")
+def _mix(s: np.uint64) -> np.uint64:
+    """splitmix64's output function (as :func:`next_u64`)."""
+    z = (s ^ (s >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def _ziggurat_slow(s: np.uint64, i: int, u: float, x: float) -> tuple[float, np.uint64]:
+    """The ziggurat's rare cases (a wedge, the tail) for :func:`normal_from`."""
+    while True:
+        if i == 0:  # the tail beyond r (Marsaglia 1964)
+            while True:
+                s = s + _GOLDEN
+                t = -np.log(1.0 - float(_mix(s) >> _S11) * _INV53) / _ZIG_R
+                s = s + _GOLDEN
+                y = -np.log(1.0 - float(_mix(s) >> _S11) * _INV53)
+                if 2.0 * y >= t * t:
+                    break
+            return (_ZIG_R + t if u >= 0.0 else -(_ZIG_R + t)), s
+        s = s + _GOLDEN
+        v = float(_mix(s) >> _S11) * _INV53
+        if _ZIG_F[i] + v * (_ZIG_F[i + 1] - _ZIG_F[i]) < np.exp(-0.5 * x * x):
+            return x, s
+        s = s + _GOLDEN
+        bits = _mix(s)
+        i = int(bits & _LOW8)
+        u = 2.0 * (float(bits >> _S11) * _INV53) - 1.0
+        x = u * _ZIG_X[i]
+        if abs(x) < _ZIG_X[i + 1]:
+            return x, s
+
+
+@njit(cache=True, inline="always")
+def normal_from(s: np.uint64) -> tuple[float, np.uint64]:
+    """A standard normal by the 256-layer ziggurat (Marsaglia & Tsang 2000) from a generator
+    state ``s`` held in a local variable; returns the draw and the advanced state. For a run
+    of draws in a kernel: ``s = rng[g]``, draw, ``rng[g] = s`` (about 3x faster than going
+    through the array each time; the same draws as :func:`normal_ziggurat`). One 64-bit draw
+    for 98.5% of the values: the layer from the low 8 bits, a uniform in [-1, 1) from the
+    high 53."""
+    s = s + _GOLDEN
+    bits = _mix(s)
+    i = int(bits & _LOW8)
+    u = 2.0 * (float(bits >> _S11) * _INV53) - 1.0
+    x = u * _ZIG_X[i]
+    if abs(x) < _ZIG_X[i + 1]:
+        return x, s
+    return _ziggurat_slow(s, i, u, x)
+
+
+@njit(cache=True)
+def normal_ziggurat(rng: np.ndarray, g: int) -> float:
+    """A standard normal draw of game ``g`` by the ziggurat (:func:`normal_from`; a few
+    times faster than :func:`normal`)."""
+    x, rng[g] = normal_from(rng[g])
+    return x
