@@ -218,3 +218,63 @@ def test_rat_a_tat_cat_door_python_heuristic_policies_match_the_kernel_heuristic
         np.testing.assert_array_equal(da, db)
         ended += int(da.sum())
     assert ended > 0 and policy.rows / policy.calls > 2  # several games per forward pass
+
+
+def test_ratto_zakko_door_the_learner_answers_at_its_ticks():
+    envs = gymnasium.make_vec(
+        GAMES["ratto_zakko"].gymnasium_id,
+        num_envs=128,
+        vectorization_mode="vector_entry_point",
+        opponents="adult",
+        learner_seat="random",
+        seed=4,
+    )
+    assert isinstance(envs, BatchedVectorEnv) and envs.simultaneous
+    engine = envs.engine
+    obs, info = envs.reset()
+    games = np.arange(128)
+    pick = RandomActions(128, 4)
+    running = np.zeros(128)
+    ended = 0
+    for _ in range(400):
+        seat = info["learner_seat"]
+        # the learner acts at every step, and sees its own row
+        assert engine.to_act[games, seat].all()
+        np.testing.assert_array_equal(obs, engine.obs[games, seat])
+        masks = envs.action_masks()
+        np.testing.assert_array_equal(masks, engine.mask[games, seat].astype(bool))
+        obs, rewards, done, _, info = envs.step(pick.pick(masks.astype(np.int8)).copy())
+        running += rewards
+        for g in np.flatnonzero(done):
+            assert running[g] == pytest.approx(engine.returns[g, seat[g]])
+            ended += 1
+        running[done] = 0.0
+    assert ended > 50
+
+
+def test_ratto_zakko_door_frozen_policies_answer_in_the_learners_tick():
+    """Policies answer in the same tick as the learner, from their own rows, in batches
+    (the kernel's bots draw from the games' generators, so a Python copy of a bot does
+    not replay the same games; tests/test_batched_ratto_zakko.py proves the kernel bots)."""
+    seen = []
+
+    class Waiter(Opponents):
+        def draw(self, rng, games, slots, bot_index):
+            return np.full((games, slots), -2)
+
+        def act(self, policy, observations, masks):
+            seen.append(len(observations))
+            assert masks.any(axis=1).all()
+            legal = masks.astype(bool)
+            # the last legal action: an answer when one is allowed
+            return legal.shape[1] - 1 - np.argmax(legal[:, ::-1], axis=1)
+
+    envs = BatchedVectorEnv("ratto_zakko", 64, opponents=Waiter(), learner_seat=0, seed=6)
+    envs.reset()
+    pick = RandomActions(64, 6)
+    ended = 0
+    for _ in range(1000):
+        actions = pick.pick(envs.action_masks().astype(np.int8)).copy()
+        _, _, done, _, _ = envs.step(actions)
+        ended += int(done.sum())
+    assert ended > 0 and np.mean(seen) > 2

@@ -422,7 +422,7 @@ def _check_values(cfg: TrainConfig) -> None:
 def _check_batched(cfg: TrainConfig, spec: Any) -> None:
     """``vec_env: batched`` needs the game's batched learner door, and its opponents must
     be bots the engine plays in its kernel."""
-    if not spec.has_batched or spec.batched().simultaneous:
+    if not spec.has_batched:
         raise ConfigError(f"vec_env: {cfg.game} has no batched learner door; use dummy or subproc")
     if cfg.reward_shaping:
         name = next(iter(cfg.reward_shaping))

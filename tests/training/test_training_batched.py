@@ -33,7 +33,11 @@ def test_a_batched_run_trains_and_its_checkpoint_plays(tmp_path):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"game": "ratto_zakko", "env_options": {}}, "vec_env: ratto_zakko has no batched"),
+        ({"game": "ratto_zakko", "env_options": {}, "opponents": ["adult"]}, None),
+        (
+            {"game": "ratto_zakko", "env_options": {}, "opponents": ["nobody"]},
+            "opponents: unknown bot|is not a bot of the batched",
+        ),
         ({"opponents": ["most_common"], "env_options": {"num_players": 2}}, None),
         (
             {"opponents": ["no_such"], "env_options": {"num_players": 2}},
