@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
 TORCH  ?= torch==2.13.0
 
-.PHONY: train test lint format bench clean
+.PHONY: train test lint format bench bench-batched clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ format: $(STAMP)
 
 bench: $(STAMP)  ## speed of every env vs connect_four_v3, written to benchmarks/results.json
 	$(PY) benchmarks/bench_envs.py
+
+bench-batched: $(STAMP)  ## the batched engines vs raw_env and connect_four_v3: benchmarks/results_batched.json
+	$(PY) benchmarks/bench_envs.py --batched
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

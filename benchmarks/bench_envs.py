@@ -1,6 +1,7 @@
 """Reproducible speed measurement of every shipped env against PettingZoo's connect_four_v3.
 
     python benchmarks/bench_envs.py [--seconds 3] [--rounds 5] [--out benchmarks/results.json]
+    python benchmarks/bench_envs.py --batched [--out benchmarks/results_batched.json]
 
 Writes the records of :func:`ratenvs.bench.run` plus the machine it ran on, and
 prints the table that the README quotes.
@@ -26,10 +27,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=Path(__file__).with_name("results.json"))
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--batched", action="store_true", help="the batched engines (ratenvs bench --batched)"
+    )
     args = parser.parse_args()
-    records = bench.run(seconds=args.seconds, rounds=args.rounds)
-    print(bench.format_table(records))
+    name = "results_batched.json" if args.batched else "results.json"
+    args.out = args.out or Path(__file__).with_name(name)
+    if args.batched:
+        records = bench.run_batched(seconds=args.seconds, rounds=args.rounds)
+        print(bench.format_batched_table(records))
+    else:
+        records = bench.run(seconds=args.seconds, rounds=args.rounds)
+        print(bench.format_table(records))
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "python": platform.python_version(),
