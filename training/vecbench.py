@@ -185,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _batched_games() -> list[Any]:
     from ratenvs.games import GAMES
 
-    return [s for s in GAMES.values() if s.has_batched and not s.batched().simultaneous]
+    return [s for s in GAMES.values() if s.has_batched]
 
 
 if __name__ == "__main__":
