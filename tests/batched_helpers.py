@@ -110,13 +110,8 @@ def replay_turn_based(
             if got is not None:
                 rewards += got
             play_bots(state, chance, rewards)
-            reported = trace.rewards[t + 1][g]
-            if np.abs(reported - rewards).max() > 1e-6:
-                raise AssertionError(f"{where}: rewards {reported.tolist()}, want {rewards}")
-            over = game.is_terminal(state)
-            assert bool(trace.terminated[t + 1][g]) == over, where
+            over = _check_step(trace, game, state, chance, t, g, rewards, where)
             if over:
-                assert chance.exhausted, f"{where}: logged draws left unused"
                 finished += 1
                 episode += 1
                 chance = ChanceReplay(episodes[episode])
@@ -125,6 +120,19 @@ def replay_turn_based(
             _check_position(trace, game, observer, state, g, t + 1, episode)
         assert episode == len(episodes) - 1, f"game {g}: more episodes logged than played"
     return finished
+
+
+def _check_step(trace, game, state, chance, t, g, rewards, where) -> bool:
+    """The rewards and termination a step reported for game ``g``; True if it ended (then
+    every logged draw of the episode must have been used)."""
+    reported = trace.rewards[t + 1][g]
+    if np.abs(reported - rewards).max() > 1e-6:
+        raise AssertionError(f"{where}: rewards {reported.tolist()}, want {rewards}")
+    over = game.is_terminal(state)
+    assert bool(trace.terminated[t + 1][g]) == over, where
+    if over:
+        assert chance.exhausted, f"{where}: logged draws left unused"
+    return over
 
 
 def _check_position(trace, game, observer, state, g, t, episode) -> None:
@@ -311,13 +319,8 @@ def replay_simultaneous(
                     break
                 if any(s not in players for s in game.to_act(state)):
                     break
-            reported = trace.rewards[t + 1][g]
-            if np.abs(reported - rewards).max() > 1e-6:
-                raise AssertionError(f"{where}: rewards {reported.tolist()}, want {rewards}")
-            over = game.is_terminal(state)
-            assert bool(trace.terminated[t + 1][g]) == over, where
+            over = _check_step(trace, game, state, chance, t, g, rewards, where)
             if over:
-                assert chance.exhausted, f"{where}: logged draws left unused"
                 assert draws.exhausted, f"{where}: logged bot draws left unused"
                 stats["finished"] += 1
                 episode += 1
