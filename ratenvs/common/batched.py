@@ -198,6 +198,19 @@ def tape_put(tape: np.ndarray, cursor: np.ndarray, slot: int, value: float) -> N
     cursor[slot] += 1
 
 
+def grown(tape: np.ndarray, need: int) -> np.ndarray:
+    """``tape`` (a tape per row) with room for ``need`` numbers per row, doubled as often
+    as needed; the tape itself when it already has the room."""
+    cap = tape.shape[1]
+    if need <= cap:
+        return tape
+    while cap < need:
+        cap *= 2
+    out = np.zeros((tape.shape[0], cap), dtype=tape.dtype)
+    out[:, : tape.shape[1]] = tape
+    return out
+
+
 def decode_tape(row: np.ndarray) -> list[list[list[Any]]]:
     """A logged game's tape as chance logs, one per episode (``ChanceLog.draws`` format)."""
     episodes: list[list[list[Any]]] = []
@@ -428,11 +441,14 @@ class BatchedGame:
 
     # ------------------------------------------------------------ internals
     def _grow_tape(self) -> None:
-        if len(self.log_games) and self.cursor.max() + self.tape_per_step * 64 > self._tape_cap:
-            self._tape_cap *= 2
-            tape = np.zeros((len(self.log_games), self._tape_cap), dtype=np.float64)
-            tape[:, : self.tape.shape[1]] = self.tape
-            self.tape = tape
+        """Room on the tape for what the next steps may write (before every step)."""
+        if self.log_games:
+            self._tape_room(self.tape_per_step * 64)
+
+    def _tape_room(self, room: int) -> None:
+        """Grow the tape until every logged game has ``room`` free numbers."""
+        self.tape = grown(self.tape, int(self.cursor.max()) + room)
+        self._tape_cap = self.tape.shape[1]
 
     def _result(self) -> BatchStep:
         return BatchStep(

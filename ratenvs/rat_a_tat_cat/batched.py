@@ -1202,16 +1202,6 @@ class BatchedRatATatCat(BatchedGame):
         if len(self.log_games) and self.cursor.max() > self.tape.shape[1]:  # pragma: no cover
             raise RuntimeError("a logged game ran past the end of its chance tape")
 
-    def _tape_room(self, room: int) -> None:
-        """Grow the tape until every logged game has ``room`` free numbers."""
-        need = int(self.cursor.max()) + room
-        if need > self._tape_cap:
-            while need > self._tape_cap:
-                self._tape_cap *= 2
-            tape = np.zeros((len(self.log_games), self._tape_cap), dtype=np.float64)
-            tape[:, : self.tape.shape[1]] = self.tape
-            self.tape = tape
-
     def _run(self, run: int, actions: np.ndarray, active: np.ndarray) -> int:
         return _run(run, actions, active, self.bots, self.next_bots, self._prm, self._off,
                     self.st, self.cs, self._acc, self._tab, self.rng, self._wk, self._est,

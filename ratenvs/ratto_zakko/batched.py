@@ -54,6 +54,7 @@ from ratenvs.common.batched import (
     BatchStep,
     below,
     exponential,
+    grown,
     normal_from,
     normal_ziggurat,
     shuffle_into,
@@ -1048,8 +1049,8 @@ class BatchedRattoZakko(BatchedGame):
         if not self.log_games:
             return
         chance, bots = self._step_bound()
-        self.tape = _grown(self.tape, int(self.cursor.max()) + chance)
-        self.btape = _grown(self.btape, int(self.bcursor.max()) + bots)
+        self.tape = grown(self.tape, int(self.cursor.max()) + chance)
+        self.btape = grown(self.btape, int(self.bcursor.max()) + bots)
 
     def _kernel(self, mode: int, actions: np.ndarray, active: np.ndarray) -> None:
         next_bots = getattr(self, "next_bots", self.bots)
@@ -1073,18 +1074,6 @@ class BatchedRattoZakko(BatchedGame):
     def _play_bots(self) -> None:
         self._grow_tape()
         self._kernel(MODE_BOTS, self._no_actions, self._all)
-
-
-def _grown(tape: np.ndarray, need: int) -> np.ndarray:
-    """``tape`` with room for ``need`` numbers per row (doubled as often as needed)."""
-    cap = tape.shape[1]
-    if need <= cap:
-        return tape
-    while cap < need:
-        cap *= 2
-    out = np.zeros((tape.shape[0], cap), dtype=tape.dtype)
-    out[:, : tape.shape[1]] = tape
-    return out
 
 
 _BOT_KINDS = {BT_NORMAL: "normal", BT_EXPONENTIAL: "exponential", BT_RANDOM: "random"}
