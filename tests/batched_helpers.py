@@ -155,9 +155,10 @@ from collections import Counter  # noqa: E402
 class SimultaneousTrace(Trace):
     """A :class:`Trace` of a simultaneous engine (every array has a seat axis after the game
     axis; ``to_act`` is a bool per seat); ``states`` keeps ``state_observation()`` after
-    every step when asked."""
+    every step when asked, and ``correct`` its ``correct_responses()``."""
 
     states: list[np.ndarray] = field(default_factory=list)
+    correct: list[np.ndarray] = field(default_factory=list)
 
 
 def play_logged_simultaneous(
@@ -189,6 +190,7 @@ def play_logged_simultaneous(
     trace.keep(batch)
     if keep_states:
         trace.states.append(engine.state_observation())
+        trace.correct.append(engine.correct_responses().copy())
     ended = 0
     for _ in range(steps):
         actions = picker.pick(batch.mask.reshape(-1, a)).reshape(num_envs, p).copy()
@@ -199,6 +201,7 @@ def play_logged_simultaneous(
         trace.keep(batch)
         if keep_states:
             trace.states.append(engine.state_observation())
+            trace.correct.append(engine.correct_responses().copy())
         ended += int(batch.terminated.sum())
         if finished is not None and ended >= finished:
             break
@@ -361,6 +364,12 @@ class _TickChecker:
             want = self.truth.observe(state, None)
             if trace.states[t][g].tobytes() != want.tobytes():
                 self._compare(trace.states[t][g], want, self.close_truth, f"{where}: state")
+            from ratenvs.ratto_zakko.rules import PHASE_REACT
+
+            reacting = state.phase == PHASE_REACT
+            want_correct = game.correct(state) if reacting else -1
+            assert trace.correct[t][g] == want_correct, f"{where}: correct response"
+            self.stats["correct_responses"] += reacting
         self.stats["positions"] += 1
 
     def _compare(self, got: np.ndarray, want: np.ndarray, close: np.ndarray, what: str) -> None:

@@ -135,6 +135,8 @@ def test_state_observation_is_the_privileged_observer(options):
     assert trace.states[0].dtype == np.float32
     stats = replay_simultaneous(trace)
     assert stats["positions"] == 40 * 121 and stats["relocations"] >= 100
+    # the correct response (training's wrong-answer penalty) was checked at every card
+    assert stats["correct_responses"] >= 40 * 60
 
 
 # ------------------------------------------------------------------ kernel bots

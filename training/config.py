@@ -420,16 +420,18 @@ def _check_values(cfg: TrainConfig) -> None:
 
 
 def _check_batched(cfg: TrainConfig, spec: Any) -> None:
-    """``vec_env: batched`` needs the game's batched learner door, and its opponents must
-    be bots the engine plays in its kernel."""
+    """``vec_env: batched`` needs the game's batched learner door, its opponents must be
+    bots the engine plays in its kernel, and its reward shapings need a batched form."""
     if not spec.has_batched:
         raise ConfigError(f"vec_env: {cfg.game} has no batched learner door; use dummy or subproc")
-    if cfg.reward_shaping:
-        name = next(iter(cfg.reward_shaping))
-        raise ConfigError(
-            f"reward_shaping.{name}: not available with vec_env: batched (the shapings wrap "
-            "one env); use vec_env: dummy"
-        )
+    from training.hooks import hooks_for
+
+    offered = hooks_for(cfg.game).reward_shapings
+    for name in cfg.reward_shaping:
+        if name in offered and offered[name].batched is None:
+            raise ConfigError(
+                f"reward_shaping.{name}: has no batched form (it wraps one env); use vec_env: dummy"
+            )
     kernel = spec.batched().bot_names
     for key, names in (("opponents", cfg.opponents), ("selfplay.bots", cfg.selfplay.bots)):
         for name in names or ():

@@ -54,6 +54,11 @@ class RewardShaping:
     game's reward); False: added after the scaling."""
     summary: str = ""
     """One line for error messages and docs."""
+    batched: Callable[[Any, Any, Any], Any] | None = None
+    """``batched(venv, door, options)``: the same shaping for ``vec_env: batched`` runs, a
+    stable-baselines3 ``VecEnv`` around ``venv`` (all the games of the batch at once);
+    ``door`` is the run's :class:`~ratenvs.wrappers.batched_vector.BatchedVectorEnv`, whose
+    engine it may read. None: the shaping has no batched form (such a config is refused)."""
 
 
 @dataclass(frozen=True)

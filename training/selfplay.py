@@ -110,8 +110,9 @@ class BatchedPool(Opponents):
 
 def make_batched_vec_env(cfg: TrainConfig, monitor: bool = True) -> Any:
     """The ``n_envs`` training games of a ``vec_env: batched`` run as one stable-baselines3
-    VecEnv: the batched door, episode statistics, the reward scale, the privileged
-    features (``algorithm.privileged_critic``), the self-play pool."""
+    VecEnv: the batched door, episode statistics, the reward shapings (their batched
+    forms) and scale, the privileged features (``algorithm.privileged_critic``), the
+    self-play pool."""
     from stable_baselines3.common.vec_env import VecEnvWrapper, VecMonitor
 
     from ratenvs.wrappers.batched_vector import BatchedVectorEnv, sb3_vec_env
@@ -132,6 +133,13 @@ def make_batched_vec_env(cfg: TrainConfig, monitor: bool = True) -> Any:
     venv = sb3_vec_env(door, privileged=cfg.algorithm.privileged_critic)
     if monitor:
         venv = VecMonitor(venv)
+    offered = hooks_for(cfg.game).reward_shapings
+    # in the game's order, whatever the config's; outside the monitor (its episode
+    # rewards stay the game's)
+    shapings = [(s, cfg.reward_shaping[n]) for n, s in offered.items() if n in cfg.reward_shaping]
+    for shaping, opts in shapings:
+        if shaping.scaled:
+            venv = shaping.batched(venv, door, opts)
     scale = cfg.algorithm.reward_scale
     if scale != 1.0:
 
@@ -144,6 +152,9 @@ def make_batched_vec_env(cfg: TrainConfig, monitor: bool = True) -> Any:
                 return obs, rewards * scale, dones, infos
 
         venv = _Scaled(venv)
+    for shaping, opts in shapings:
+        if not shaping.scaled:
+            venv = shaping.batched(venv, door, opts)
     return venv
 
 

@@ -1005,6 +1005,16 @@ class BatchedRattoZakko(BatchedGame):
         self._step_games(acts, active)
         return self._result()
 
+    def correct_responses(self) -> np.ndarray:
+        """``(num_envs,)`` int64: the index (in ``rules.RESPONSES``) of the correct response
+        to the card every game shows now, given where the shaker and the fly are; -1 where
+        no card is showing (a relocation, or a game over). Nothing a seat sees: for
+        training's wrong-answer penalty and for tests."""
+        gs = self.gs
+        card = gs[:, G_CARD]
+        correct = self._rules[R_CORRECT, np.maximum(card, 0), gs[:, G_SHAKER], gs[:, G_FLY]]
+        return np.where((gs[:, G_PHASE] == PHASE_REACT) & (card >= 0), correct, -1)
+
     def state_observation(self) -> np.ndarray:
         """``(num_envs, privileged_size)`` float32: every game's whole truth now, the
         reference ``privileged`` observer's vector (``env.state()``; a game that ended in the

@@ -71,8 +71,63 @@ def test_a_reward_shaping_is_refused_on_the_batched_door():
 
     if not GAMES["rat_a_tat_cat"].has_batched:
         pytest.skip("no batched Rat-a-Tat Cat engine")
-    with pytest.raises(ConfigError, match=r"reward_shaping\.win_chance: not available"):
+    with pytest.raises(ConfigError, match=r"reward_shaping\.win_chance: has no batched form"):
         config_from_dict(data)
+
+
+RATTO_PENALTY = {
+    "game": "ratto_zakko",
+    "env_options": {"num_players": 3, "level": "dessert"},
+    "opponents": ["adult"],
+    "learner_seat": "random",
+    "vec_env": "batched",
+    "n_envs": 32,
+    "seed": 3,
+    "algorithm": {"n_steps": 2, "batch_size": 64},
+    "reward_shaping": {"wrong_answers": {"penalty": 3.0}},
+}
+
+
+@pytest.mark.parametrize("answer", ["correct", "wrong", "random"])
+def test_the_wrong_answer_penalty_on_the_batched_door(answer):
+    """The batched form of ``reward_shaping.wrong_answers``: the shaped run and a plain
+    run of the same seed see the same games; their rewards differ by the penalty exactly
+    where the learner answered and its answer was not the reference game's correct
+    response (checked through the engine's own ``correct_responses``, which the replay
+    tests pin to the reference game)."""
+    from ratenvs.ratto_zakko.rules import ACTION_RESPONSE_FIRST, NUM_RESPONSES
+
+    shaped = make_batched_vec_env(config_from_dict(RATTO_PENALTY))
+    plain = make_batched_vec_env(config_from_dict({**RATTO_PENALTY, "reward_shaping": {}}))
+    door = shaped.unwrapped.venv  # the BatchedVectorEnv under the SB3 wrappers
+    rng = np.random.default_rng(0)
+    obs_a, obs_b = shaped.reset(), plain.reset()
+    penalties = answers = 0
+    for _ in range(400):
+        np.testing.assert_array_equal(obs_a, obs_b)
+        masks = np.array(shaped.env_method("action_masks"))
+        correct = door.engine.correct_responses().copy()
+        answering = (correct >= 0) & masks[:, ACTION_RESPONSE_FIRST:].any(axis=1)
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        if answer != "random":
+            shift = 0 if answer == "correct" else 1 + rng.integers(NUM_RESPONSES - 1, size=32)
+            pick = ACTION_RESPONSE_FIRST + (correct + shift) % NUM_RESPONSES
+            acts = np.where(answering, pick, acts)
+        _, ra, da, _ = shaped.step(acts)
+        _, rb, db, _ = plain.step(acts)
+        np.testing.assert_array_equal(da, db)
+        response = acts - ACTION_RESPONSE_FIRST
+        wrong = answering & (response >= 0) & (response != correct)
+        np.testing.assert_allclose(rb - ra, 3.0 * wrong)
+        penalties += int(wrong.sum())
+        answers += int((answering & (response >= 0)).sum())
+    assert answers > 200
+    if answer == "correct":
+        assert penalties == 0
+    elif answer == "wrong":
+        assert penalties == answers
+    else:
+        assert 0 < penalties < answers
 
 
 def test_the_batched_pool_plays_frozen_snapshots_per_batch():

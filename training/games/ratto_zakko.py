@@ -61,6 +61,43 @@ class WrongAnswerPenalty(gym.Wrapper):
         return obs, float(reward) - (self.penalty if wrong else 0.0), term, trunc, info
 
 
+def batched_wrong_answers(venv: Any, door: Any, options: WrongAnswersOptions) -> Any:
+    """:class:`WrongAnswerPenalty` for ``vec_env: batched``: a stable-baselines3 VecEnv
+    around ``venv`` whose learner rewards drop by ``penalty`` in every game where the
+    learner's answer is not the correct response (read from the batched engine before
+    the tick is played, as the single-env wrapper reads the game)."""
+    import numpy as np
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    engine = door.engine
+    cost = float(options.penalty)
+
+    class _WrongAnswers(VecEnvWrapper):
+        def __init__(self) -> None:
+            super().__init__(venv)
+            self._wrong = np.zeros(venv.num_envs, dtype=np.bool_)
+
+        def reset(self) -> Any:
+            return self.venv.reset()
+
+        def step_async(self, actions: np.ndarray) -> None:
+            response = np.asarray(actions).astype(np.int64) - ACTION_RESPONSE_FIRST
+            correct = engine.correct_responses()
+            self._wrong = (
+                (correct >= 0)
+                & (response >= 0)
+                & (response < rules.NUM_RESPONSES)
+                & (response != correct)
+            )
+            self.venv.step_async(actions)
+
+        def step_wait(self) -> Any:
+            obs, rewards, dones, infos = self.venv.step_wait()
+            return obs, rewards - np.float32(cost) * self._wrong, dones, infos
+
+    return _WrongAnswers()
+
+
 @dataclass
 class WrongAnswersOptions:
     """``reward_shaping.wrong_answers`` (training only): subtract ``penalty`` from the
@@ -86,6 +123,7 @@ HOOKS = GameHooks(
             options=WrongAnswersOptions,
             wrap=_wrap_wrong_answers,
             check=_check_wrong_answers,
+            batched=batched_wrong_answers,
             scaled=True,
             summary="penalty subtracted from the learner's reward for every wrong answer",
         ),
