@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.aec import GameAECEnv
+from ratenvs.common.atomic import atomic_file
 from ratenvs.common.bots import Bot
 from ratenvs.common.game import ChanceReplay
 from ratenvs.games import get_game
@@ -117,12 +118,12 @@ def replay_frames(record: dict[str, Any], render_view: str = "omniscient") -> li
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    """Write a record as JSON: to a temporary file beside ``path``, renamed into place (a
-    crash leaves the old file or the new one, never half of one)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    tmp.replace(path)
+    """Write a record as JSON: to a temporary file beside ``path``, fsync'd and renamed into
+    place (:func:`~ratenvs.common.atomic.atomic_file`: a crash leaves the old file or the
+    new one, never half of one)."""
+    text = json.dumps(record, indent=1) + "\n"
+    with atomic_file(path) as fh:
+        fh.write(text.encode())
 
 
 def load_record(path: str | Path) -> dict[str, Any]:

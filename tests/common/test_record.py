@@ -1,6 +1,7 @@
 """Game records: save, replay identically, detect tampering; ``ratenvs replay --gif``."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -33,6 +34,24 @@ def test_round_trip_replays_to_the_same_final_state(record, tmp_path):
     env = replay(loaded, game="catz-ratz-batz")
     assert env.game_state() == record["final_state"]
     assert make_record("catz_ratz_batz", 11, record["options"], record["actions"]) == record
+
+
+def test_saving_over_a_record_is_atomic(record, tmp_path, monkeypatch):
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # as open() makes files
+    before = path.read_bytes()
+
+    def no_disk(fd):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "fsync", no_disk)
+    with pytest.raises(OSError, match="disk gone"):
+        save_record(dict(record, seed=12), path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["game.json"]
 
 
 def test_tampering_and_mismatches_are_errors(record):
