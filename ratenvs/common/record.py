@@ -6,8 +6,9 @@ and optionally ``"chance"``: the game's chance log (every outcome drawn, in orde
 ``raw_env(**options)`` and plays the actions; chance comes from the record's log
 when it has one (so the replay is the same game whatever generator first drew it),
 else from the env's generator seeded with ``seed``. :func:`replay` checks the final
-``game_state()`` against the recorded one. :func:`replay_frames` draws every
-position of a replay (``rgb_array``) for GIFs.
+``game_state()`` against the recorded one. :func:`iter_replay_frames` draws every
+position of a replay (``rgb_array``) one at a time, for GIFs; :func:`replay_frames`
+lists them.
 """
 
 from __future__ import annotations
@@ -110,11 +111,22 @@ def replay(record: dict[str, Any], game: str | None = None) -> GameAECEnv:
     return env
 
 
-def replay_frames(record: dict[str, Any], render_view: str = "omniscient") -> list[np.ndarray]:
-    """Every position of the replayed game drawn from ``render_view`` (rgb_array frames)."""
+def iter_replay_frames(
+    record: dict[str, Any], render_view: str = "omniscient"
+) -> Iterator[np.ndarray]:
+    """Every position of the replayed game drawn from ``render_view`` (rgb_array frames),
+    one at a time as the replay advances: a whole game's frames are never all in memory
+    (:func:`ratenvs.common.render.save_gif` streams them into a GIF). The record is checked
+    before the first frame; a replay that goes wrong raises where it does."""
     checked = {**record, "game": _check(record, None)}
     positions = _positions(checked, render_mode="rgb_array", render_view=render_view)
-    return [env.render() for env in positions]
+    return (env.render() for env in positions)
+
+
+def replay_frames(record: dict[str, Any], render_view: str = "omniscient") -> list[np.ndarray]:
+    """Every position of the replayed game drawn from ``render_view`` (rgb_array frames), as
+    a list (:func:`iter_replay_frames` gives them one at a time)."""
+    return list(iter_replay_frames(record, render_view))
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
