@@ -90,16 +90,16 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from ratenvs.common.record import load_record, replay, replay_frames
+    from ratenvs.common.record import iter_replay_frames, load_record, replay
     from ratenvs.common.render import save_gif
 
     record = load_record(args.record)
     env = replay(record)
     print(f"{record['game']}: {len(record['actions'])} actions replayed, final state matches")
     if args.gif:
-        frames = replay_frames(record, render_view=args.view)
-        save_gif(frames, args.gif, fps=args.fps)
-        print(f"wrote {args.gif} ({len(frames)} frames, view {args.view})")
+        frames = iter_replay_frames(record, render_view=args.view)  # streamed, one at a time
+        count = save_gif(frames, args.gif, fps=args.fps)
+        print(f"wrote {args.gif} ({count} frames, view {args.view})")
     else:
         print(env.render_text())
     return 0

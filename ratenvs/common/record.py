@@ -6,8 +6,9 @@ and optionally ``"chance"``: the game's chance log (every outcome drawn, in orde
 ``raw_env(**options)`` and plays the actions; chance comes from the record's log
 when it has one (so the replay is the same game whatever generator first drew it),
 else from the env's generator seeded with ``seed``. :func:`replay` checks the final
-``game_state()`` against the recorded one. :func:`replay_frames` draws every
-position of a replay (``rgb_array``) for GIFs.
+``game_state()`` against the recorded one. :func:`iter_replay_frames` draws every
+position of a replay (``rgb_array``) one at a time, for GIFs; :func:`replay_frames`
+lists them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.aec import GameAECEnv
+from ratenvs.common.atomic import atomic_file
 from ratenvs.common.bots import Bot
 from ratenvs.common.game import ChanceReplay
 from ratenvs.games import get_game
@@ -109,20 +111,31 @@ def replay(record: dict[str, Any], game: str | None = None) -> GameAECEnv:
     return env
 
 
-def replay_frames(record: dict[str, Any], render_view: str = "omniscient") -> list[np.ndarray]:
-    """Every position of the replayed game drawn from ``render_view`` (rgb_array frames)."""
+def iter_replay_frames(
+    record: dict[str, Any], render_view: str = "omniscient"
+) -> Iterator[np.ndarray]:
+    """Every position of the replayed game drawn from ``render_view`` (rgb_array frames),
+    one at a time as the replay advances: a whole game's frames are never all in memory
+    (:func:`ratenvs.common.render.save_gif` streams them into a GIF). The record is checked
+    before the first frame; a replay that goes wrong raises where it does."""
     checked = {**record, "game": _check(record, None)}
     positions = _positions(checked, render_mode="rgb_array", render_view=render_view)
-    return [env.render() for env in positions]
+    return (env.render() for env in positions)
+
+
+def replay_frames(record: dict[str, Any], render_view: str = "omniscient") -> list[np.ndarray]:
+    """Every position of the replayed game drawn from ``render_view`` (rgb_array frames), as
+    a list (:func:`iter_replay_frames` gives them one at a time)."""
+    return list(iter_replay_frames(record, render_view))
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    """Write a record as JSON: to a temporary file beside ``path``, renamed into place (a
-    crash leaves the old file or the new one, never half of one)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    tmp.replace(path)
+    """Write a record as JSON: to a temporary file beside ``path``, fsync'd and renamed into
+    place (:func:`~ratenvs.common.atomic.atomic_file`: a crash leaves the old file or the
+    new one, never half of one)."""
+    text = json.dumps(record, indent=1) + "\n"
+    with atomic_file(path) as fh:
+        fh.write(text.encode())
 
 
 def load_record(path: str | Path) -> dict[str, Any]:

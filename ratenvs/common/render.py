@@ -2,17 +2,24 @@
 
 Frames are drawn with Pillow (no window, no display needed); ``render_mode="human"``
 shows the same frame in a pygame window that pumps its events on every frame so it
-stays responsive. pygame is imported only when a window is opened.
+stays responsive. pygame is imported only when a window is opened. :func:`save_gif`
+streams frames into an animated GIF, one at a time.
 """
 
 from __future__ import annotations
 
+import io
+import math
 import os
+import struct
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
+
+from ratenvs.common.atomic import atomic_file
 
 Colour = tuple[int, int, int]
 BACKGROUND: Colour = (24, 92, 60)  # card-table green
@@ -173,16 +180,197 @@ def check_render_view(value: Any, agents: list[str]) -> str:
     raise ValueError(f"option 'render_view' must be 'omniscient' or one of {agents}, got {value!r}")
 
 
-def save_gif(frames: list[np.ndarray], path: str | os.PathLike, fps: float = 2.0) -> None:
-    """Write ``frames`` as an animated GIF (Pillow) at ``fps`` frames per second."""
-    if not frames:
-        raise ValueError("no frames to write")
-    images = [Image.fromarray(f) for f in frames]
-    images[0].save(
-        path,
-        save_all=True,
-        append_images=images[1:],
-        duration=int(1000 / fps),
-        loop=0,
-        optimize=False,
-    )
+GIF_MAX_DELAY = 0xFFFF
+"""The longest delay a GIF frame can carry, in hundredths of a second (655.35 s)."""
+
+GIF_MAX_SIDE = 0xFFFF
+"""The widest and tallest a GIF can be, in pixels."""
+
+_GIF_COLOURS = 256
+
+
+def _gif_frame_ms(fps: float) -> int:
+    """Milliseconds per frame at ``fps`` (whole, as before), checked to fit a GIF delay."""
+    if not (math.isfinite(fps) and fps > 0):
+        raise ValueError(f"fps must be a positive number, got {fps!r}")
+    ms = int(1000 / fps)
+    if not 10 <= ms <= 10 * GIF_MAX_DELAY:
+        raise ValueError(
+            f"fps must be between {1000 / (10 * GIF_MAX_DELAY):.6g} and 100 (a GIF frame "
+            f"lasts 0.01 s to {GIF_MAX_DELAY / 100} s), got {fps}"
+        )
+    return ms
+
+
+def _skip_sub_blocks(data: memoryview, pos: int) -> int:
+    """The position after the data sub-blocks starting at ``pos`` (and their 0 terminator)."""
+    while length := data[pos]:
+        pos += length + 1
+    return pos + 1
+
+
+def _gif_image_block(image: Image.Image) -> tuple[bytes, bytes]:
+    """The colour table and the image data (LZW minimum code size, data sub-blocks, 0
+    terminator) of a palette image, as Pillow's GIF encoder writes them for that image
+    saved alone (non-interlaced, its palette untouched)."""
+    buffer = io.BytesIO()
+    image.save(buffer, format="GIF", optimize=False, interlace=False)
+    data = buffer.getbuffer()
+    if bytes(data[:6]) not in (b"GIF87a", b"GIF89a"):
+        raise RuntimeError("Pillow wrote no GIF header")
+    table = b""
+    packed, pos = data[10], 13
+    if packed & 0x80:  # global colour table
+        end = pos + (3 << ((packed & 0x07) + 1))
+        table, pos = bytes(data[pos:end]), end
+    while pos < len(data):
+        if data[pos] == 0x21:  # extension: label, data sub-blocks
+            pos = _skip_sub_blocks(data, pos + 2)
+        elif data[pos] == 0x2C:  # image descriptor
+            flags, pos = data[pos + 9], pos + 10
+            if flags & 0x40:
+                raise RuntimeError("Pillow wrote an interlaced GIF frame")
+            if flags & 0x80:  # local colour table
+                end = pos + (3 << ((flags & 0x07) + 1))
+                table, pos = bytes(data[pos:end]), end
+            if not table:
+                raise RuntimeError("Pillow wrote a GIF frame without a colour table")
+            return table, bytes(data[pos : _skip_sub_blocks(data, pos + 1)])
+        else:
+            break
+    raise RuntimeError("Pillow wrote a GIF without an image")
+
+
+def _table_bits(table: bytes) -> int:
+    """The 3-bit size field of a colour table of 3 * 2 ** (bits + 1) bytes."""
+    return (len(table) // 3).bit_length() - 2
+
+
+def _gif_delay(ms: int) -> bytes:
+    """A graphic control extension: no transparency, no disposal, the frame's delay."""
+    return b"!\xf9\x04" + struct.pack("<BHBB", 0, ms // 10, 0, 0)
+
+
+class _GifStream:
+    """An animated GIF written frame by frame; it holds the last frame (as given and as
+    shown) and its encoded image, never more.
+
+    Each frame is palette-quantised on its own (Pillow, 256 colours by median cut, as
+    Pillow's own GIF writer does). The first frame carries the global colour table;
+    each later one only the rectangle that changed, with its own local colour table
+    (no disposal, so it is drawn over the frame before). A frame identical to the one
+    before lengthens that frame's delay instead. Output and look are those of Pillow's
+    ``save(save_all=True, loop=0, optimize=False)``.
+    """
+
+    def __init__(self, fh: BinaryIO, frame_ms: int) -> None:
+        self._fh = fh
+        self._frame_ms = frame_ms
+        self._size: tuple[int, int] | None = None
+        self._previous_array: np.ndarray | None = None  # the last frame given
+        self._previous: Image.Image | None = None  # the last frame as shown (quantised, RGB)
+        self._pending = b""  # the last frame's image block, written once its delay is known
+        self._pending_ms = 0
+        self.frames = 0
+
+    def _array(self, frame: np.ndarray) -> np.ndarray:
+        """``frame`` as an (H, W, 3) uint8 array of the GIF's size (a ValueError if not)."""
+        array = np.asarray(frame)
+        if array.dtype != np.uint8 or array.ndim != 3 or array.shape[2] != 3:
+            raise ValueError(
+                f"frame {self.frames}: expected an (H, W, 3) uint8 array, "
+                f"got shape {array.shape} dtype {array.dtype}"
+            )
+        height, width = array.shape[:2]
+        if not (0 < width <= GIF_MAX_SIDE and 0 < height <= GIF_MAX_SIDE):
+            raise ValueError(
+                f"frame {self.frames} is {width}x{height} pixels: a GIF frame has 1 to "
+                f"{GIF_MAX_SIDE} pixels a side"
+            )
+        if self._size is not None and (width, height) != self._size:
+            raise ValueError(
+                f"frame {self.frames} is {width}x{height} pixels, frame 0 is "
+                f"{self._size[0]}x{self._size[1]}: every frame of a GIF has one size"
+            )
+        return array
+
+    def _lengthen(self) -> bool:
+        """Add a frame's time to the last frame's delay, if the delay can hold it."""
+        if (self._pending_ms + self._frame_ms) // 10 > GIF_MAX_DELAY:
+            return False
+        self._pending_ms += self._frame_ms
+        self.frames += 1
+        return True
+
+    def add(self, frame: np.ndarray) -> None:
+        """Quantise ``frame`` and write the frame before it (whose delay is now known)."""
+        array = self._array(frame)
+        if (
+            self._previous_array is not None
+            and np.array_equal(array, self._previous_array)
+            and self._lengthen()
+        ):
+            return  # the same picture quantises the same: skip the slow part
+        self._previous_array = array.copy()  # a copy: the caller may reuse its buffer
+        indexed = Image.fromarray(array).quantize(_GIF_COLOURS)
+        shown = indexed.convert("RGB")
+        width, height = indexed.size
+        if self._previous is None:
+            table, data = _gif_image_block(indexed)
+            self._size = (width, height)
+            self._fh.write(
+                b"GIF89a"
+                + struct.pack("<HHBBB", width, height, 0x80 | _table_bits(table), 0, 0)
+                + table
+                + b"!\xff\x0bNETSCAPE2.0\x03\x01"
+                + struct.pack("<H", 0)  # loop forever
+                + b"\x00"
+            )
+            block = b"," + struct.pack("<HHHHB", 0, 0, width, height, 0) + data
+        else:
+            bbox = ImageChops.difference(shown, self._previous).getbbox()
+            if bbox is None:
+                if self._lengthen():
+                    return
+                bbox = (0, 0, 1, 1)  # the delay is full: repeat one pixel as a new frame
+            if bbox != (0, 0, width, height):
+                indexed = indexed.crop(bbox)
+            table, data = _gif_image_block(indexed)
+            left, top = bbox[:2]
+            descriptor = struct.pack("<HHHHB", left, top, *indexed.size, 0x80 | _table_bits(table))
+            block = b"," + descriptor + table + data
+            self._write_pending()
+        self._pending, self._pending_ms = block, self._frame_ms
+        self._previous = shown
+        self.frames += 1
+
+    def _write_pending(self) -> None:
+        self._fh.write(_gif_delay(self._pending_ms) + self._pending)
+
+    def close(self) -> None:
+        """Write the last frame and the trailer (a ValueError if no frame was added)."""
+        if self._previous is None:
+            raise ValueError("no frames to write")
+        self._write_pending()
+        self._fh.write(b";")
+
+
+def save_gif(frames: Iterable[np.ndarray], path: str | os.PathLike[str], fps: float = 2.0) -> int:
+    """Write ``frames`` ((H, W, 3) uint8 arrays of one size, from a list or a generator) as
+    an animated GIF that loops forever, ``int(1000 / fps)`` ms per frame; returns the
+    number of frames written (identical consecutive frames share one longer GIF frame).
+
+    The GIF is streamed: each frame is quantised and written as it comes, so memory stays
+    at a few frames whatever their number. It is written to a temporary file beside
+    ``path`` and renamed into place at the end (:func:`~ratenvs.common.atomic.atomic_file`):
+    an error or an interrupt half-way leaves no partial file (an old ``path`` stays as it
+    was). A ValueError for no frames, frames that are not RGB arrays or differ in size, or
+    an ``fps`` a GIF delay cannot hold.
+    """
+    frame_ms = _gif_frame_ms(fps)
+    with atomic_file(path) as fh:
+        stream = _GifStream(fh, frame_ms)
+        for frame in frames:
+            stream.add(frame)
+        stream.close()
+    return stream.frames

@@ -1,6 +1,12 @@
-"""Game records: save, replay identically, detect tampering; ``ratenvs replay --gif``."""
+"""Game records: save, replay identically, detect tampering; ``ratenvs replay --gif`` and
+the streamed GIF writer under it (same pictures as Pillow's all-frames writer, memory of a
+few frames, nothing left behind by a write that fails)."""
 
+import itertools
 import json
+import os
+import tracemalloc
+import types
 
 import numpy as np
 import pytest
@@ -8,7 +14,9 @@ from PIL import Image
 
 from ratenvs import cli
 from ratenvs.catz_ratz_batz.bots import get_bot
+from ratenvs.common.bots import RandomBot
 from ratenvs.common.record import (
+    iter_replay_frames,
     load_record,
     make_record,
     record_bot_game,
@@ -16,6 +24,7 @@ from ratenvs.common.record import (
     replay_frames,
     save_record,
 )
+from ratenvs.common.render import GIF_MAX_DELAY, save_gif
 
 
 @pytest.fixture
@@ -33,6 +42,24 @@ def test_round_trip_replays_to_the_same_final_state(record, tmp_path):
     env = replay(loaded, game="catz-ratz-batz")
     assert env.game_state() == record["final_state"]
     assert make_record("catz_ratz_batz", 11, record["options"], record["actions"]) == record
+
+
+def test_saving_over_a_record_is_atomic(record, tmp_path, monkeypatch):
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # as open() makes files
+    before = path.read_bytes()
+
+    def no_disk(fd):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "fsync", no_disk)
+    with pytest.raises(OSError, match="disk gone"):
+        save_record(dict(record, seed=12), path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["game.json"]
 
 
 def test_tampering_and_mismatches_are_errors(record):
@@ -54,6 +81,173 @@ def test_frames_follow_the_game(record):
     assert len(frames) == len(record["actions"]) + 1
     assert all(f.dtype == np.uint8 and f.ndim == 3 for f in frames)
     assert not np.array_equal(frames[0], frames[-1])
+    lazy = iter_replay_frames(record, render_view="player_0")
+    assert isinstance(lazy, types.GeneratorType)  # one position at a time
+    assert all(np.array_equal(a, b) for a, b in itertools.zip_longest(lazy, frames))
+    with pytest.raises(ValueError, match="version"):
+        iter_replay_frames(dict(record, version=99))  # checked before the first frame
+
+
+def _pillow_gif(frames, path, fps):
+    """The writer ``save_gif`` had before it streamed: every frame in memory, then Pillow."""
+    images = [Image.fromarray(f) for f in frames]
+    images[0].save(
+        path,
+        save_all=True,
+        append_images=images[1:],
+        duration=int(1000 / fps),
+        loop=0,
+        optimize=False,
+    )
+
+
+def _decoded(path):
+    """Size, loop count and, per GIF frame, the picture shown (RGB) and its duration."""
+    with Image.open(path) as im:
+        size, loop, shown = im.size, im.info.get("loop"), []
+        for i in range(im.n_frames):
+            im.seek(i)
+            shown.append((np.asarray(im.convert("RGB")).copy(), im.info["duration"]))
+    return size, loop, shown
+
+
+def _quantised(frame):
+    """A frame as a GIF shows it: palette-quantised (256 colours, median cut)."""
+    return np.asarray(Image.fromarray(frame).quantize(256).convert("RGB"))
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "fps"),
+    [
+        ("catz_ratz_batz", {"turns": 2}, 2.0),
+        ("rat_a_tat_cat", {"target_score": 30}, 3.0),
+        ("ratto_zakko", {"level": "dessert", "window_ticks": 8}, 7.5),
+    ],
+)
+def test_streamed_gif_shows_what_the_all_frames_writer_showed(game, options, fps, tmp_path):
+    record = record_bot_game(game, [RandomBot(), RandomBot()], seed=11, **options)
+    frames = list(itertools.islice(iter_replay_frames(record, render_view="player_0"), 30))
+    _pillow_gif(frames, tmp_path / "old.gif", fps)
+    # a generator, consumed once
+    count = save_gif((f for f in frames), tmp_path / "new.gif", fps=fps)
+    assert count == len(frames)
+    size, loop, shown = _decoded(tmp_path / "new.gif")
+    old_size, old_loop, old_shown = _decoded(tmp_path / "old.gif")
+    assert size == (frames[0].shape[1], frames[0].shape[0])
+    assert loop == 0
+    assert (size, loop, len(shown)) == (old_size, old_loop, len(old_shown))
+    for (picture, duration), (old_picture, old_duration) in zip(shown, old_shown):
+        assert duration == old_duration
+        np.testing.assert_array_equal(picture, old_picture)
+    # a GIF frame stands for k equal positions, k * int(1000 / fps) ms cut to hundredths
+    frame_ms = int(1000 / fps)
+    repeats = [round(duration / frame_ms) for _, duration in shown]
+    assert [d for _, d in shown] == [k * frame_ms // 10 * 10 for k in repeats]
+    on_screen = [p for (p, _), k in zip(shown, repeats) for _ in range(k)]
+    assert len(on_screen) == len(frames)
+    expected = None
+    for picture, frame, before in zip(on_screen, frames, [None, *frames]):
+        if before is None or not np.array_equal(frame, before):  # (quantising is slow)
+            expected = _quantised(frame)
+        np.testing.assert_array_equal(picture, expected)
+
+
+def _moving_square(count, side=200):
+    """``count`` distinct (side, side, 3) frames, made one at a time (a square moving on a
+    table, few colours like a game picture)."""
+    for i in range(count):
+        frame = np.empty((side, side, 3), np.uint8)
+        frame[:] = (24, 92, 60)
+        frame[side // 5 : -side // 5, side // 5 : -side // 5] = (248, 246, 238)
+        x, y = (7 * i) % (side - 20), (3 * i) % (side - 20)
+        frame[y : y + 20, x : x + 20] = (i % 256, 255 - i % 256, 30)
+        yield frame
+
+
+def test_a_long_gif_is_written_as_its_frames_come_in_bounded_memory(tmp_path):
+    count, side = 1000, 200
+    all_frames = count * side * side * 3  # 120 MB if they were all held
+    out = tmp_path / "long.gif"
+    written_at_half = []
+
+    def frames():
+        for i, frame in enumerate(_moving_square(count, side)):
+            if i == count // 2:
+                (temp,) = tmp_path.glob(".long.gif.*.tmp")
+                written_at_half.append(temp.stat().st_size)
+            yield frame
+
+    tracemalloc.start()
+    try:
+        assert save_gif(frames(), out, fps=10) == count
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < all_frames / 10, f"peak {peak / 2**20:.1f} MiB"
+    assert written_at_half[0] > out.stat().st_size / 4  # half the frames already on disk
+    assert [p.name for p in tmp_path.iterdir()] == ["long.gif"]
+    with Image.open(out) as im:
+        assert (im.n_frames, im.size, im.info["loop"]) == (count, (side, side), 0)
+        im.seek(count - 1)
+        assert im.info["duration"] == 100
+        last = np.asarray(im.convert("RGB"))
+    *_, expected = _moving_square(count, side)
+    np.testing.assert_array_equal(last, _quantised(expected))
+
+
+@pytest.mark.parametrize("interrupt", [RuntimeError, KeyboardInterrupt])
+def test_a_write_that_fails_half_way_leaves_no_gif_and_no_temp_file(interrupt, tmp_path):
+    def frames():
+        yield from _moving_square(5)
+        raise interrupt("stop")
+
+    out = tmp_path / "out.gif"
+    with pytest.raises(interrupt):
+        save_gif(frames(), out)
+    assert list(tmp_path.iterdir()) == []
+    out.write_bytes(b"the old gif")
+    with pytest.raises(interrupt):
+        save_gif(frames(), out)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.gif"]
+    assert out.read_bytes() == b"the old gif"
+
+
+def test_bad_frames_and_fps_are_errors_that_write_nothing(tmp_path):
+    out = tmp_path / "out.gif"
+    small, large = np.zeros((10, 10, 3), np.uint8), np.zeros((10, 12, 3), np.uint8)
+    with pytest.raises(ValueError, match=r"frame 2 is 12x10 pixels, frame 0 is 10x10"):
+        save_gif([small, small, large], out)
+    with pytest.raises(ValueError, match="no frames"):
+        save_gif(iter(()), out)
+    with pytest.raises(ValueError, match=r"frame 1: expected an \(H, W, 3\) uint8 array"):
+        save_gif([small, small.astype(np.float32)], out)
+    with pytest.raises(ValueError, match=r"expected an \(H, W, 3\) uint8 array"):
+        save_gif([small[..., 0]], out)
+    with pytest.raises(ValueError, match="1 to 65535 pixels"):
+        save_gif([np.zeros((0, 4, 3), np.uint8)], out)
+    for fps in (0, -2, float("nan"), float("inf"), 101, 0.001):
+        with pytest.raises(ValueError, match="fps"):
+            save_gif([small], out, fps=fps)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_identical_frames_share_a_frame_up_to_the_longest_gif_delay(tmp_path):
+    frames = list(_moving_square(3, side=16))
+    frames = [frames[0]] * 3 + [frames[1], frames[2].copy(), frames[2]]
+    out = tmp_path / "out.gif"
+    assert save_gif(frames, out, fps=4) == 6
+    assert [d for _, d in _decoded(out)[2]] == [750, 250, 500]
+    frame_ms = int(1000 / 0.002)  # 500 s: two would not fit in one GIF delay
+    assert 2 * frame_ms > 10 * GIF_MAX_DELAY
+    assert save_gif(frames, out, fps=0.002) == 6
+    _, _, shown = _decoded(out)
+    assert [d for _, d in shown] == [frame_ms] * 6
+    for (picture, _), frame in zip(shown, frames):
+        np.testing.assert_array_equal(picture, _quantised(frame))
+    single = tmp_path / "single.gif"
+    save_gif([frames[0]] * 4, single, fps=2)
+    with Image.open(single) as im:
+        assert (im.n_frames, im.info["duration"], im.info["loop"]) == (1, 2000, 0)
 
 
 def test_cli_replay_writes_a_gif(record, tmp_path, capsys):
@@ -70,6 +264,20 @@ def test_cli_replay_writes_a_gif(record, tmp_path, capsys):
             durations.append(im.info["duration"])
     assert 1 < len(durations) <= len(record["actions"]) + 1
     assert sum(durations) == 500 * (len(record["actions"]) + 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.gif", "game.json"]  # no temp
+
+
+def test_cli_replay_gif_errors_leave_no_file(record, tmp_path, capsys):
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    gif = tmp_path / "game.gif"
+    assert cli.main(["replay", str(path), "--gif", str(gif), "--fps", "0"]) == 2
+    assert "fps must be a positive number" in capsys.readouterr().err
+    assert cli.main(["replay", str(path), "--gif", str(gif), "--view", "player_9"]) == 2
+    assert "render_view" in capsys.readouterr().err
+    assert cli.main(["replay", str(path), "--gif", str(tmp_path / "no" / "game.gif")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
 
 
 def test_cli_replay_bad_files(tmp_path, capsys):
