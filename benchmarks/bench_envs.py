@@ -21,6 +21,7 @@ import pettingzoo
 
 import ratenvs
 from ratenvs import bench
+from ratenvs.common.atomic import atomic_file
 
 
 def main() -> None:
@@ -51,9 +52,8 @@ def main() -> None:
         "seconds": args.seconds,
         "rounds": args.rounds,
     }
-    tmp = args.out.with_name(f".{args.out.name}.tmp")  # written whole, then renamed
-    tmp.write_text(json.dumps({"meta": meta, "records": records}, indent=2) + "\n")
-    tmp.replace(args.out)
+    with atomic_file(args.out) as fh:  # written whole, fsync'd, then renamed
+        fh.write((json.dumps({"meta": meta, "records": records}, indent=2) + "\n").encode())
     print(f"wrote {args.out}")
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.common.atomic import atomic_file
 from ratenvs.common.game import Game
 from ratenvs.games import get_game
 
@@ -130,9 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for name in CASES:
             path = folder / f"{name}.txt"
-            tmp = path.with_suffix(".txt.tmp")
-            tmp.write_text(case_text(name))
-            tmp.replace(path)
+            with atomic_file(path) as fh:
+                fh.write(case_text(name).encode())
             print(f"wrote {path}")
         return 0
     if args.case is None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from ratenvs.common import atomic as common_atomic
 from training import atomic, plots, ship
 from training.atomic import atomic_copy, atomic_write, atomic_write_text
 from training.checkpoint import (
@@ -45,7 +46,7 @@ def test_atomic_write_replaces_and_leaves_no_temp(tmp_path):
     atomic_write_text(target, "new\n")
     assert target.read_text() == "new\n"
     assert names(tmp_path) == {"a.txt"}
-    assert (target.stat().st_mode & 0o777) == (0o666 & ~atomic._UMASK)
+    assert (target.stat().st_mode & 0o777) == (0o666 & ~common_atomic._UMASK)
 
 
 def test_atomic_write_failing_half_way_keeps_old_file(tmp_path):
