@@ -36,6 +36,7 @@ The rules, as the docs state them (README, the env docstrings, ``ratenvs.common.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 import warnings
@@ -49,6 +50,7 @@ from hypothesis import strategies as st
 
 import ratenvs  # noqa: F401 - registers the gymnasium ids
 from ratenvs.common.aec import ActionOutOfBoundsError, IllegalActionError
+from ratenvs.common.options import UnknownOptionError
 from ratenvs.games import GAMES
 from ratenvs.wrappers.batched_vector import BatchedVectorEnv
 
@@ -546,3 +548,206 @@ def test_random_sequences_at_the_gymnasium_door(spec, data, seed, length):
         assert gym_snapshot(env) == gym_snapshot(twin)
         if got[2] or got[3]:
             break
+
+
+# ==================================================================== options
+def wrong_types(option: Any) -> st.SearchStrategy:
+    """Values of the wrong kind for ``option`` (NaN and infinity included)."""
+    anything = st.one_of(
+        st.text(max_size=4),
+        st.lists(st.integers(-3, 3), min_size=1, max_size=2),
+        st.lists(st.integers(-3, 3), min_size=1, max_size=3).map(np.array),
+        st.sampled_from([float("nan"), float("inf"), -float("inf"), np.nan, np.float32("inf")]),
+        st.complex_numbers(max_magnitude=10),
+        st.builds(object),
+    )
+    if option.kind == "int":
+        return st.one_of(
+            anything,
+            st.booleans(),
+            st.booleans().map(np.bool_),
+            st.floats().filter(lambda x: not math.isfinite(x) or x != int(x)),
+            st.integers(0, 5).map(np.array),  # a 0-d array is no int option
+            *([] if option.optional else [st.none()]),
+        )
+    if option.kind == "bool":
+        return st.one_of(
+            anything, st.integers(0, 1), st.sampled_from(["true", "false", "True", "1"]), st.none()
+        )
+    choices = option.choices
+    similar = [c.upper() for c in choices if isinstance(c, str)] + [
+        f" {c}" for c in choices if isinstance(c, str)
+    ]
+    return st.one_of(
+        anything.filter(lambda v: not (isinstance(v, str) and v in choices)),
+        st.sampled_from(similar or [-1]),
+        st.none(),
+        st.booleans(),
+        st.sampled_from(choices).map(lambda c: np.array([c])),  # a 1-element array
+        st.just(np.array(choices)),
+        st.sampled_from(choices).map(lambda c: [c]),
+        st.integers(-5, 10).filter(lambda v: v not in choices),
+    )
+
+
+def out_of_range(option: Any) -> st.SearchStrategy:
+    low = option.low or 0
+    below = st.integers(-(2**70), low - 1)
+    above = st.integers(option.high + 1, 2**70) if option.high is not None else st.nothing()
+    plain = st.one_of(below, above)
+    return st.one_of(
+        plain,
+        plain.filter(lambda v: -(2**63) <= v < 2**63).map(np.int64),
+        plain.filter(lambda v: abs(v) < 2**50).map(float),  # integral, so only the range is wrong
+    )
+
+
+def every_option(kind: str | None = None) -> list[tuple[str, str]]:
+    return [
+        (game, name)
+        for game, spec in GAMES.items()
+        for name, option in spec.load().raw_env.game_class.options.items()
+        if kind is None or option.kind == kind
+    ]
+
+
+ALL_OPTIONS = pytest.mark.parametrize(("game", "name"), every_option(), ids="-".join)
+
+
+def constructors(game: str) -> list[tuple[str, Any]]:
+    """Every door's constructor of ``game``, taking the game's options."""
+    spec = GAMES[game]
+    module = spec.load()
+    return [
+        ("raw_env", module.raw_env),
+        ("env", module.env),
+        ("parallel_env", module.parallel_env),
+        ("gymnasium", lambda **o: gymnasium.make(spec.gymnasium_id, **o)),
+        ("engine", lambda **o: spec.batched()(2, **o)),
+        ("vector", lambda **o: BatchedVectorEnv(game, 2, **o)),
+    ]
+
+
+def option_message(option: Any, value: Any, in_range_kind: bool) -> str:
+    """The one message of a refused option value, as the options table states its rule."""
+    name = option.name
+    if option.kind == "int" and in_range_kind:
+        low = option.low or 0
+        bound = f">= {low}" if option.high is None else f"in {low}..{option.high}"
+        return f"option {name!r} must be {bound}, got {int(value)}"
+    if option.kind == "int":
+        return f"option {name!r} must be an integer, got {value!r}"
+    if option.kind == "bool":
+        return f"option {name!r} must be True or False, got {value!r}"
+    return f"option {name!r} must be one of {option.choices}, got {value!r}"
+
+
+@ALL_OPTIONS
+@sweep(25)
+@given(data=st.data())
+def test_a_bad_option_value_is_refused_alike_at_every_door(game, name, data):
+    option = GAMES[game].load().raw_env.game_class.options[name]
+    ranged = option.kind == "int" and data.draw(st.booleans(), label="out of range")
+    value = data.draw(out_of_range(option) if ranged else wrong_types(option), label=name)
+    want = option_message(option, value, ranged)
+    for door, make in constructors(game):
+        with pytest.raises(ValueError) as info:
+            make(**{name: value})
+        assert str(info.value) == want, door
+
+
+def classic_bad_values(option: Any) -> list[tuple[Any, bool]]:
+    """(value, out of range?) the options test tries on every option first."""
+    common = [None, "", "x", [1], np.array([1, 2]), float("nan"), float("inf"), 1 + 0j]
+    if option.kind == "int":
+        values = [(v, False) for v in [*common, True, np.True_, 2.5, np.array(3), "3"]]
+        values = [(v, r) for v, r in values if not (v is None and option.optional)]
+        low = option.low or 0
+        values += [(low - 1, True), (np.int64(low - 1), True), (float(low - 1), True)]
+        if option.high is not None:
+            values += [(option.high + 1, True), (2**70, True)]
+        return values
+    if option.kind == "bool":
+        return [(v, False) for v in [*common, 0, 1, "true", "False", np.array(True)]]
+    choice = option.choices[0]
+    same_kind = [str(choice).upper(), f" {choice}"] if isinstance(choice, str) else [-1, 3]
+    return [
+        (v, False)
+        for v in [*common, True, *same_kind, np.array([choice]), np.array(option.choices)]
+    ]
+
+
+@ALL_OPTIONS
+def test_the_classic_bad_values_of_every_option_are_refused_alike(game, name):
+    """A 1- or 2-element array, NaN, a bool for a number, a case variant of a choice...
+    (the hypothesis test below draws any value; these come first, every time)."""
+    option = GAMES[game].load().raw_env.game_class.options[name]
+    for value, ranged in classic_bad_values(option):
+        want = option_message(option, value, ranged)
+        for door, make in constructors(game):
+            with pytest.raises(ValueError) as info:
+                make(**{name: value})
+            assert str(info.value) == want, (door, value)
+
+
+@ALL_OPTIONS
+@sweep(15)
+@given(data=st.data())
+def test_a_good_option_value_is_taken_alike_at_every_door(game, name, data):
+    """Every door takes an option's allowed values, numpy integers and integral floats for
+    ints, numpy strings for text, and holds the plain value."""
+    option = GAMES[game].load().raw_env.game_class.options[name]
+    if option.kind == "int":
+        top = option.high if option.high is not None else 50
+        plain = data.draw(st.integers(option.low or 0, top), label=name)
+        value = data.draw(st.sampled_from([plain, np.int64(plain), np.int32(plain), float(plain)]))
+    elif option.kind == "bool":
+        plain = value = data.draw(st.sampled_from([True, False, np.True_, np.False_]))
+        plain = bool(plain)
+    else:
+        plain = data.draw(st.sampled_from(option.choices), label=name)
+        forms = (
+            [plain, np.str_(plain)]
+            if isinstance(plain, str)
+            else [plain, np.int64(plain), float(plain)]
+        )
+        value = data.draw(st.sampled_from(forms))
+    for door, make in constructors(game):
+        held = held_options(door, make(**{name: value}))
+        assert held[name] == plain and type(held[name]) is type(plain), door
+
+
+def held_options(door: str, env: Any) -> dict[str, Any]:
+    """The checked options a door holds (every option, defaults included)."""
+    if door == "engine":
+        return env.options
+    if door == "vector":
+        return env.engine.options
+    if door == "gymnasium":
+        return env.unwrapped.aec.options
+    return env.unwrapped.options
+
+
+DOORS_OWN = {
+    *("self", "render_mode", "render_view"),  # the envs'
+    *("game", "opponents", "learner_seat", "illegal_action", "illegal_reward"),  # the doors'
+    *("id", "max_episode_steps", "disable_env_checker"),  # gymnasium.make's
+    *("num_envs", "seed", "log_games"),  # the batched doors'
+}
+"""Keyword arguments of the doors themselves, not game options."""
+
+
+@SPECS
+@sweep(20)
+@given(name=st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,15}", fullmatch=True), value=st.integers())
+def test_an_unknown_option_is_refused_naming_it(spec, name, value):
+    options = spec.load().raw_env.game_class.options
+    if name in options or name in DOORS_OWN:
+        return
+    for door, make in constructors(spec.name):
+        with pytest.raises(UnknownOptionError) as info:
+            make(**{name: value})
+        assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+        want = f"unknown option(s) {[name]}; the options are {list(options)}"
+        got = str(info.value)  # gymnasium.make adds where the env was made to a TypeError's
+        assert got.startswith(want) if door == "gymnasium" else got == want, door
