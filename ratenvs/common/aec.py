@@ -27,7 +27,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from ratenvs.common.game import Game
-from ratenvs.common.options import RENDER_VIEW_HELP, check_render_mode
+from ratenvs.common.options import RENDER_VIEW_HELP, check_render_mode, check_seed
 from ratenvs.common.render import HumanWindow, check_render_view
 
 OMNISCIENT = "omniscient"
@@ -270,7 +270,9 @@ class GameAECEnv(_GameEnvBase, AECEnv):
 
     # ------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game; ``seed`` re-seeds the env's generator (reset takes no options)."""
+        """Start a new game; ``seed`` (None or an integer >= 0) re-seeds the env's generator
+        (reset takes no options)."""
+        seed = check_seed(seed)
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
@@ -312,6 +314,8 @@ class GameAECEnv(_GameEnvBase, AECEnv):
             dead = self.terminations[agent] or self.truncations[agent]
         except AttributeError:
             raise RuntimeError(NEEDS_RESET.format("step")) from None
+        except KeyError:  # the last agent done has stepped out of the game
+            raise RuntimeError(GAME_OVER.format("step")) from None
         if dead:
             self._was_dead_step(action)
             return
@@ -391,7 +395,9 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start a new game; ``seed`` re-seeds the env's generator (reset takes no options)."""
+        """Start a new game; ``seed`` (None or an integer >= 0) re-seeds the env's generator
+        (reset takes no options)."""
+        seed = check_seed(seed)
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.agents = self.possible_agents[:]

@@ -39,6 +39,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
     ) from exc
 
 from ratenvs.common.game import Game
+from ratenvs.common.options import check_seed
 
 
 # ------------------------------------------------------------- borrowed arrays
@@ -283,7 +284,7 @@ class BatchedGame:
 
     Args:
         num_envs: games in the batch (>= 1).
-        seed: seeds every game's generator (None: fresh entropy).
+        seed: seeds every game's generator (None: fresh entropy, else an integer >= 0).
         log_games: indices of games whose chance outcomes go to the tape
             (:meth:`chance_logs`).
         **options: the game's options, checked like the AEC env's.
@@ -316,6 +317,7 @@ class BatchedGame:
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         self.num_envs = int(num_envs)
+        seed = check_seed(seed)
         self.game: Game = self.game_class(**options)
         self.options: dict[str, Any] = dict(self.game.params)
         self.num_players = self.game.num_players
@@ -341,6 +343,7 @@ class BatchedGame:
     # ------------------------------------------------------------ the doors
     def reset(self, seed: int | None = None) -> BatchStep:
         """Start every game anew (``seed``: reseed every generator, else keep drawing)."""
+        seed = check_seed(seed)
         if seed is not None or not self._started:
             self.rng = seed_generators(self._seed if seed is None else seed, self.num_envs)
         self._started = True

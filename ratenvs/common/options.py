@@ -88,6 +88,18 @@ def check_optional_int(name: str, value: Any, low: int, high: int | None = None)
     return None if value is None else check_int(name, value, low, high)
 
 
+def check_seed(value: Any, name: str = "seed") -> int | None:
+    """Return ``value`` as a seed: None (fresh entropy) or a non-negative integer (Python or
+    numpy); anything else - a bool, a float, a string, a negative number, a sequence - is a
+    ValueError naming ``name`` and the value, raised before anything is seeded."""
+    if value is None:
+        return None
+    integer = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    if integer and value >= 0:
+        return int(value)
+    raise ValueError(f"{name} must be None or an integer >= 0, got {value!r}")
+
+
 def check_render_mode(value: Any, modes: Iterable[str]) -> str | None:
     """A render mode is ``None`` or one of the env's ``metadata["render_modes"]``."""
     if value is None:

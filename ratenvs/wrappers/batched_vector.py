@@ -28,6 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from ratenvs.common.options import check_seed
 from ratenvs.games import get_game
 
 LEARNER = -1
@@ -101,6 +102,7 @@ class BatchedVectorEnv(VectorEnv):
         **env_options: Any,
     ) -> None:
         self.spec_game = get_game(game)
+        seed = check_seed(seed)
         if not self.spec_game.has_batched:
             raise ValueError(f"{self.spec_game.name} has no batched engine")
         engine_cls = self.spec_game.batched()
@@ -160,12 +162,12 @@ class BatchedVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------ the API
     def reset(
-        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every game anew; ``seed`` (None or one integer >= 0) seeds the whole batch."""
+        seed = check_seed(seed, "seed (one integer for the whole batch)")
         if seed is not None:
-            if not isinstance(seed, int | np.integer):
-                raise ValueError("seed must be one int for the whole batch")
-            self._rng = np.random.default_rng(int(seed))
+            self._rng = np.random.default_rng(seed)
         engine = self.engine
         engine.set_next_bots(self._lineups(self.num_envs))
         engine.reset(seed=int(self._rng.integers(2**63)) if seed is not None else None)

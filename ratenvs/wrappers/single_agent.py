@@ -17,7 +17,7 @@ import numpy as np
 
 from ratenvs.common.aec import GameAECEnv, as_action, refused_action
 from ratenvs.common.bots import Bot
-from ratenvs.common.options import check_choice
+from ratenvs.common.options import check_choice, check_seed
 from ratenvs.games import get_game
 
 OpponentsArg = (
@@ -118,7 +118,7 @@ class SingleAgentEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         n = self.aec.num_players
         if self.learner_seat == "random":
             self._seat = int(self.np_random.integers(n))
