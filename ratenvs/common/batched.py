@@ -369,14 +369,15 @@ class BatchedGame:
         ignored and they report no reward). The returned arrays are the engine's own
         buffers, overwritten by the next call: copy what you keep.
         """
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,) or not np.issubdtype(given.dtype, np.integer):
             raise ValueError(
                 f"actions must be {self.num_envs} integers (one per game), "
-                f"got {acts.dtype} of shape {acts.shape}"
+                f"got {given.dtype} of shape {given.shape}"
             )
-        # contiguous: the kernels borrow their arrays (see borrow)
-        acts = np.ascontiguousarray(acts, dtype=np.int64)
+        # contiguous: the kernels borrow their arrays (see borrow); a uint64 beyond int64
+        # turns negative, so it is refused below (the message quotes what was given)
+        acts = np.ascontiguousarray(given, dtype=np.int64)
         if active is None:
             active = self._everybody
         else:
@@ -387,7 +388,7 @@ class BatchedGame:
         g = _first_illegal(self.mask, acts, active)
         if g >= 0:
             raise ValueError(
-                f"illegal action {int(acts[g])} in game {g} (seat {int(self.to_act[g])}); "
+                f"illegal action {int(given[g])} in game {g} (seat {int(self.to_act[g])}); "
                 f"legal: {np.flatnonzero(self.mask[g]).tolist()}"
             )
         self._grow_tape()

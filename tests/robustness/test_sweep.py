@@ -52,7 +52,7 @@ import ratenvs  # noqa: F401 - registers the gymnasium ids
 from ratenvs.common.aec import ActionOutOfBoundsError, IllegalActionError
 from ratenvs.common.options import UnknownOptionError
 from ratenvs.games import GAMES
-from ratenvs.wrappers.batched_vector import BatchedVectorEnv
+from ratenvs.wrappers.batched_vector import BatchedVectorEnv, Opponents
 
 SPECS = pytest.mark.parametrize("spec", list(GAMES.values()), ids=list(GAMES))
 OPTIONS = {
@@ -494,6 +494,132 @@ def test_any_action_at_the_gymnasium_door(spec, mode, seed, picks, value):
             env.step(pick(mask, 0))
 
 
+@SPECS
+@DTYPES
+@sweep(6)
+@given(data=st.data(), seed=SEEDS, picks=st.lists(st.integers(0, 10**6), max_size=6))
+def test_any_action_array_at_the_batched_engine(spec, dtype, data, seed, picks):
+    """A batched engine takes integer arrays of its shape: anything else is a ValueError
+    "actions must be ..."; an illegal entry one naming its value and game (and seat); a
+    refused array leaves every array of the engine as it was; a legal array of any integer
+    dtype plays as int64 would."""
+    engine = make_engine(spec, seed, picks)
+    mask = engine.mask
+    acts = data.draw(action_arrays(mask, dtype), label="actions")
+    before = engine_snapshot(engine)
+    shape = mask.shape[:-1]
+    if acts.shape != shape or acts.dtype.kind not in "iu":
+        with pytest.raises(ValueError, match=r"^actions must be "):
+            engine.step(acts)
+    elif (bad := first_illegal(acts, mask)) is not None:
+        g = bad[0]
+        legal = re.escape(str(np.flatnonzero(mask[bad]).tolist()))
+        where = (
+            rf"for seat {bad[1]} \(Ratto Zakko\)"
+            if len(bad) > 1
+            else rf"\(seat {engine.to_act[g]}\)"
+        )
+        with pytest.raises(
+            ValueError, match=rf"^illegal action {acts[bad]} in game {g} {where}; legal: {legal}$"
+        ):
+            engine.step(acts)
+    else:
+        twin = make_engine(spec, seed, picks)
+        engine.step(acts)
+        twin.step(acts.astype(np.int64))
+        assert_same_arrays(engine_snapshot(engine), engine_snapshot(twin))
+        return
+    assert_same_arrays(engine_snapshot(engine), before)
+
+
+@SPECS
+@DTYPES
+@sweep(5)
+@given(data=st.data(), seed=SEEDS, picks=st.lists(st.integers(0, 10**6), max_size=6))
+def test_any_action_array_at_the_vector_door(spec, dtype, data, seed, picks):
+    """BatchedVectorEnv takes one integer per game (the learner's action): floats, bools,
+    strings and objects are refused, never cast; an illegal one is a ValueError naming it
+    and its game; a refused step changes nothing, the rewards owed to the next step
+    included."""
+    door = make_vector(spec, seed, picks)
+    mask = door.action_masks().astype(np.int8)
+    acts = data.draw(action_arrays(mask, dtype), label="actions")
+    door._carry[:] = np.arange(BATCH, dtype=np.float32) / 4  # rewards owed to the next step
+    before = vector_snapshot(door)
+    if acts.shape != (BATCH,) or acts.dtype.kind not in "iu":
+        with pytest.raises(ValueError, match=rf"^actions must be {BATCH} integers, one per game"):
+            door.step(acts)
+    elif (bad := first_illegal(acts, mask)) is not None:
+        (g,) = bad
+        with pytest.raises(ValueError, match=rf"^illegal action {acts[g]} in game {g} "):
+            door.step(acts)
+    else:
+        twin = make_vector(spec, seed, picks)
+        twin._carry[:] = door._carry
+        got, want = door.step(acts), twin.step(acts.astype(np.int64))
+        for a, b in zip(got[:4], want[:4]):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(got[1] - want[1], 0.0)  # the owed rewards came along
+        assert_same_arrays(vector_snapshot(door), vector_snapshot(twin))
+        return
+    assert_same_arrays(vector_snapshot(door), before)
+
+
+@SPECS
+def test_the_batched_doors_name_the_value_given_even_beyond_int64(spec):
+    """A uint64 above int64's range is refused naming the number given (not the negative
+    number it wraps to), and a float array is refused, never cast, at both batched doors."""
+    engine, door = make_engine(spec, 0, []), make_vector(spec, 0, [])
+    for subject, mask in ((engine, engine.mask), (door, door.action_masks())):
+        acts = legal_array(mask, 0).astype(np.uint64)
+        acts[(1,) * acts.ndim] = 2**64 - 1
+        before = vector_snapshot(door) if subject is door else engine_snapshot(engine)
+        with pytest.raises(ValueError, match=r"^illegal action 18446744073709551615 in game 1 "):
+            subject.step(acts)
+        with pytest.raises(ValueError, match=r"^actions must be .*got float64"):
+            subject.step(legal_array(mask, 0).astype(np.float64))
+        after = vector_snapshot(door) if subject is door else engine_snapshot(engine)
+        assert_same_arrays(after, before)
+
+
+class _CountingPolicies(Opponents):
+    """Every opponent seat a frozen policy that plays its first legal action, counting the
+    decisions it is asked for."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def draw(self, rng: Any, games: int, slots: int, bot_index: Any) -> np.ndarray:
+        return np.full((games, slots), -2)
+
+    def act(self, policy: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.asked += len(masks)
+        return masks.argmax(axis=1)
+
+
+@SPECS
+def test_a_refused_step_at_the_vector_door_asks_no_policy(spec):
+    """Frozen policies (self-play snapshots, maybe sampling) are not asked to act for a step
+    that is then refused: the refusal costs nothing, not even a policy's random draw."""
+    policies = _CountingPolicies()
+    door = BatchedVectorEnv(spec.name, BATCH, seed=0, opponents=policies, **OPTIONS[spec.name])
+    door.reset(seed=0)
+    for p in range(3):
+        door.step(legal_array(door.action_masks(), p))
+    asked = policies.asked
+    mask = door.action_masks()
+    bad = legal_array(mask, 0)
+    bad[1] = int(np.flatnonzero(mask[1] == 0)[0])
+    before = vector_snapshot(door)
+    with pytest.raises(ValueError, match=rf"^illegal action {bad[1]} in game 1 "):
+        door.step(bad)
+    assert policies.asked == asked
+    assert_same_arrays(vector_snapshot(door), before)
+    for p in range(20):  # a turn may take several of the learner's decisions
+        door.step(legal_array(door.action_masks(), p))
+    assert policies.asked > asked  # the policies play
+
+
 # ================================================================== sequences
 @SPECS
 @pytest.mark.parametrize("door", ["raw_env", "env"])
@@ -548,6 +674,30 @@ def test_random_sequences_at_the_gymnasium_door(spec, data, seed, length):
         assert gym_snapshot(env) == gym_snapshot(twin)
         if got[2] or got[3]:
             break
+
+
+@SPECS
+@pytest.mark.parametrize("door", ["engine", "vector"])
+@sweep(12)
+@given(data=st.data(), seed=SEEDS, length=st.integers(1, 20))
+def test_random_sequences_at_the_batched_doors(spec, door, data, seed, length):
+    """The engine and the vector door after any mix of refused and legal action arrays are
+    where a twin that only got the legal ones is."""
+    make, snapshot = (
+        (make_engine, engine_snapshot) if door == "engine" else (make_vector, vector_snapshot)
+    )
+    subject, twin = make(spec, seed, []), make(spec, seed, [])
+    for _ in range(length):
+        mask = subject.mask if door == "engine" else subject.action_masks().astype(np.int8)
+        acts = data.draw(action_arrays(mask), label="actions")
+        ok = acts.shape == mask.shape[:-1] and acts.dtype.kind in "iu"
+        if ok and first_illegal(acts, mask) is None:
+            subject.step(acts)
+            twin.step(acts.astype(np.int64))
+        else:
+            with pytest.raises(ValueError):
+                subject.step(acts)
+        assert_same_arrays(snapshot(subject), snapshot(twin))
 
 
 # ==================================================================== options
