@@ -24,7 +24,7 @@ action for every seat (its engine overrides the shapes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -40,6 +40,9 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
 
 from ratenvs.common.game import Game
 from ratenvs.common.options import check_seed
+
+INT64_MAX = int(np.iinfo(np.int64).max)
+"""The kernels hold every number in int64: no int option may exceed it."""
 
 
 # ------------------------------------------------------------- borrowed arrays
@@ -287,7 +290,8 @@ class BatchedGame:
         seed: seeds every game's generator (None: fresh entropy, else an integer >= 0).
         log_games: indices of games whose chance outcomes go to the tape
             (:meth:`chance_logs`).
-        **options: the game's options, checked like the AEC env's.
+        **options: the game's options, checked like the AEC env's; an int option the game
+            leaves unbounded must also fit the engine (:attr:`option_bounds`, int64).
 
     Subclasses set ``game_class``, ``tape_per_step`` (most tape numbers a step may
     write for one game) and ``bot_names``, allocate their state arrays in
@@ -303,6 +307,9 @@ class BatchedGame:
     """True for a game whose step takes an action from every seat (Ratto Zakko's ticks)."""
     EXTERNAL: ClassVar[int] = -1
     """``set_bots`` entry of a seat whose actions the caller gives."""
+    option_bounds: ClassVar[Mapping[str, int]] = {}
+    """The highest value the engine holds for an int option the game leaves unbounded
+    (tables sized by it...); every int option is held in int64 in any case."""
 
     def __init__(
         self,
@@ -319,6 +326,7 @@ class BatchedGame:
         self.num_envs = int(num_envs)
         seed = check_seed(seed)
         self.game: Game = self.game_class(**options)
+        self._check_bounds()
         self.options: dict[str, Any] = dict(self.game.params)
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
@@ -339,6 +347,19 @@ class BatchedGame:
         self._seed = seed
         self._started = False
         self.reset(seed=seed)
+
+    def _check_bounds(self) -> None:
+        """Every int option within what the engine holds (a ValueError names the option)."""
+        for name, option in self.game_class.options.items():
+            value = self.game.params[name]
+            if option.kind != "int" or value is None:
+                continue
+            high = min(self.option_bounds.get(name, INT64_MAX), INT64_MAX)
+            if value > high:
+                raise ValueError(
+                    f"option {name!r} must be at most {high:,} in the batched engine "
+                    f"{type(self).__name__}, got {value}"
+                )
 
     # ------------------------------------------------------------ the doors
     def reset(self, seed: int | None = None) -> BatchStep:

@@ -50,6 +50,7 @@ from hypothesis import strategies as st
 
 import ratenvs  # noqa: F401 - registers the gymnasium ids
 from ratenvs.common.aec import ActionOutOfBoundsError, IllegalActionError
+from ratenvs.common.batched import INT64_MAX
 from ratenvs.common.options import UnknownOptionError
 from ratenvs.games import GAMES
 from ratenvs.wrappers.batched_vector import BatchedVectorEnv, Opponents
@@ -901,3 +902,44 @@ def test_an_unknown_option_is_refused_naming_it(spec, name, value):
         want = f"unknown option(s) {[name]}; the options are {list(options)}"
         got = str(info.value)  # gymnasium.make adds where the env was made to a TypeError's
         assert got.startswith(want) if door == "gymnasium" else got == want, door
+
+
+UNBOUNDED = [
+    (g, n)
+    for g, n in every_option("int")
+    if GAMES[g].load().raw_env.game_class.options[n].high is None
+]
+
+
+@pytest.mark.parametrize(("game", "name"), UNBOUNDED, ids="-".join)
+@sweep(10)
+@given(data=st.data())
+def test_the_batched_doors_refuse_what_they_cannot_hold(game, name, data):
+    """An int option without an upper bound: the reference doors take any value, a batched
+    engine (and the vector door over it) what it holds (its ``option_bounds``, at most
+    int64), and beyond that a ValueError naming the option; up to its bound it plays."""
+    spec = GAMES[game]
+    engine_cls = spec.batched()
+    high = min(engine_cls.option_bounds.get(name, INT64_MAX), INT64_MAX)
+    big = data.draw(st.integers(high + 1, 2**80), label="beyond")
+    raw = spec.load().raw_env(**{name: big})
+    raw.reset(seed=0)
+    raw.step(pick(raw.action_mask(raw.agent_selection), 0))
+    want = (
+        f"option {name!r} must be at most {high:,} in the batched engine "
+        f"{engine_cls.__name__}, got {big}"
+    )
+    for make in (lambda **o: engine_cls(2, **o), lambda **o: BatchedVectorEnv(game, 2, **o)):
+        with pytest.raises(ValueError) as info:
+            make(**{name: big})
+        assert str(info.value) == want
+    fits = data.draw(
+        st.sampled_from([high, (option_low(game, name) + high) // 2, option_low(game, name)])
+    )
+    engine = engine_cls(2, seed=0, **{name: fits})
+    for p in range(3):
+        engine.step(legal_array(engine.mask, p))
+
+
+def option_low(game: str, name: str) -> int:
+    return GAMES[game].load().raw_env.game_class.options[name].low or 0
