@@ -6,7 +6,9 @@ readable spec), with the same options and the same observation vectors
 A game of the batch is rows of small integer arrays: the nine dice of the
 turn in progress as face counts (Cats, Bats, Rats set aside; dice showing 3,
 5, 7), every seat's total and turns taken, the seat to act and the phase
-(roll or keep).
+(roll or keep). The observation tables grow with a seat's highest total, so the engine
+holds ``turns`` up to 10,000 and ``target_score`` up to 1,000,000 (a ValueError naming
+the option beyond; the reference game has no bound).
 
 Chance: a roll of ``n`` dice is ``n`` fair six-sided dice from the game's own
 generator, logged (for games in ``log_games``) as the multinomial counts the
@@ -341,14 +343,16 @@ def observation_tables(turns: int | None, target: int | None, top: int) -> np.nd
     """Every value an observation entry can take, computed once as the reference observer
     computes it (so the kernel looks values up instead of dividing): row 0 dice / 9, row 1
     totals / 100, row 2 turns left / turns (by turns taken), row 3 points needed / target."""
+    # in float64 as the observer (an integer below 2**53 converts exactly and one IEEE
+    # division rounds as Python's does), then float32
     t = np.zeros((4, top + 1), dtype=np.float32)
-    v = np.arange(top + 1)
+    v = np.arange(top + 1, dtype=np.float64)
     t[0, : NUM_DICE + 1] = [k * (1.0 / NUM_DICE) for k in range(NUM_DICE + 1)]
-    t[1] = [x / TOTAL_SCALE for x in v.tolist()]
+    t[1] = v / TOTAL_SCALE
     if turns is not None:
-        t[2, : turns + 1] = [(turns - k) / turns for k in range(turns + 1)]
+        t[2, : turns + 1] = (turns - v[: turns + 1]) / turns
     if target is not None:
-        t[3] = [max(target - x, 0) / target for x in v.tolist()]
+        t[3] = np.maximum(target - v, 0.0) / target
     return t
 
 
@@ -420,6 +424,8 @@ class BatchedCatzRatzBatz(BatchedGame):
     game_class = CatzRatzBatz
     tape_per_step: ClassVar[int] = 9 * 16
     bot_names = BOT_NAMES
+    option_bounds: ClassVar[dict[str, int]] = {"turns": 10_000, "target_score": 1_000_000}
+    """The observation tables hold every total up to 175 per turn (28 MB at 10,000 turns)."""
 
     def _allocate(self) -> None:
         n, p = self.num_envs, self.num_players

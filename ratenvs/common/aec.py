@@ -27,7 +27,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from ratenvs.common.game import Game
-from ratenvs.common.options import RENDER_VIEW_HELP, check_render_mode
+from ratenvs.common.options import RENDER_VIEW_HELP, check_render_mode, check_seed
 from ratenvs.common.render import HumanWindow, check_render_view
 
 OMNISCIENT = "omniscient"
@@ -70,7 +70,46 @@ def as_action(value: Any) -> int | None:
 
 
 class IllegalActionError(ValueError):
-    """An agent played an action its action mask forbids (raised by ``raw_env``)."""
+    """An agent played an action its action mask forbids (raised by ``raw_env``, a
+    turn-based ``parallel_env`` and the gymnasium door with ``illegal_action="raise"``)."""
+
+
+class ActionOutOfBoundsError(IllegalActionError, AssertionError):
+    """An action outside the action space ``Discrete(n)``: not an integer (see
+    :func:`as_action`) or not in ``0 .. n-1``. A programming error, not a move of the game,
+    so every door raises it, ``env()`` included (PettingZoo classic's
+    ``AssertOutOfBoundsWrapper`` raises an AssertionError there, and this is one too); the
+    game is unchanged."""
+
+
+_SHOWN_CHARS = 80
+"""Longest ``repr`` of a refused input an error message quotes."""
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, cut to a readable length for an error message."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
+
+
+def refused_action(action: Any, agent: str, mask: np.ndarray, hint: str = "") -> IllegalActionError:
+    """The error for ``action`` refused for ``agent`` whose legal actions are ``mask``: an
+    :class:`ActionOutOfBoundsError` if it is not in the action space, else an
+    :class:`IllegalActionError` (followed by ``hint``). Both name the action, the legal
+    actions and the agent."""
+    legal = np.flatnonzero(mask).tolist()
+    n = len(mask)
+    index = as_action(action)
+    if index is None or not 0 <= index < n:
+        return ActionOutOfBoundsError(
+            f"illegal action {_shown(action)} for {agent}: not in its action space "
+            f"Discrete({n}) (an action is an integer 0..{n - 1}); legal actions: {legal}"
+        )
+    return IllegalActionError(f"illegal action {index} for {agent}; legal actions: {legal}{hint}")
+
+
+RAW_ENV_HINT = " (use env() for PettingZoo's terminate-on-illegal-move handling)"
+GAME_OVER = "{}() after the game ended (every agent is done): call reset()"
 
 
 class _GameEnvBase:
@@ -231,7 +270,9 @@ class GameAECEnv(_GameEnvBase, AECEnv):
 
     # ------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game; ``seed`` re-seeds the env's generator (reset takes no options)."""
+        """Start a new game; ``seed`` (None or an integer >= 0) re-seeds the env's generator
+        (reset takes no options)."""
+        seed = check_seed(seed)
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
@@ -273,6 +314,8 @@ class GameAECEnv(_GameEnvBase, AECEnv):
             dead = self.terminations[agent] or self.truncations[agent]
         except AttributeError:
             raise RuntimeError(NEEDS_RESET.format("step")) from None
+        except KeyError:  # the last agent done has stepped out of the game
+            raise RuntimeError(GAME_OVER.format("step")) from None
         if dead:
             self._was_dead_step(action)
             return
@@ -280,11 +323,7 @@ class GameAECEnv(_GameEnvBase, AECEnv):
         mask = self._seat_mask(seat)
         index = as_action(action)
         if index is None or not 0 <= index < self.num_actions or not mask[index]:
-            raise IllegalActionError(
-                f"illegal action {action!r} for {agent}; legal actions: "
-                f"{np.flatnonzero(mask).tolist()} (use env() for PettingZoo's "
-                "terminate-on-illegal-move handling)"
-            )
+            raise refused_action(action, agent, mask, RAW_ENV_HINT)
         self._play(agent, seat, index)
 
     def _play(self, agent: str, seat: int, action: int) -> None:
@@ -332,8 +371,10 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
     their actions are ignored. A seat that acts and
     gives no action or an illegal one plays the game's default action (Ratto
     Zakko: wait; the relocating winner: leave both), or, in a game without one,
-    raises :class:`IllegalActionError`. The same seed and the same actions give
-    the same game as the AEC form.
+    raises :class:`IllegalActionError` (:class:`ActionOutOfBoundsError` for an action
+    outside the action space), the game unchanged. ``actions`` that is not a dict, or
+    names an agent the game does not have, is an error too. The same seed and the same
+    actions give the same game as the AEC form.
     """
 
     def __init__(
@@ -354,7 +395,9 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start a new game; ``seed`` re-seeds the env's generator (reset takes no options)."""
+        """Start a new game; ``seed`` (None or an integer >= 0) re-seeds the env's generator
+        (reset takes no options)."""
+        seed = check_seed(seed)
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
@@ -367,6 +410,11 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
         """Play one step with ``actions`` (agent -> action) for the seats that act now."""
         if not self.agents:
             raise RuntimeError(NEEDS_RESET.format("step") + " (or the game is over)")
+        if not isinstance(actions, Mapping):
+            raise TypeError(f"actions must be a dict agent -> action, got {_shown(actions)}")
+        unknown = [a for a in actions if a not in self.agent_name_mapping]
+        if unknown:
+            raise ValueError(f"unknown agent(s) {unknown}; the agents are {self.possible_agents}")
         game, truth = self.game, self.truth
         names = self.possible_agents
         chosen: dict[int, int] = {}
@@ -376,11 +424,13 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
             action = _legal_or_none(given, mask)
             if action is None:
                 action = game.default_action(truth, seat)
-                if action is None:
+                if action is None and names[seat] not in actions:
                     raise IllegalActionError(
-                        f"illegal action {given!r} for {names[seat]}; legal actions: "
+                        f"no action for {names[seat]}, who acts now; legal actions: "
                         f"{np.flatnonzero(mask).tolist()}"
                     )
+                if action is None:
+                    raise refused_action(given, names[seat], mask)
             chosen[seat] = action
         infos_now: dict[int, dict[str, Any]] = {}
         step_rewards = game.apply(truth, chosen, self.np_random, infos_now) if chosen else None

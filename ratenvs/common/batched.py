@@ -24,7 +24,7 @@ action for every seat (its engine overrides the shapes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -39,6 +39,10 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
     ) from exc
 
 from ratenvs.common.game import Game
+from ratenvs.common.options import check_seed
+
+INT64_MAX = int(np.iinfo(np.int64).max)
+"""The kernels hold every number in int64: no int option may exceed it."""
 
 
 # ------------------------------------------------------------- borrowed arrays
@@ -283,10 +287,11 @@ class BatchedGame:
 
     Args:
         num_envs: games in the batch (>= 1).
-        seed: seeds every game's generator (None: fresh entropy).
+        seed: seeds every game's generator (None: fresh entropy, else an integer >= 0).
         log_games: indices of games whose chance outcomes go to the tape
             (:meth:`chance_logs`).
-        **options: the game's options, checked like the AEC env's.
+        **options: the game's options, checked like the AEC env's; an int option the game
+            leaves unbounded must also fit the engine (:attr:`option_bounds`, int64).
 
     Subclasses set ``game_class``, ``tape_per_step`` (most tape numbers a step may
     write for one game) and ``bot_names``, allocate their state arrays in
@@ -302,6 +307,9 @@ class BatchedGame:
     """True for a game whose step takes an action from every seat (Ratto Zakko's ticks)."""
     EXTERNAL: ClassVar[int] = -1
     """``set_bots`` entry of a seat whose actions the caller gives."""
+    option_bounds: ClassVar[Mapping[str, int]] = {}
+    """The highest value the engine holds for an int option the game leaves unbounded
+    (tables sized by it...); every int option is held in int64 in any case."""
 
     def __init__(
         self,
@@ -316,7 +324,9 @@ class BatchedGame:
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         self.num_envs = int(num_envs)
+        seed = check_seed(seed)
         self.game: Game = self.game_class(**options)
+        self._check_bounds()
         self.options: dict[str, Any] = dict(self.game.params)
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
@@ -338,9 +348,23 @@ class BatchedGame:
         self._started = False
         self.reset(seed=seed)
 
+    def _check_bounds(self) -> None:
+        """Every int option within what the engine holds (a ValueError names the option)."""
+        for name, option in self.game_class.options.items():
+            value = self.game.params[name]
+            if option.kind != "int" or value is None:
+                continue
+            high = min(self.option_bounds.get(name, INT64_MAX), INT64_MAX)
+            if value > high:
+                raise ValueError(
+                    f"option {name!r} must be at most {high:,} in the batched engine "
+                    f"{type(self).__name__}, got {value}"
+                )
+
     # ------------------------------------------------------------ the doors
     def reset(self, seed: int | None = None) -> BatchStep:
         """Start every game anew (``seed``: reseed every generator, else keep drawing)."""
+        seed = check_seed(seed)
         if seed is not None or not self._started:
             self.rng = seed_generators(self._seed if seed is None else seed, self.num_envs)
         self._started = True
@@ -366,14 +390,15 @@ class BatchedGame:
         ignored and they report no reward). The returned arrays are the engine's own
         buffers, overwritten by the next call: copy what you keep.
         """
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,) or not np.issubdtype(given.dtype, np.integer):
             raise ValueError(
                 f"actions must be {self.num_envs} integers (one per game), "
-                f"got {acts.dtype} of shape {acts.shape}"
+                f"got {given.dtype} of shape {given.shape}"
             )
-        # contiguous: the kernels borrow their arrays (see borrow)
-        acts = np.ascontiguousarray(acts, dtype=np.int64)
+        # contiguous: the kernels borrow their arrays (see borrow); a uint64 beyond int64
+        # turns negative, so it is refused below (the message quotes what was given)
+        acts = np.ascontiguousarray(given, dtype=np.int64)
         if active is None:
             active = self._everybody
         else:
@@ -384,7 +409,7 @@ class BatchedGame:
         g = _first_illegal(self.mask, acts, active)
         if g >= 0:
             raise ValueError(
-                f"illegal action {int(acts[g])} in game {g} (seat {int(self.to_act[g])}); "
+                f"illegal action {int(given[g])} in game {g} (seat {int(self.to_act[g])}); "
                 f"legal: {np.flatnonzero(self.mask[g]).tolist()}"
             )
         self._grow_tape()

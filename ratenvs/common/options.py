@@ -43,18 +43,36 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     return value
 
 
-def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
-    """Return ``value`` if it is one of ``choices``, else raise a ValueError naming ``name``."""
-    choices = tuple(choices)
-    if isinstance(value, bool | np.bool_) and not any(isinstance(c, bool) for c in choices):
-        raise ValueError(f"option {name!r} must be one of {choices}, got {value!r}")
+def _is_choice(value: Any, choice: Any) -> bool:
+    """``value`` is ``choice``: the same kind of thing (text for text, a number for a number,
+    a bool for a bool) and equal to it. An array, a list or a complex number never is, so
+    ``numpy.array(["score"])`` or ``4 + 0j`` does not pass for a choice."""
+    if isinstance(choice, bool | np.bool_):
+        return isinstance(value, bool | np.bool_) and bool(value) == bool(choice)
+    if isinstance(choice, str):
+        return isinstance(value, str) and value == choice
+    if isinstance(choice, numbers.Real):
+        return (
+            isinstance(value, numbers.Real)
+            and not isinstance(value, bool | np.bool_)
+            and bool(value == choice)
+        )
     try:
-        ok = value in choices
-    except TypeError:  # e.g. an unhashable or array-like value
-        ok = False
-    if not ok:
-        raise ValueError(f"option {name!r} must be one of {choices}, got {value!r}")
-    return choices[choices.index(value)]
+        same = value == choice
+    except Exception:  # a value that cannot even be compared is no choice
+        return False
+    return isinstance(same, bool | np.bool_) and bool(same)
+
+
+def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
+    """Return the choice ``value`` is (one of ``choices``), else raise a ValueError naming
+    ``name``. A value is a choice if it is of the choice's kind and equal to it (numpy
+    strings and integers too, ``4.0`` for ``4``); arrays and containers never are."""
+    choices = tuple(choices)
+    for choice in choices:
+        if _is_choice(value, choice):
+            return choice
+    raise ValueError(f"option {name!r} must be one of {choices}, got {value!r}")
 
 
 def check_bool(name: str, value: Any) -> bool:
@@ -68,6 +86,18 @@ def check_bool(name: str, value: Any) -> bool:
 def check_optional_int(name: str, value: Any, low: int, high: int | None = None) -> int | None:
     """Like :func:`check_int` but ``None`` is allowed (the option is off)."""
     return None if value is None else check_int(name, value, low, high)
+
+
+def check_seed(value: Any, name: str = "seed") -> int | None:
+    """Return ``value`` as a seed: None (fresh entropy) or a non-negative integer (Python or
+    numpy); anything else - a bool, a float, a string, a negative number, a sequence - is a
+    ValueError naming ``name`` and the value, raised before anything is seeded."""
+    if value is None:
+        return None
+    integer = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    if integer and value >= 0:
+        return int(value)
+    raise ValueError(f"{name} must be None or an integer >= 0, got {value!r}")
 
 
 def check_render_mode(value: Any, modes: Iterable[str]) -> str | None:

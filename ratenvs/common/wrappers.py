@@ -8,7 +8,12 @@ wrapper keeps exactly their behaviour, reading the raw env directly:
 
 - order enforcing: using the env before ``reset()`` is an error (it *is* an
   ``OrderEnforcingWrapper``, so tools that check for one still see it);
-- out of bounds: an action outside the action space raises an AssertionError;
+- out of bounds: an action outside the action space (not an integer, or not in
+  ``0 .. n-1``; :func:`~ratenvs.common.aec.as_action`) raises
+  :class:`~ratenvs.common.aec.ActionOutOfBoundsError`, a ValueError (an
+  ``IllegalActionError``) and an AssertionError as PettingZoo's, naming the action and
+  the action space; the game is unchanged (an out-of-range action is a programming
+  error, not a move);
 - illegal moves: an action the mask forbids warns, ends the game for
   everyone (terminated and truncated), gives the offending agent
   ``illegal_reward`` and the others 0, as ``TerminateIllegalWrapper`` does.
@@ -19,11 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from ratenvs.common.aec import GameAECEnv
+from ratenvs.common.aec import GameAECEnv, as_action, refused_action
 
 _NEEDS_RESET = "{} cannot be accessed before reset"
 
@@ -82,15 +86,14 @@ class ClassicWrapper(OrderEnforcingWrapper):
         if raw.terminations[agent] or raw.truncations[agent]:
             raw.step(action)
             return
-        if type(action) is int or isinstance(action, np.integer):
-            in_bounds = 0 <= action < raw.num_actions
-        else:
-            in_bounds = action is not None and raw.action_space(agent).contains(action)
-        if not in_bounds:  # PettingZoo's AssertOutOfBoundsWrapper, but never stripped by -O
-            raise AssertionError("action is not in action space")
+        index = as_action(action)
         seat = raw.agent_name_mapping[agent]
-        if raw.action_mask(agent)[action]:
-            raw._play(agent, seat, int(action))
+        mask = raw._seat_mask(seat)
+        if index is None or not 0 <= index < raw.num_actions:
+            # PettingZoo's AssertOutOfBoundsWrapper, but never stripped by -O
+            raise refused_action(action, agent, mask)
+        if mask[index]:
+            raw._play(agent, seat, index)
             return
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0
@@ -115,7 +118,14 @@ def env_function(raw_env: type[GameAECEnv]) -> Callable[..., ClassicWrapper]:
 
     def env(**options: Any) -> ClassicWrapper:
         """The wrapped AEC env: PettingZoo classic's illegal-move handling (the game ends, the
-        offender gets -1), bounds check and order enforcing, fused into one fast wrapper."""
+        offender gets -1), bounds check and order enforcing, fused into one fast wrapper.
+
+        An action the mask forbids is a move: it ends the game (everyone terminated and
+        truncated, the offender -1, the others 0). An action outside the action space (not
+        an integer ``0 .. n-1``: -1, 10**6, 2.5, True, "1", None for a live agent) is a
+        programming error: :class:`~ratenvs.common.aec.ActionOutOfBoundsError` (a
+        ValueError and an AssertionError) naming it and the action space, the game
+        unchanged."""
         return classic_env(raw_env(**options), illegal_reward=-1)
 
     env.__module__ = raw_env.__module__

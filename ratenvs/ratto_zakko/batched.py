@@ -998,7 +998,7 @@ class BatchedRattoZakko(BatchedGame):
         if k >= 0:
             g, s = divmod(k, self.num_players)
             raise ValueError(
-                f"illegal action {int(acts[g, s])} in game {g} for seat {s} "
+                f"illegal action {np.asarray(actions)[g, s]} in game {g} for seat {s} "
                 f"({self.game.title}); legal: {np.flatnonzero(self.mask[g, s]).tolist()}"
             )
         self._grow_tape()

@@ -28,6 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from ratenvs.common.options import check_seed
 from ratenvs.games import get_game
 
 LEARNER = -1
@@ -101,6 +102,7 @@ class BatchedVectorEnv(VectorEnv):
         **env_options: Any,
     ) -> None:
         self.spec_game = get_game(game)
+        seed = check_seed(seed)
         if not self.spec_game.has_batched:
             raise ValueError(f"{self.spec_game.name} has no batched engine")
         engine_cls = self.spec_game.batched()
@@ -160,12 +162,12 @@ class BatchedVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------ the API
     def reset(
-        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every game anew; ``seed`` (None or one integer >= 0) seeds the whole batch."""
+        seed = check_seed(seed, "seed (one integer for the whole batch)")
         if seed is not None:
-            if not isinstance(seed, int | np.integer):
-                raise ValueError("seed must be one int for the whole batch")
-            self._rng = np.random.default_rng(int(seed))
+            self._rng = np.random.default_rng(seed)
         engine = self.engine
         engine.set_next_bots(self._lineups(self.num_envs))
         engine.reset(seed=int(self._rng.integers(2**63)) if seed is not None else None)
@@ -181,19 +183,25 @@ class BatchedVectorEnv(VectorEnv):
     def step(
         self, actions: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play the learner's action ``actions[g]`` in every game ``g`` (integers; anything
+        else, or an illegal action, is a ValueError and nothing moves)."""
         if not self._started:
             raise RuntimeError("step() before reset(): call reset() first")
         engine = self.engine
-        rewards = self._carry.copy()
-        self._carry[:] = 0.0
         acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,):
-            raise ValueError(f"actions must be {self.num_envs} integers, one per game")
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(
+                f"actions must be {self.num_envs} integers, one per game; "
+                f"got {acts.dtype} of shape {acts.shape}"
+            )
         if self.simultaneous:  # the learner's answer and the policies' of the same tick
+            self._check_learner_actions(acts)
             full = self._policy_actions(np.ones(self.num_envs, dtype=np.bool_))
             full[np.arange(self.num_envs), self.learner] = acts
             acts = full
-        batch = engine.step(acts.astype(np.int64, copy=False))
+        batch = engine.step(acts)  # refuses illegal actions before anything moves
+        rewards = self._carry.copy()
+        self._carry[:] = 0.0
         games = np.arange(self.num_envs)
         rewards += batch.rewards[games, self.learner]
         done = batch.terminated.copy()
@@ -201,6 +209,20 @@ class BatchedVectorEnv(VectorEnv):
         self._play_policies(rewards, done)
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
         return self._learner_view(engine.obs), rewards, done, truncated, self._info()
+
+    def _check_learner_actions(self, acts: np.ndarray) -> None:
+        """A ValueError naming the first game whose learner's action its mask forbids (before
+        the policies are asked, so a refused step costs nothing)."""
+        mask = self.action_masks()
+        n = mask.shape[1]
+        bad = (acts < 0) | (acts >= n)
+        bad[~bad] = ~mask[np.flatnonzero(~bad), acts[~bad].astype(np.int64)]
+        if bad.any():
+            g = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"illegal action {acts[g]} in game {g} for the learner (seat "
+                f"{int(self.learner[g])}); legal: {np.flatnonzero(mask[g]).tolist()}"
+            )
 
     def _learner_view(self, per_seat: np.ndarray) -> np.ndarray:
         """The learner's rows of an engine array (a copy)."""

@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ratenvs.common.aec import GameAECEnv, IllegalActionError, as_action
+from ratenvs.common.aec import GameAECEnv, as_action, refused_action
 from ratenvs.common.bots import Bot
-from ratenvs.common.options import check_choice
+from ratenvs.common.options import check_choice, check_seed
 from ratenvs.games import get_game
 
 OpponentsArg = (
@@ -39,7 +39,11 @@ class SingleAgentEnv(gym.Env):
             at every reset (seat rotation).
         illegal_action: ``"terminate"`` (default; the episode ends with
             ``illegal_reward`` and ``info["illegal_action"] = True``, as
-            PettingZoo classic does) or ``"raise"`` (a ValueError).
+            PettingZoo classic does) or ``"raise"`` (an
+            :class:`~ratenvs.common.aec.IllegalActionError`, a ValueError;
+            :class:`~ratenvs.common.aec.ActionOutOfBoundsError` for an action outside
+            the action space), the game unchanged. Anything but an integer is an
+            illegal action (never coerced: 1.9, True, "1").
         illegal_reward: reward of an illegal action under ``"terminate"``.
         render_mode: passed to the game env.
         **env_options: the game env's options (``num_players``, ...).
@@ -114,7 +118,7 @@ class SingleAgentEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         n = self.aec.num_players
         if self.learner_seat == "random":
             self._seat = int(self.np_random.integers(n))
@@ -140,9 +144,7 @@ class SingleAgentEnv(gym.Env):
         index = as_action(action)
         if index is None or not (0 <= index < self.action_space.n and self._mask[index]):
             if self.illegal_action == "raise":
-                raise IllegalActionError(
-                    f"illegal action {action!r}; legal: {np.flatnonzero(self._mask).tolist()}"
-                )
+                raise refused_action(action, agent, self._mask)
             info = self._info()
             info["illegal_action"] = True
             for a in aec.agents:

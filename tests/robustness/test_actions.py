@@ -1,15 +1,18 @@
 """Actions: Python and numpy integers (and 0-d integer arrays) are actions; nothing else is
-coerced into one. ``raw_env`` answers anything else with an IllegalActionError naming the
-value and the legal actions, and loses nothing (the game is unchanged)."""
+coerced into one. An action outside the action space is a programming error, not a move:
+every door that raises says so with an ``ActionOutOfBoundsError`` naming the action and the
+space, ``env()`` included, and the game is unchanged. (Every type and value of action at
+every door: ``test_sweep.py``.)"""
 
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
 
-from ratenvs.common.aec import IllegalActionError, as_action
+from ratenvs.common.aec import ActionOutOfBoundsError, IllegalActionError, as_action
 from ratenvs.games import GAMES
 
 SPECS = pytest.mark.parametrize("spec", list(GAMES.values()), ids=list(GAMES))
@@ -22,53 +25,48 @@ def test_what_counts_as_an_action():
 
 
 @SPECS
-@pytest.mark.parametrize("bad", [2.5, 1.0, True, "1", None, np.array([0])])
-def test_raw_env_refuses_a_non_integer_action_and_keeps_the_game(spec, bad):
-    env = spec.load().raw_env(num_players=2)
-    env.reset(seed=1)
-    before = env.game_state()
-    legal = np.flatnonzero(env.action_mask(env.agent_selection)).tolist()
-    expected = re.escape(f"legal actions: {legal}")
-    with pytest.raises(IllegalActionError, match=rf"illegal action .*{expected}"):
-        env.step(bad)
-    assert env.game_state() == before
-
-
-@SPECS
-def test_raw_env_takes_numpy_integers(spec):
-    env = spec.load().raw_env(num_players=2)
-    env.reset(seed=1)
-    legal = np.flatnonzero(env.action_mask(env.agent_selection))
-    env.step(np.int32(legal[0]))
-    env.step(np.array(np.flatnonzero(env.action_mask(env.agent_selection))[0]))
-
-
-@SPECS
-@pytest.mark.parametrize("bad", [1.9, "1", True, None])
-def test_the_gymnasium_door_never_coerces_an_action(spec, bad):
-    from ratenvs.wrappers.single_agent import SingleAgentEnv
-
-    env = SingleAgentEnv(spec.name, illegal_action="raise")
+@pytest.mark.parametrize("action", [10**6, -1, "out", 2**64])
+def test_env_refuses_an_action_outside_the_action_space_in_every_game(spec, action):
+    """env() (PettingZoo classic's bounds check, kept under ``python -O``): the same error
+    in every game, an AssertionError as PettingZoo's and a ValueError as ours, naming the
+    action and the space; the game goes on as if nothing had been sent."""
+    env = spec.load().env(num_players=2)
     env.reset(seed=0)
-    with pytest.raises(IllegalActionError, match=re.escape(repr(bad))):
-        env.step(bad)
-    terminating = SingleAgentEnv(spec.name)
-    terminating.reset(seed=0)
-    _, reward, terminated, _, info = terminating.step(bad)
-    assert terminated and reward == -1.0 and info["illegal_action"]
-
-
-def test_the_parallel_env_counts_a_non_integer_as_the_default_action():
-    from ratenvs import ratto_zakko_v0
-
-    plain, odd = (
-        ratto_zakko_v0.parallel_env(num_players=2),
-        ratto_zakko_v0.parallel_env(num_players=2),
+    raw = env.unwrapped
+    agent = raw.agent_selection
+    before = raw.game_state()
+    n = raw.num_actions
+    legal = np.flatnonzero(raw.action_mask(agent)).tolist()
+    with pytest.raises(ActionOutOfBoundsError) as info:
+        env.step(action)
+    assert isinstance(info.value, IllegalActionError | AssertionError)
+    assert str(info.value) == (
+        f"illegal action {action!r} for {agent}: not in its action space Discrete({n}) "
+        f"(an action is an integer 0..{n - 1}); legal actions: {legal}"
     )
-    plain.reset(seed=3)
-    odd.reset(seed=3)
-    wait = plain.game.default_action(plain.truth, 0)
-    answer = wait + 1  # a response, legal while the card is open
-    a = plain.step({"player_0": wait, "player_1": wait})
-    b = odd.step({"player_0": float(answer), "player_1": str(answer)})  # never coerced
-    assert plain.game_state() == odd.game_state() and a[1] == b[1]
+    assert raw.game_state() == before and not any(raw.terminations.values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no illegal-move warning: the move is played
+        env.step(legal[0])
+
+
+@SPECS
+def test_raw_env_and_env_draw_the_same_line(spec):
+    """Out of the space: an error at both; in the space but masked: an error at raw_env,
+    the end of the game with -1 at env()."""
+    module = spec.load()
+    raw, wrapped = module.raw_env(num_players=2), module.env(num_players=2)
+    raw.reset(seed=0)
+    wrapped.reset(seed=0)
+    agent = raw.agent_selection
+    masked = int(np.flatnonzero(raw.action_mask(agent) == 0)[0])
+    for env in (raw, wrapped):
+        with pytest.raises(ActionOutOfBoundsError):
+            env.step(raw.num_actions)
+    with pytest.raises(IllegalActionError, match=re.escape(f"illegal action {masked} for")):
+        raw.step(masked)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wrapped.step(masked)
+    assert all(wrapped.terminations.values())
+    assert wrapped.unwrapped._cumulative_rewards[agent] == -1.0
