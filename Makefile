@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
 TORCH  ?= torch==2.13.0
 
-.PHONY: train test lint format bench bench-batched clean
+.PHONY: train test test-floors lint format bench bench-batched clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ test: $(STAMP)  ## lint + the whole test suite
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest -q
+
+test-floors: $(STAMP)  ## the tests on the lowest dependency versions pyproject.toml allows (noxfile.py)
+	$(VENV)/bin/nox -s floors
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

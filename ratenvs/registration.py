@@ -17,15 +17,20 @@ import pettingzoo
 
 from ratenvs.games import GAMES
 
+PETTINGZOO_REGISTRY = hasattr(pettingzoo, "register") and hasattr(pettingzoo, "aec_registry")
+"""Whether this PettingZoo has an env registry (``pettingzoo.make``; PettingZoo >= 1.27).
+With an older one the PettingZoo ids are not registered: import the env modules
+(``from ratenvs import rat_a_tat_cat_v0``), as PettingZoo's own envs are used."""
+
 
 def register() -> None:
     """Register all shipped games (idempotent)."""
     for spec in GAMES.values():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # re-registration on reload is harmless
-            if spec.pettingzoo_id not in pettingzoo.aec_registry:
+            if PETTINGZOO_REGISTRY and spec.pettingzoo_id not in pettingzoo.aec_registry:
                 pettingzoo.register("aec", spec.pettingzoo_id, f"{spec.module}:env")
-            if spec.pettingzoo_id not in pettingzoo.parallel_registry:
+            if PETTINGZOO_REGISTRY and spec.pettingzoo_id not in pettingzoo.parallel_registry:
                 pettingzoo.register("parallel", spec.pettingzoo_id, f"{spec.module}:parallel_env")
             if spec.gymnasium_id not in gymnasium.registry:
                 gymnasium.register(

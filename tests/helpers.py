@@ -10,6 +10,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pytest
+
+from ratenvs.registration import PETTINGZOO_REGISTRY
 
 
 def turns(env: Any) -> Iterator[tuple[str, dict[str, np.ndarray], float, bool]]:
@@ -58,3 +61,23 @@ def positions(
         env.step(wait if waits else int(rng.choice(np.flatnonzero(mask))))
         step += 1
     yield env
+
+
+needs_pettingzoo_registry = pytest.mark.skipif(
+    not PETTINGZOO_REGISTRY, reason="this PettingZoo has no env registry (PettingZoo < 1.27)"
+)
+"""Marks a test of ``pettingzoo.make`` with our ids (registered only where PettingZoo has a
+registry)."""
+
+
+def parallel_seed_test(env_fn: Any, num_cycles: int = 60) -> None:
+    """PettingZoo's ``parallel_seed_test`` with ``num_cycles`` where it takes it (PettingZoo
+    >= 1.25; before, it always plays its own number of cycles)."""
+    import inspect
+
+    from pettingzoo.test import parallel_seed_test as pz_test
+
+    if "num_cycles" in inspect.signature(pz_test).parameters:
+        pz_test(env_fn, num_cycles=num_cycles)
+    else:
+        pz_test(env_fn)

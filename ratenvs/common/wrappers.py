@@ -32,6 +32,12 @@ from ratenvs.common.aec import GameAECEnv, as_action, refused_action
 _NEEDS_RESET = "{} cannot be accessed before reset"
 
 
+def _mirror(name: str) -> property:
+    """A wrapper attribute that is the raw env's (read after reset); setting it is a no-op,
+    as the raw env's value is the one the game keeps."""
+    return property(lambda self: self._checked(name), lambda self, value: None)
+
+
 class ClassicWrapper(OrderEnforcingWrapper):
     """PettingZoo classic's illegal-move handling, bounds check and order enforcing, fused."""
 
@@ -45,15 +51,17 @@ class ClassicWrapper(OrderEnforcingWrapper):
             raise AttributeError(_NEEDS_RESET.format(name))
         return getattr(self._raw, name)
 
-    # direct pass-through of the data the AEC loop reads every step
-    agent_selection = property(lambda self: self._checked("agent_selection"))
-    agents = property(lambda self: self._checked("agents"))
-    rewards = property(lambda self: self._checked("rewards"))
-    terminations = property(lambda self: self._checked("terminations"))
-    truncations = property(lambda self: self._checked("truncations"))
-    infos = property(lambda self: self._checked("infos"))
+    # direct pass-through of the data the AEC loop reads every step (the raw env holds it;
+    # PettingZoo < 1.25's BaseWrapper.reset copies it onto the wrapper, which is a no-op)
+    agent_selection = _mirror("agent_selection")
+    agents = _mirror("agents")
+    rewards = _mirror("rewards")
+    terminations = _mirror("terminations")
+    truncations = _mirror("truncations")
+    infos = _mirror("infos")
     num_agents = property(lambda self: self._checked("num_agents"))
-    _cumulative_rewards = property(lambda self: self._raw._cumulative_rewards)
+    np_random = property(lambda self: self._raw.np_random)  # PettingZoo < 1.27 forwards none
+    _cumulative_rewards = property(lambda self: self._raw._cumulative_rewards, lambda self, v: None)
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:

@@ -7,6 +7,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers import needs_pettingzoo_registry
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import ratenvs
@@ -33,6 +34,7 @@ def test_register_envs_and_module_prefixed_id_in_a_fresh_interpreter():
     assert out.stdout.strip() == "(12,) [0, 0, 0, 1]"
 
 
+@needs_pettingzoo_registry
 def test_pettingzoo_make_with_the_registered_id():
     import pettingzoo
 

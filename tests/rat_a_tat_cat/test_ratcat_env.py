@@ -8,7 +8,7 @@ import numpy as np
 import pettingzoo
 import pytest
 from gymnasium.utils.env_checker import check_env
-from helpers import random_action, turns
+from helpers import needs_pettingzoo_registry, random_action, turns
 from pettingzoo.test import api_test, seed_test
 
 import ratenvs  # noqa: F401  (registers the ids)
@@ -76,6 +76,7 @@ def test_owner_ceilings_block_lists_every_slot_observer_first(num_players):
         assert space.contains(obs)
 
 
+@needs_pettingzoo_registry
 def test_registered_ids_and_gymnasium_check_env():
     env = pettingzoo.make("aec", "ratenvs/rat_a_tat_cat-v0")
     env.reset(seed=0)

@@ -8,8 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import positions
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
+from helpers import parallel_seed_test, positions
+from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 from ratenvs import ratto_zakko_v0
 from ratenvs.ratto_zakko import observe as ob

@@ -7,10 +7,10 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
-from helpers import play_random, random_action, turns
+from helpers import needs_pettingzoo_registry, parallel_seed_test, play_random, random_action, turns
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 import ratenvs  # noqa: F401  (registers the ids)
 from ratenvs import ratto_zakko_v0
@@ -39,6 +39,7 @@ def test_pettingzoo_api_and_seed(n, level):
         )
 
 
+@needs_pettingzoo_registry
 def test_pettingzoo_ids():
     import pettingzoo
 
