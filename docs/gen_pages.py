@@ -68,12 +68,15 @@ def rst_to_markdown(text: str, module: str, context: str | None = None) -> str:
 
 _ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)]) ")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_CODE = re.compile(r"`[^`]*`")
 
 
-def lists_after_paragraphs(markdown: str) -> str:
-    """``markdown`` with a blank line put before every list that starts right under a
-    paragraph line, outside code fences: GitHub lets a list interrupt a paragraph
-    (``docs/RULES.md`` is written so), Python-Markdown wants the blank line."""
+def as_github_reads(markdown: str) -> str:
+    """``markdown`` (written for GitHub: the READMEs, ``docs/RULES.md``) made to read the
+    same in Python-Markdown, outside code fences: a blank line goes before a list that
+    starts right under a paragraph line (GitHub lets a list interrupt a paragraph), and
+    ``\\|`` in a table row's code span becomes ``|`` (GitHub needs the escape there,
+    Python-Markdown shows it)."""
     out: list[str] = []
     fenced = False
     for line in markdown.split("\n"):
@@ -84,6 +87,8 @@ def lists_after_paragraphs(markdown: str) -> str:
             paragraph = before.strip() and not before[0].isspace() and not _ITEM.match(before)
             if paragraph and not before.startswith(("|", "#", "<", ">")):
                 out.append("")
+        elif not fenced and line.startswith("|"):
+            line = _CODE.sub(lambda m: m.group(0).replace("\\|", "|"), line)
         out.append(line)
     return "\n".join(out)
 
@@ -354,7 +359,8 @@ def summary_rows(game: str | Any) -> list[list[str]]:
     observer = default.observer(default.observation_kind)
     state = default.observer("privileged")
     np_option = cls.options["num_players"]
-    sizes = "; ".join(f"{label}: ({formula},)" for label, formula in observation_sizes(spec))
+    (_, base), *others = observation_sizes(spec)
+    sizes = f"({base},) for n players" + "".join(f"; with {o}: ({f},)" for o, f in others)
     gym = ", ".join(f"{k}={v!r}" for k, v in spec.gymnasium_defaults.items())
     return [
         ["Import", f"`from ratenvs import {spec.name}_v0`"],
@@ -373,7 +379,7 @@ def summary_rows(game: str | Any) -> list[list[str]]:
             if len(set(actions.values())) > 1
             else f"Discrete({actions[n0]}): 0 - {actions[n0] - 1}",
         ],
-        ["Observation shape", f"{sizes} (n players), float32"],
+        ["Observation shape", f"{sizes}; float32"],
         [
             "Observation values",
             f"[{_num(observer.low.min())}, {_num(observer.high.max())}] (each piece's range"
@@ -444,7 +450,11 @@ def rules_sections(game: str | Any) -> list[tuple[str, str, str | None]]:
 
 def _include(path: str, start: str, end: str | None) -> str:
     # a generated page has no file of its own to rewrite relative links from
-    args = f' start="{start}"' + (f' end="{end}"' if end else "")
+
+    def quoted(text: str) -> str:
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    args = f" start={quoted(start)}" + (f" end={quoted(end)}" if end else "")
     return f'{{% include-markdown "{path}"{args} rewrite-relative-urls=false %}}'
 
 

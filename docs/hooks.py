@@ -3,9 +3,10 @@
 - ``on_files`` adds the pages and pictures of ``docs/gen_pages.py``: a page per game under
   ``games/`` and the shipped agents' learning curves under ``images/curves/``, generated
   from the repository's own code (its root comes first on ``sys.path``).
-- ``on_page_markdown`` reads every page as GitHub does in one point: a list may start right
-  under a paragraph line (``gen_pages.lists_after_paragraphs``). Hooks run after the
-  plugins, so this reaches the included text too.
+- ``on_page_markdown`` reads every page as GitHub does in two points (a list may start
+  right under a paragraph line; ``\\|`` in a table's code span is a pipe):
+  ``gen_pages.as_github_reads``. Hooks run after the plugins, so this reaches the included
+  text too.
 """
 
 from __future__ import annotations
@@ -40,4 +41,4 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def on_page_markdown(markdown: str, **kwargs: Any) -> str:
-    return gen_pages.lists_after_paragraphs(markdown)
+    return gen_pages.as_github_reads(markdown)

@@ -116,7 +116,7 @@ def test_summary_sizes_match_the_env(name):
     """The summary's observation size formula and action range are the env's."""
     spec = GAMES[name]
     rows = dict(gen_pages.summary_rows(name))
-    formula = re.search(r"the defaults: \(([^,]+),\)", rows["Observation shape"]).group(1)
+    formula = re.match(r"\(([^,]+),\) for n players", rows["Observation shape"]).group(1)
     o = gen_pages.game_class(name).options["num_players"]
     for n in range(o.low, o.high + 1):
         env = spec.load().raw_env(num_players=n)
@@ -169,6 +169,12 @@ def _includes():
     return found
 
 
+def _argument(args: str, name: str) -> str | None:
+    """A quoted directive argument, unescaped (``\\"`` is a quote)."""
+    match = re.search(name + r'="((?:[^"\\]|\\.)*)"', args)
+    return None if match is None else re.sub(r"\\(.)", r"\1", match.group(1))
+
+
 def test_includes_find_their_text():
     """Every ``include-markdown`` names a file that exists and start / end delimiters that
     are in it, in that order (a renamed README or RULES.md heading fails here)."""
@@ -178,14 +184,13 @@ def test_includes_find_their_text():
         source = (base / path).resolve()
         assert source.is_file(), source
         text = source.read_text(encoding="utf-8")
-        start = re.search(r'start="([^"]*)"', args)
-        end = re.search(r'end="([^"]*)"', args)
+        start, end = _argument(args, "start"), _argument(args, "end")
         at = 0
-        if start:
-            assert start.group(1) in text, (path, start.group(1))
-            at = text.index(start.group(1)) + len(start.group(1))
-        if end:
-            assert end.group(1) in text[at:], (path, end.group(1))
+        if start is not None:
+            assert start in text, (path, start)
+            at = text.index(start) + len(start)
+        if end is not None:
+            assert end in text[at:], (path, end)
 
 
 def test_nav_and_api_modules_exist():
@@ -221,14 +226,16 @@ def test_nav_and_api_modules_exist():
         assert importlib.util.find_spec(module) is not None, module
 
 
-def test_lists_after_paragraphs():
+def test_as_github_reads():
     text = "Setup\n- one\n- two\n\n```\nx\n- not a list\n```\nA turn\n1. first\n   more\n2. b\n"
-    out = gen_pages.lists_after_paragraphs(text)
+    out = gen_pages.as_github_reads(text)
     assert out == (
         "Setup\n\n- one\n- two\n\n```\nx\n- not a list\n```\nA turn\n\n1. first\n   more\n2. b\n"
     )
     table = "| a |\n|---|\n- x\n"
-    assert gen_pages.lists_after_paragraphs(table) == table
+    assert gen_pages.as_github_reads(table) == table
+    row = "| `a \\| b` | c \\| d |"
+    assert gen_pages.as_github_reads(row) == "| `a | b` | c \\| d |"
 
 
 def test_rst_to_markdown():
