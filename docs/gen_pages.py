@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -292,7 +293,7 @@ def pieces_rows(game: str | Any, kind: str | None = None) -> list[list[str]]:
     rows = []
     for name, entry in observed_pieces(game, kind).items():
         p = entry["piece"]
-        sizes = {n: int(_prod(s)) for n, s in entry["shapes"].items()}
+        sizes = {n: math.prod(s) for n, s in entry["shapes"].items()}
         rows.append(
             [
                 f"`{name}`",
@@ -304,13 +305,6 @@ def pieces_rows(game: str | Any, kind: str | None = None) -> list[list[str]]:
             ]
         )
     return rows
-
-
-def _prod(shape: tuple[int, ...]) -> int:
-    out = 1
-    for d in shape:
-        out *= d
-    return out
 
 
 def pieces_table(game: str | Any, kind: str | None = None) -> str:
@@ -568,6 +562,7 @@ def game_page(game: str | Any) -> str:
 
 
 def _engine_name(spec: Any) -> str:
+    # read from the source: importing the engine needs numba, which the docs extra lacks
     module = f"ratenvs.{spec.name}.batched"
     source = (ROOT / Path(*module.split("."))).with_suffix(".py").read_text(encoding="utf-8")
     match = re.search(r"^ENGINE = (\w+)", source, flags=re.M)
