@@ -46,14 +46,24 @@ def _at(formula: str, n: int) -> int:
 
 
 def _configs(name: str) -> list[dict]:
-    """Every option variant the pages cover, at every player count it allows."""
+    """Option sets chosen here, not by the generator: the defaults and every option at
+    each of a few values (all choices, both switches, an int option's bounds, None where
+    allowed), one at a time, at every player count; and the game's ``test_options``."""
     cls = gen_pages.game_class(name)
+    singles: list[dict] = [{}]
+    for o in cls.options.values():
+        if o.name == "num_players":
+            continue
+        if o.kind == "bool":
+            values = [True, False]
+        elif o.kind == "choice":
+            values = list(o.choices)
+        else:
+            values = [o.low, o.high or (o.low or 0) + 100] + ([None] if o.optional else [])
+        singles += [{o.name: v} for v in values]
     o = cls.options["num_players"]
-    out = []
-    for options in gen_pages.option_variants(name):
-        counts = [options["num_players"]] if "num_players" in options else range(o.low, o.high + 1)
-        out += [{**options, "num_players": n} for n in counts]
-    return out
+    out = [{**s, "num_players": n} for s in singles for n in range(o.low, o.high + 1)]
+    return out + [dict(options) for options in GAMES[name].test_options]
 
 
 def _env(name: str, options: dict):
