@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.installed-docs
 # torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
 TORCH  ?= torch==2.13.0
 
-.PHONY: train test test-floors lint format bench bench-batched clean
+.PHONY: train test test-floors lint format bench bench-batched docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,6 +15,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "$(TORCH)"
 	$(PY) -m pip install --quiet -e ".[train,test]"
 	touch $(STAMP)
+
+# the doc tools (the docs extra) on top of the rest, for `make docs` only
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e ".[docs]"
+	touch $(DOCS_STAMP)
 
 train: $(STAMP)  ## train on the embedded default config, then evaluate
 	$(PY) -m training.train --config configs/default.yaml --out runs/default --overwrite
@@ -41,5 +47,8 @@ bench: $(STAMP)  ## speed of every env vs connect_four_v3, written to benchmarks
 bench-batched: $(STAMP)  ## the batched engines vs raw_env and connect_four_v3: benchmarks/results_batched.json
 	$(PY) benchmarks/bench_envs.py --batched
 
+docs: $(DOCS_STAMP)  ## the documentation site into site/ (mkdocs, warnings are errors)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d site
+
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs .pytest_cache site .nox

@@ -62,20 +62,20 @@ from the discard pile.
 
 ## Actions
 
-| action            | meaning                                             | legal in phase    |
-|-------------------|-----------------------------------------------------|-------------------|
-| 0                 | draw the top card of the draw pile                  | start             |
-| 1                 | take the top discard (only a number card)           | start             |
-| 2 - 5             | put the held card into own slot 0 - 3 (the old card| place, number     |
-|                   | is discarded face up)                               |                   |
-| 6                 | discard the drawn number card                       | number            |
-| 7 - 10            | use a Peek: look at own slot 0 - 3                  | peek              |
-| 11                | use a Draw 2: draw the next card                    | draw2             |
-| 12                | decline the power card (it is discarded)            | peek, swap, draw2 |
-| 13                | knock                                               | knock             |
-| 14                | do not knock                                        | knock             |
-| 15 + 16 (k-1)     | use a Swap: own slot ``a`` with slot ``b`` of the   | swap              |
-|   + 4 a + b       | player ``k`` seats on (k = 1 .. n-1), blind         |                   |
+| action | meaning | legal in phase |
+|---|---|---|
+| 0 | draw the top card of the draw pile | start |
+| 1 | take the top discard (only a number card) | start |
+| 2 - 5 | place the held card in own slot 0 - 3; the old card is discarded face up | place, number |
+| 6 | discard the drawn number card | number |
+| 7 - 10 | use a Peek: look at own slot 0 - 3 | peek |
+| 11 | use a Draw 2: draw the next card | draw2 |
+| 12 | decline the power card (it is discarded) | peek, swap, draw2 |
+| 13 | knock | knock |
+| 14 | do not knock | knock |
+| 15 + 16 (k-1) + 4 a + b | use a Swap: own slot a with slot b of the k-th next player | swap |
+
+A Swap is blind; ``k`` (1 .. n - 1) counts the seats from the player to the other one.
 
 Phases: "start" (a turn begins), "place" (holding the taken discard), "number"
 / "peek" / "swap" / "draw2" (holding a drawn card of that kind), "knock" (end
