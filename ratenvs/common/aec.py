@@ -108,6 +108,21 @@ def refused_action(action: Any, agent: str, mask: np.ndarray, hint: str = "") ->
     return IllegalActionError(f"illegal action {index} for {agent}; legal actions: {legal}{hint}")
 
 
+TURN_BASED_ILLEGAL_ACTIONS = """\
+An action is an integer (Python or numpy, or a 0-d integer array); nothing else
+(2.5, True, "1") is ever coerced into one. An action the mask forbids: `raw_env`
+and `parallel_env()` raise :class:`~ratenvs.common.aec.IllegalActionError` (a
+ValueError) naming it and the legal actions, the game unchanged; `env()` applies
+PettingZoo classic's handling: the game ends and the offending seat gets -1. An
+action outside the action space (-1, 10**6, 2.5, "1", or None for a live agent) is
+a programming error, not a move: `raw_env`, `env()` and `parallel_env()` raise
+:class:`~ratenvs.common.aec.ActionOutOfBoundsError` (an IllegalActionError, and an
+AssertionError as PettingZoo's bounds check, kept under `python -O`) naming the
+action and the action space, the game unchanged. (The gymnasium door ends the
+episode with -1 for any action that is not legal, or raises the same errors with
+`illegal_action="raise"`.)"""
+"""The "Illegal actions" section of a turn-based game's env docstring."""
+
 RAW_ENV_HINT = " (use env() for PettingZoo's terminate-on-illegal-move handling)"
 GAME_OVER = "{}() after the game ended (every agent is done): call reset()"
 

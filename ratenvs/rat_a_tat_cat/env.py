@@ -98,18 +98,7 @@ Given at the end of every round to the players of that round, in units of
 
 ## Illegal actions
 
-An action is an integer (Python or numpy, or a 0-d integer array); nothing else
-(2.5, True, "1") is ever coerced into one. An action the mask forbids: `raw_env`
-and `parallel_env()` raise :class:`~ratenvs.common.aec.IllegalActionError` (a
-ValueError) naming it and the legal actions, the game unchanged; `env()` applies
-PettingZoo classic's handling: the game ends and the offending seat gets -1. An
-action outside the action space (-1, 10**6, 2.5, "1", or None for a live agent) is
-a programming error, not a move: `raw_env`, `env()` and `parallel_env()` raise
-:class:`~ratenvs.common.aec.ActionOutOfBoundsError` (an IllegalActionError, and an
-AssertionError as PettingZoo's bounds check, kept under `python -O`) naming the
-action and the action space, the game unchanged. (The gymnasium door ends the
-episode with -1 for any action that is not legal, or raises the same errors with
-`illegal_action="raise"`.)
+{illegal_actions}
 
 ## Extras
 
@@ -134,7 +123,12 @@ from __future__ import annotations
 import numpy as np
 from gymnasium.utils import seeding
 
-from ratenvs.common.aec import GameAECEnv, GameParallelEnv, options_table
+from ratenvs.common.aec import (
+    TURN_BASED_ILLEGAL_ACTIONS,
+    GameAECEnv,
+    GameParallelEnv,
+    options_table,
+)
 from ratenvs.common.wrappers import env_function
 from ratenvs.rat_a_tat_cat import render
 from ratenvs.rat_a_tat_cat.resample import resample_state
@@ -190,6 +184,7 @@ class parallel_env(GameParallelEnv, game=RatATatCat, draw=render.draw):
 
 
 __doc__ = __doc__.format(
+    illegal_actions=TURN_BASED_ILLEGAL_ACTIONS,
     options=options_table(RatATatCat),
     observation=RatATatCat(num_players=2, owner_ceilings=True).observer("knowledge").table(),
 )
