@@ -87,8 +87,16 @@ def _play(record: dict[str, Any]) -> GameAECEnv:
     return env
 
 
-def _check(record: dict[str, Any], game: str | None) -> str:
+def _check(record: Any, game: str | None) -> str:
+    """The game name of ``record`` after checking its shape: a JSON object with ``game``,
+    ``version``, a seed (an integer >= 0), options (an object of the game's options, no
+    render settings), actions (a list of integers) and optionally a chance log (a list of
+    ``[kind, outcome]`` draws); a ValueError names what is wrong."""
+    if not isinstance(record, dict):
+        raise ValueError(f"a game record is a JSON object, got a {_json_type(record)}")
     name = record.get("game")
+    if not isinstance(name, str):
+        raise ValueError(f"record 'game' must be a game name, got {name!r}")
     if game is not None and name != get_game(game).name:
         raise ValueError(f"not a {get_game(game).name} record: game={name!r}")
     if record.get("version") != RECORD_VERSION:
@@ -96,7 +104,36 @@ def _check(record: dict[str, Any], game: str | None) -> str:
     missing = {"seed", "options", "actions"} - set(record)
     if missing:
         raise ValueError(f"record lacks {sorted(missing)}")
-    return get_game(str(name)).name
+    seed, options, actions = record["seed"], record["options"], record["actions"]
+    if not _is_int(seed) or seed < 0:
+        raise ValueError(f"record 'seed' must be an integer >= 0, got {seed!r}")
+    if not isinstance(options, dict):
+        raise ValueError(f"record 'options' must be an object, got a {_json_type(options)}")
+    render = sorted({"render_mode", "render_view"} & set(options))
+    if render:
+        raise ValueError(f"record 'options' may not hold {render} (a replay chooses its view)")
+    if not isinstance(actions, list):
+        raise ValueError(f"record 'actions' must be a list, got a {_json_type(actions)}")
+    wrong = next((a for a in actions if not _is_int(a)), None)
+    if wrong is not None:
+        raise ValueError(f"record 'actions' must be integers, got {wrong!r}")
+    chance = record.get("chance")
+    if chance is not None:
+        pairs = isinstance(chance, list) and all(
+            isinstance(d, list) and len(d) == 2 and isinstance(d[0], str) for d in chance
+        )
+        if not pairs:
+            raise ValueError("record 'chance' must be a list of [kind, outcome] draws")
+    return get_game(name).name
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}
+    return names.get(type(value), "number")
 
 
 def replay(record: dict[str, Any], game: str | None = None) -> GameAECEnv:
@@ -139,11 +176,18 @@ def save_record(record: dict[str, Any], path: str | Path) -> None:
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record written by :func:`save_record` (a ValueError if it is not JSON)."""
+    """Read a record written by :func:`save_record` (a ValueError if it is not a JSON
+    object)."""
     try:
-        return json.loads(Path(path).read_text())
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a game record (not UTF-8 text)") from None
     except json.JSONDecodeError as err:
         raise ValueError(f"{path} is not a game record (invalid JSON: {err})") from None
+    if not isinstance(record, dict):
+        kind = _json_type(record)
+        raise ValueError(f"{path} is not a game record (a JSON {kind}, not an object)")
+    return record
 
 
 def record_bot_game(
