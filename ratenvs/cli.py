@@ -6,9 +6,31 @@ import argparse
 import importlib
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from ratenvs.common.arguments import (
+    ArgumentParser,
+    UsageError,
+    input_file,
+    int_in,
+    number_in,
+    only_with,
+    output_file,
+    report,
+)
 from ratenvs.games import GAMES, available_games, get_game
+
+BENCH_SECONDS = (0.0, 3600.0)
+"""``bench --seconds``: above 0, at most an hour per env and round."""
+BENCH_ROUNDS = (1, 100)
+BENCH_BATCH_SIZES = [1, 64, 1024, 4096]
+"""The default ``bench --batched --batch-sizes``."""
+MAX_BATCH_SIZE = 65536
+"""Largest ``bench --batch-sizes`` (the largest batch a training config may run)."""
+GIF_FPS = (0.01, 50.0)
+"""``replay --fps``: a GIF frame lasts 20 ms (what viewers show) to 100 s."""
+DEFAULT_FPS = 2.0
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -47,8 +69,7 @@ def solve_report() -> dict[str, Any]:
 def _cmd_solve(args: argparse.Namespace) -> int:
     spec = get_game(args.game)
     if spec.name != "catz_ratz_batz":
-        print(f"ratenvs solve: no exact solver for {spec.title}", file=sys.stderr)
-        return 2
+        raise UsageError(f"solve: no exact solver for {spec.title} (only catz-ratz-batz)")
     report = solve_report()
     if args.json:
         print(json.dumps(report, indent=2))
@@ -64,23 +85,37 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_games(args: argparse.Namespace) -> list[str] | None:
+    """The games ``--games`` names (package names), or None for all; an unknown name, or
+    with ``--batched`` a game without a batched engine, is a UsageError."""
+    if not args.games:
+        return None
+    names = []
+    for name in args.games:
+        try:
+            spec = get_game(name)
+        except ValueError as err:
+            raise UsageError(f"--games: {err}") from None
+        if args.batched and not spec.has_batched:
+            raise UsageError(f"--games: {spec.cli_name} has no batched engine (--batched)")
+        names.append(spec.name)
+    return names
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from ratenvs import bench
 
-    if not args.seconds > 0:
-        raise SystemExit(f"ratenvs bench: --seconds must be > 0, got {args.seconds}")
-    if args.rounds < 1:
-        raise SystemExit(f"ratenvs bench: --rounds must be >= 1, got {args.rounds}")
+    if not args.batched:
+        only_with(args, "--batched", ("batch_sizes",))
+    games = _bench_games(args)
     if args.batched:
-        sizes = tuple(args.batch_sizes)
-        if any(b < 1 for b in sizes):
-            raise SystemExit("ratenvs bench: --batch-sizes must be >= 1")
+        sizes = tuple(args.batch_sizes or BENCH_BATCH_SIZES)
         records = bench.run_batched(
-            games=args.games or None, batch_sizes=sizes, seconds=args.seconds, rounds=args.rounds
+            games=games, batch_sizes=sizes, seconds=args.seconds, rounds=args.rounds
         )
         table = bench.format_batched_table
     else:
-        records = bench.run(games=args.games or None, seconds=args.seconds, rounds=args.rounds)
+        records = bench.run(games=games, seconds=args.seconds, rounds=args.rounds)
         table = bench.format_table
     if args.json:
         print(json.dumps(records, indent=2))
@@ -93,22 +128,36 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from ratenvs.common.record import iter_replay_frames, load_record, replay
     from ratenvs.common.render import save_gif
 
-    record = load_record(args.record)
-    env = replay(record)
-    print(f"{record['game']}: {len(record['actions'])} actions replayed, final state matches")
-    if args.gif:
-        frames = iter_replay_frames(record, render_view=args.view)  # streamed, one at a time
-        count = save_gif(frames, args.gif, fps=args.fps)
-        print(f"wrote {args.gif} ({count} frames, view {args.view})")
+    if args.gif is None:
+        only_with(args, "--gif", ("view", "fps"))
     else:
+        output_file("--gif", args.gif)
+    record = load_record(input_file("record", args.record))
+    env = replay(record)
+    checked = (
+        "final state matches"
+        if record.get("final_state") is not None
+        else "the record holds no final state to check"
+    )
+    print(f"{record['game']}: {len(record['actions'])} actions replayed, {checked}")
+    if args.gif is None:
         print(env.render_text())
+        return 0
+    view = "omniscient" if args.view is None else args.view
+    if view not in ("omniscient", *env.possible_agents):
+        raise UsageError(
+            f"--view {view!r}: not a view of this {len(env.possible_agents)}-player game; "
+            f"choose omniscient or one of {', '.join(env.possible_agents)}"
+        )
+    frames = iter_replay_frames(record, render_view=view)  # streamed, one at a time
+    Path(args.gif).parent.mkdir(parents=True, exist_ok=True)
+    count = save_gif(frames, args.gif, fps=DEFAULT_FPS if args.fps is None else args.fps)
+    print(f"wrote {args.gif} ({count} frames, view {view})")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ratenvs", description="RL environments for three rat games."
-    )
+    parser = ArgumentParser(prog="ratenvs", description="RL environments for three rat games.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the games and their ids")
     play = sub.add_parser("play", help="play a game in the terminal against bots", add_help=False)
@@ -119,13 +168,28 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="replay a saved game record, optionally as a GIF")
     rep.add_argument("record", help="game record JSON")
     rep.add_argument("--gif", help="write the replay as an animated GIF here")
-    rep.add_argument("--view", default="omniscient", help="omniscient or an agent name")
-    rep.add_argument("--fps", type=float, default=2.0)
+    rep.add_argument("--view", help="with --gif: omniscient (the default) or an agent name")
+    rep.add_argument(
+        "--fps",
+        type=number_in(*GIF_FPS),
+        help=f"with --gif: frames per second ({GIF_FPS[0]:g} to {GIF_FPS[1]:g}; "
+        f"default {DEFAULT_FPS:g})",
+    )
     bench = sub.add_parser("bench", help="decisions/s of each env vs connect_four_v3")
     bench.add_argument("--json", action="store_true", help="print a JSON list")
     bench.add_argument("--games", nargs="*", help="only these games")
-    bench.add_argument("--seconds", type=float, default=2.0, help="seconds per env per round")
-    bench.add_argument("--rounds", type=int, default=3, help="alternating rounds (median)")
+    bench.add_argument(
+        "--seconds",
+        type=number_in(*BENCH_SECONDS, above=True),
+        default=2.0,
+        help=f"seconds per env per round (above 0, at most {BENCH_SECONDS[1]:g})",
+    )
+    bench.add_argument(
+        "--rounds",
+        type=int_in(*BENCH_ROUNDS),
+        default=3,
+        help=f"alternating rounds, median ({BENCH_ROUNDS[0]}..{BENCH_ROUNDS[1]})",
+    )
     bench.add_argument(
         "--batched",
         action="store_true",
@@ -133,10 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--batch-sizes",
-        type=int,
+        type=int_in(1, MAX_BATCH_SIZE),
         nargs="+",
-        default=[1, 64, 1024, 4096],
-        help="batch sizes of --batched",
+        help=f"batch sizes of --batched (1..{MAX_BATCH_SIZE}; default "
+        f"{' '.join(map(str, BENCH_BATCH_SIZES))})",
     )
     return parser
 
@@ -158,9 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "replay":
             return _cmd_replay(args)
         return _cmd_bench(args)
-    except (ValueError, OSError) as err:
-        print(f"ratenvs: {err}", file=sys.stderr)
-        return 2
+    except (ValueError, OSError) as err:  # UsageError, a bad record, an unwritable file
+        return report(err)
 
 
 if __name__ == "__main__":

@@ -229,9 +229,16 @@ def _parser_type(option: Option) -> Callable[[str], Any]:
     if option.kind == "int":
 
         def parse(text: str) -> int | None:
+            import argparse
+
             if option.optional and text.lower() == "none":
                 return None
-            return int(text)
+            try:
+                return int(text)
+            except ValueError:  # the range is the option's check, with the option's name
+                raise argparse.ArgumentTypeError(
+                    f"must be an integer ({option.allowed}), got {text!r}"
+                ) from None
 
         return parse
     return str

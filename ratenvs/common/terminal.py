@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.common.arguments import MAX_SEED, SEED, ArgumentParser, int_in
 from ratenvs.common.bots import Bot, opponent_bots
 from ratenvs.common.game import Game
 from ratenvs.common.play import seed_streams
@@ -32,18 +33,20 @@ def play_parser(
 ) -> argparse.ArgumentParser:
     """The parser of ``ratenvs play <cli_name>`` with ``--players``, ``--bots`` and
     ``--seed``; a game adds its own options to it."""
-    parser = argparse.ArgumentParser(prog=f"ratenvs play {cli_name}", description=description)
+    parser = ArgumentParser(prog=f"ratenvs play {cli_name}", description=description)
     players = game_class.options["num_players"]
     parser.add_argument(
         "--players",
-        type=int,
+        type=int_in(players.low or 1, players.high),
         default=players.default,
         help=f"{players.help} including you ({players.allowed}; default: {players.default})",
     )
     parser.add_argument(
         "--bots", nargs="*", default=None, help=f"bot per other seat: {sorted(bots)}"
     )
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--seed", type=SEED, default=None, help=f"0..{MAX_SEED} (default: a fresh one)"
+    )
     return parser
 
 

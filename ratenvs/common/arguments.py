@@ -1,0 +1,179 @@
+"""What every command line shares (``ratenvs`` and ``python -m training.*``): a mistake
+ends in one line on stderr and exit status 2, found before any long work starts.
+
+- :class:`ArgumentParser`: argparse's parser whose errors are one line
+  (``error: argument --fps: ... (see ratenvs replay --help)``), exit status 2.
+- argparse types that say what is allowed: :func:`int_in`, :func:`number_in`,
+  :data:`SEED`.
+- early checks of the files an argument names: :func:`input_file`,
+  :func:`input_folder`, :func:`output_file`, :func:`output_folder` (the folder they
+  would be written in exists or can be made, and takes a file: checked by writing one).
+- :class:`UsageError` (a ValueError) for a mistake found in ``main``, and :func:`report`,
+  which prints any error as the one ``error: ...`` line and returns 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+EXIT_USAGE = 2
+"""The exit status of every mistake on the command line (argparse's own)."""
+
+MAX_SEED = 2**32 - 1
+"""Largest seed: the generators every door seeds (numpy's legacy seeding, which
+stable-baselines3 uses, takes 0 .. 2**32 - 1)."""
+
+
+class UsageError(ValueError):
+    """A mistake on the command line (an argument, or what a file it names holds)."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An ``argparse.ArgumentParser`` whose errors are one line on stderr, exit status 2:
+    ``error: <what argparse says> (see <prog> --help)`` (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"error: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def one_line(message: object) -> str:
+    """``message`` on one line: its lines joined with ``; ``."""
+    lines = [line.strip() for line in str(message).splitlines()]
+    return "; ".join(line for line in lines if line) or type(message).__name__
+
+
+def report(error: BaseException) -> int:
+    """Print ``error`` as one ``error: ...`` line on stderr; return the exit status 2."""
+    text = one_line(error) if str(error) else type(error).__name__
+    print(f"error: {text}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+# ------------------------------------------------------------------ types
+def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in ``low .. high`` (``high`` None: no upper bound)."""
+    allowed = f"an integer >= {low:,}" if high is None else f"an integer in {low:,}..{high:,}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def number_in(low: float, high: float, *, above: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number in ``[low, high]`` (``above``: ``low`` excluded).
+    NaN and infinities are refused."""
+    allowed = f"a number {'above' if above else 'from'} {_show(low)} up to {_show(high)}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}") from None
+        inside = (low < value if above else low <= value) and value <= high
+        if not (math.isfinite(value) and inside):
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _show(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+SEED = int_in(0, MAX_SEED)
+"""The argparse type of every ``--seed``."""
+
+
+# ------------------------------------------------------------------ files
+def input_file(flag: str, path: str | Path, error: type[Exception] = UsageError) -> Path:
+    """``path`` (named by ``flag``) is an existing regular file; else ``error``."""
+    path = Path(path)
+    if not path.exists():
+        raise error(f"{flag} {path}: no such file")
+    if not path.is_file():
+        raise error(f"{flag} {path}: is a folder, not a file")
+    return path
+
+
+def input_folder(flag: str, path: str | Path, error: type[Exception] = UsageError) -> Path:
+    """``path`` (named by ``flag``) is an existing folder; else ``error``."""
+    path = Path(path)
+    if not path.exists():
+        raise error(f"{flag} {path}: no such folder")
+    if not path.is_dir():
+        raise error(f"{flag} {path}: is a file, not a folder")
+    return path
+
+
+def output_file(flag: str, path: str | Path, error: type[Exception] = UsageError) -> Path:
+    """A file may be written at ``path`` (named by ``flag``): it is not a folder, and the
+    folder it goes in exists or can be made and takes a new file; else ``error``."""
+    path = Path(path)
+    if path.is_dir():
+        raise error(f"{flag} {path}: is a folder, not a file")
+    _writable_folder(flag, path, path.parent, error)
+    return path
+
+
+def output_folder(flag: str, path: str | Path, error: type[Exception] = UsageError) -> Path:
+    """Files may be written in the folder ``path`` (named by ``flag``): it is a folder or
+    does not exist yet, and the nearest existing folder on its way takes a new file."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise error(f"{flag} {path}: is a file, not a folder")
+    _writable_folder(flag, path, path, error)
+    return path
+
+
+def _writable_folder(flag: str, path: Path, folder: Path, error: type[Exception]) -> None:
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise error(f"{flag} {path}: {existing} is a file, not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=existing, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise error(f"{flag} {path}: cannot write in {existing} ({exc.strerror})") from None
+
+
+def read_text(flag: str, path: str | Path, what: str, error: type[Exception] = UsageError) -> str:
+    """The UTF-8 text of the file ``path`` (named by ``flag``, holding ``what``): a missing
+    file, a folder, or bytes that are not UTF-8 text are ``error``."""
+    path = input_file(flag, path, error)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{flag} {path}: not {what} (not UTF-8 text)") from None
+    except OSError as exc:
+        raise error(f"{flag} {path}: cannot read it ({exc.strerror})") from None
+
+
+def given(args: argparse.Namespace, *names: str) -> list[str]:
+    """The ``--flags`` among ``names`` (argparse dests) that the command line gave (their
+    value is not None: such arguments default to None)."""
+    return ["--" + n.replace("_", "-") for n in names if getattr(args, n) is not None]
+
+
+def only_with(args: argparse.Namespace, mode: str, names: tuple[str, ...]) -> None:
+    """Refuse the arguments ``names`` (defaulting to None) when ``mode`` is off."""
+    extra = given(args, *names)
+    if extra:
+        raise UsageError(f"{', '.join(extra)}: only with {mode}")
