@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -304,10 +303,14 @@ def write_card(path: str | Path, card: Mapping[str, Any]) -> Path:
 def load_card(path: str | Path) -> dict[str, Any]:
     """Read and check a checkpoint's JSON card (nothing is unpickled)."""
     cpath = card_path(path)
-    if not cpath.is_file():
+    if not cpath.exists():
         raise CheckpointError(f"checkpoint card not found: {cpath}")
+    if not cpath.is_file():
+        raise CheckpointError(f"checkpoint card {cpath} is a folder, not a file")
     try:
         card = json.loads(cpath.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise CheckpointError(f"checkpoint card {cpath} is not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as exc:
         raise CheckpointError(f"checkpoint card {cpath} is not valid JSON: {exc}") from None
     if not isinstance(card, dict):
@@ -319,6 +322,22 @@ def load_card(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(
             f"checkpoint card {cpath} has format {card['format']!r}, expected {CHECKPOINT_FORMAT!r}"
         )
+    from ratenvs.games import GAMES
+
+    if not isinstance(card["game"], str) or card["game"] not in GAMES:
+        raise CheckpointError(
+            f"checkpoint card {cpath} is for an unknown game {card['game']!r}; the games are "
+            f"{', '.join(GAMES)}"
+        )
+    for key, kind, words in (
+        ("env_options", dict, "an object"),
+        ("policy", dict, "an object"),
+        ("weights_sha256", str, "a string"),
+    ):
+        if not isinstance(card[key], kind):
+            raise CheckpointError(
+                f"checkpoint card {cpath}: {key!r} must be {words}, got {card[key]!r}"
+            )
     return card
 
 
@@ -377,8 +396,10 @@ def load_checkpoint(
             f"env gives size {observation_size} (env options differ from the card's "
             f"{card['env_options']})"
         )
-    if not wpath.is_file():
+    if not wpath.exists():
         raise CheckpointError(f"checkpoint weights not found: {wpath}")
+    if not wpath.is_file():
+        raise CheckpointError(f"checkpoint weights {wpath} is a folder, not a file")
     digest = sha256_file(wpath)
     if digest != card["weights_sha256"]:
         raise CheckpointError(
@@ -387,10 +408,13 @@ def load_checkpoint(
         )
     try:
         payload = torch.load(wpath, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, AttributeError, ValueError) as exc:
+    except Exception as exc:  # whatever torch raises for a file that is not a checkpoint
+        # (an empty file: EOFError with no message; text: KeyError; a bad pickle: ...)
+        said = str(exc).strip().splitlines()
+        why = f"{type(exc).__name__}: {said[0]}" if said else type(exc).__name__
         raise CheckpointError(
             f"refused to load {wpath}: it is not a plain tensor checkpoint "
-            f"(the safe weights-only unpickler rejected it: {str(exc).splitlines()[0]})"
+            f"(the safe weights-only unpickler rejected it: {why})"
         ) from None
     if not isinstance(payload, dict) or not isinstance(payload.get("policy"), dict):
         raise CheckpointError(f"{wpath} does not hold a {{'policy': state_dict}} mapping")
