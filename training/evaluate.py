@@ -31,13 +31,17 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.common.arguments import SEED, ArgumentParser, int_in, output_file, report
 from ratenvs.common.bots import Bot
 from ratenvs.common.play import play_game as harness_play
 from ratenvs.games import GAMES, GameSpec, get_game
 from training.atomic import atomic_write_text
-from training.checkpoint import CheckpointError, load_checkpoint
+from training.checkpoint import Checkpoint, CheckpointError, load_checkpoint
 from training.hooks import hooks_for
 from training.stats import bootstrap_bradley_terry, mean_interval, wilson_interval
+
+MAX_GAMES = 1_000_000
+"""Most games of one evaluation (as ``eval.games`` in a training config)."""
 
 
 # ------------------------------------------------------------------ playing
@@ -141,11 +145,40 @@ class AgentRef:
     checkpoint: Any = None
 
 
+def checkpoint_env(ckpt: Checkpoint) -> Any:
+    """The ``raw_env`` of a loaded checkpoint's game and env options, checked against its
+    policy: options the game refuses, or an observation or action count that differs from
+    the policy's, are a CheckpointError naming the checkpoint (before any game is played)."""
+    try:
+        env = GAMES[ckpt.game].load().raw_env(**ckpt.env_options)
+    except ValueError as exc:
+        raise CheckpointError(
+            f"checkpoint {ckpt.path}: its card's env_options {ckpt.env_options} do not fit "
+            f"{ckpt.game}: {exc}"
+        ) from None
+    agent = env.possible_agents[0]
+    size = env.observation_space(agent)["observation"].shape[0]
+    actions = int(env.action_space(agent).n)
+    if size != ckpt.spec.observation_size:
+        raise CheckpointError(
+            f"checkpoint expects observations of size {ckpt.spec.observation_size}, "
+            f"{ckpt.game} with {ckpt.env_options} gives {size}"
+        )
+    if actions != ckpt.spec.num_actions:
+        raise CheckpointError(
+            f"checkpoint {ckpt.path} has {ckpt.spec.num_actions} actions, {ckpt.game} with "
+            f"{ckpt.env_options} has {actions}"
+        )
+    return env
+
+
 def resolve_agent(name: str, game: str | None = None) -> AgentRef:
-    """Parse ``game:bot``, a bare bot name (when ``game`` is known) or a checkpoint path."""
+    """Parse ``game:bot``, a bare bot name (when ``game`` is known) or a checkpoint path
+    (loaded and checked against its game: :func:`checkpoint_env`)."""
     path = Path(name)
     if path.suffix in (".pt", ".json") or path.exists() or path.with_suffix(".pt").exists():
         ckpt = load_checkpoint(path, game=game)
+        checkpoint_env(ckpt)
         return AgentRef(name, ckpt.game, ckpt.bot, ckpt.env_options, ckpt)
     if ":" in name:
         game_name, bot = name.split(":", 1)
@@ -211,13 +244,11 @@ def evaluate_checkpoint(
 ) -> dict[str, Any]:
     """Load a checkpoint (safely) and evaluate it in its own game and env options."""
     ckpt = load_checkpoint(checkpoint)
-    spec = GAMES[ckpt.game]
-    env = spec.load().raw_env(**ckpt.env_options)
-    size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
-    if size != ckpt.spec.observation_size:
-        raise CheckpointError(
-            f"checkpoint expects observations of size {ckpt.spec.observation_size}, "
-            f"{ckpt.game} with {ckpt.env_options} gives {size}"
+    env = checkpoint_env(ckpt)
+    if opponents and env.num_players == 1:
+        raise ValueError(
+            f"--opponents: {ckpt.game} with {ckpt.env_options} is a one-player game (no "
+            "opponent seats)"
         )
     out = evaluate_agent(ckpt.game, ckpt.env_options, ckpt.bot(), opponents, games, seed)
     out["checkpoint"] = str(checkpoint)
@@ -342,9 +373,7 @@ def _print_tournament(result: dict[str, Any]) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m training.evaluate", description=__doc__.split("\n")[0]
-    )
+    parser = ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--checkpoint", help="checkpoint to evaluate (.pt with its .json card)")
     what.add_argument("--tournament", nargs="+", metavar="AGENT", help="checkpoints or game:bot")
@@ -352,19 +381,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents", nargs="+", metavar="NAME", help="bot names (default: game's)"
     )
     parser.add_argument(
-        "--games", type=int, default=200, help="games (per pairing in a tournament)"
+        "--games",
+        type=int_in(1, MAX_GAMES),
+        default=200,
+        help=f"games (per pairing in a tournament; 1..{MAX_GAMES:,})",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=SEED, default=0)
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
-        return 2
     try:
+        if args.json is not None:  # before the games, not after them
+            output_file("--json", args.json)
         if args.checkpoint:
             result = evaluate_checkpoint(args.checkpoint, args.opponents, args.games, args.seed)
             _print_evaluation(result)
@@ -373,12 +404,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ValueError("--opponents does not apply to --tournament")
             result = tournament(args.tournament, args.games, args.seed)
             _print_tournament(result)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(args.json, json.dumps(result, indent=2) + "\n")
+        if args.json is not None:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(args.json, json.dumps(result, indent=2) + "\n")
+    except (ValueError, OSError) as exc:  # a bad agent or option, an unwritable --json
+        return report(exc)
     return 0
 
 
