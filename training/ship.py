@@ -14,15 +14,15 @@ under ``evaluations``. The weights file is copied byte for byte, so its SHA-256
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ratenvs.common.arguments import SEED, ArgumentParser, UsageError, int_in, output_file, report
 from training.atomic import atomic_copy
 from training.checkpoint import card_path, load_checkpoint, weights_path, write_card
-from training.evaluate import evaluate_agent
+from training.evaluate import MAX_GAMES, checkpoint_env, evaluate_agent, make_opponents
 from training.plots import plot_run
 
 
@@ -33,10 +33,25 @@ def ship(
     games: int,
     seed: int,
 ) -> dict[str, Any]:
-    """Copy, evaluate and document one agent; return its new card."""
+    """Copy, evaluate and document one agent; return its new card. Everything is checked
+    before anything is written: the checkpoint (against its game), the destination, and
+    every opponent set."""
     ckpt = load_checkpoint(source)
+    env = checkpoint_env(ckpt)
     src_w = weights_path(source)
     dst_w = weights_path(dest)
+    if dst_w.resolve() == src_w.resolve():
+        raise UsageError(f"dest {dest}: is the source checkpoint itself; ship to another name")
+    for target in (dst_w, card_path(dest), dst_w.with_name(dst_w.stem + "_curve.png")):
+        output_file("dest", target)
+    seats = env.num_players - 1
+    for names in opponent_sets:
+        if names and not seats:
+            raise UsageError(
+                f"--vs {','.join(names)}: {ckpt.game} with {ckpt.env_options} is a one-player "
+                "game (no opponent seats)"
+            )
+        make_opponents(ckpt.game, names, seats)  # a mistyped bot fails here, not after copying
     dst_w.parent.mkdir(parents=True, exist_ok=True)
     atomic_copy(src_w, dst_w)
     card = dict(ckpt.card)
@@ -61,19 +76,18 @@ def ship(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.ship", description=__doc__)
+    parser = ArgumentParser(prog="python -m training.ship", description=__doc__)
     parser.add_argument("source", type=Path, help="a run's checkpoint (best.pt or final.pt)")
     parser.add_argument("dest", type=Path, help="checkpoints/<game>/<name>")
     parser.add_argument("--vs", action="append", default=[], help="opponents of one evaluation")
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--games", type=int_in(1, MAX_GAMES), default=2000)
+    parser.add_argument("--seed", type=SEED, default=2026)
     args = parser.parse_args(argv)
     sets = [v.split(",") for v in args.vs] or [None]
     try:
         card = ship(args.source, args.dest, sets, args.games, args.seed)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except (ValueError, OSError) as exc:  # a bad checkpoint or bot, an unwritable dest
+        return report(exc)
     print(f"shipped {weights_path(args.dest)} with {card_path(args.dest)}")
     for label, ev in card["evaluations"].items():
         line = f"  {label}: {ev['games']} games, win rate {ev['win_rate']:.3f} {ev['win_rate_ci']}"
