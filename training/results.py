@@ -6,12 +6,13 @@ evaluation recorded in each card: agent, opponents, figure, 95% interval.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from ratenvs.common.arguments import ArgumentParser, input_folder, report
+from training.checkpoint import load_card
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 
@@ -76,21 +77,35 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
 
 
 def results_table(directory: str | Path = DEFAULT_DIR) -> str:
-    """Markdown table of every card under ``directory/<game>/*.json``."""
+    """Markdown table of every card under ``directory/<game>/*.json``. A folder without
+    cards, or a card that is not a checkpoint card with evaluations, is a ValueError
+    naming it."""
     header = ["agent", "env options", "opponents", "figure", "value", "95% interval"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for card_file in sorted(Path(directory).glob("*/*.json")):
-        card = json.loads(card_file.read_text(encoding="utf-8"))
-        for row in _rows(card_file, card):
+    card_files = sorted(Path(directory).glob("*/*.json"))
+    if not card_files:
+        raise ValueError(f"{directory}: no checkpoint cards (<game>/<name>.json) in it")
+    for card_file in card_files:
+        card = load_card(card_file)
+        try:
+            rows = _rows(card_file, card)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            what = f"lacks {exc}" if isinstance(exc, KeyError) else f"is malformed ({exc})"
+            raise ValueError(f"checkpoint card {card_file}: its evaluation {what}") from None
+        for row in rows:
             lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.results", description=__doc__)
+    parser = ArgumentParser(prog="python -m training.results", description=__doc__)
     parser.add_argument("--checkpoints", type=Path, default=DEFAULT_DIR)
     args = parser.parse_args(argv)
-    print(results_table(args.checkpoints))
+    try:
+        table = results_table(input_folder("--checkpoints", args.checkpoints))
+    except (ValueError, OSError) as exc:  # a missing folder, a broken card
+        return report(exc)
+    print(table)
     return 0
 
 
