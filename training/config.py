@@ -5,8 +5,9 @@ An unknown key, a missing required key or a value of the wrong type is a
 e.g. ``algorithm.learning_rate: expected a number, got str '1e-3'``. The YAML is read
 with a strict SafeLoader: anchors and aliases (which expand exponentially) and duplicate
 keys are errors naming the line; every float must be finite (no ``.nan`` / ``.inf``);
-``n_envs``, ``algorithm.torch_threads``, ``eval.games`` and ``eval.final_games`` are
-bounded above (:data:`_MAX_INTS`).
+``timesteps``, ``n_envs``, ``algorithm.torch_threads``, ``eval.games`` and
+``eval.final_games`` are bounded above (:data:`_MAX_INTS`); ``seed`` is in
+0 .. :data:`MAX_SEED`.
 
 The YAML layout (see ``configs/default.yaml``)::
 
@@ -310,7 +311,11 @@ _POSITIVE_INTS = (
 )
 
 
+MAX_TIMESTEPS = 10**12
+"""Largest ``timesteps``: a trillion learner decisions (more is a typo, not a run)."""
+
 _MAX_INTS = {
+    "timesteps": MAX_TIMESTEPS,
     "n_envs": 65536,
     "algorithm.torch_threads": 64,
     "eval.games": 1_000_000,
@@ -322,6 +327,10 @@ forks ten thousand envs or evaluates for a week); ``n_envs`` is at most
 
 MAX_PYTHON_ENVS = 1024
 """Most envs of a ``dummy`` or ``subproc`` run (one Python env object each)."""
+
+MAX_SEED = 2**32 - 1
+"""Largest ``seed``: stable-baselines3 seeds numpy's legacy generator, which takes
+0 .. 2**32 - 1 (a larger or negative seed failed only once the model was built)."""
 
 
 def _get(cfg: TrainConfig, dotted: str) -> Any:
@@ -354,6 +363,8 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError(f"eval.every: must be >= 0, got {cfg.eval.every}")
     if cfg.eval.seed < 0:
         raise ConfigError(f"eval.seed: must be >= 0, got {cfg.eval.seed}")
+    if not 0 <= cfg.seed <= MAX_SEED:
+        raise ConfigError(f"seed: must be in 0..{MAX_SEED}, got {cfg.seed}")
     _check_eval_opponents(cfg, GAMES[cfg.game])
     algo = cfg.algorithm
     for key, low, high in (
