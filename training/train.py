@@ -45,6 +45,14 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ratenvs.common.arguments import (
+    ArgumentParser,
+    int_in,
+    number_in,
+    output_folder,
+    read_text,
+    report,
+)
 from training.atomic import atomic_write_text
 from training.checkpoint import (
     CheckpointError,
@@ -58,7 +66,7 @@ from training.checkpoint import (
     widen_inputs,
     write_card,
 )
-from training.config import ConfigError, TrainConfig, load_config
+from training.config import MAX_SEED, MAX_TIMESTEPS, ConfigError, TrainConfig, load_config
 from training.hooks import hooks_for
 from training.selfplay import env_factories, env_options, make_batched_vec_env, make_env
 
@@ -416,14 +424,14 @@ def train(
         raise ConfigError(
             "--overwrite: not with --resume (a resumed run appends to the logs in --out)"
         )
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out}: is a file, not a folder")
+    output_folder("--out", out, error=ConfigError)
+    plan = _plan(cfg, resume)  # every check of the run's inputs, before anything is written
     out.mkdir(parents=True, exist_ok=True)
     lock = acquire_lock(out)
     restore_sigterm = _stop_on_sigterm()
     try:
         _prepare_out(out, resume, overwrite)
-        return _train(cfg, out, resume, config_name, max_minutes)
+        return _train(cfg, out, plan, resume, config_name, max_minutes)
     finally:
         restore_sigterm()
         release_lock(lock)
@@ -457,9 +465,94 @@ def make_model(cfg: TrainConfig, venv: Any, spec: PolicySpec, tb_dir: str | None
     )
 
 
+@dataclasses.dataclass
+class _Plan:
+    """What :func:`_plan` found out about a run before it writes anything."""
+
+    spec: PolicySpec
+    resumed: Any  # the checkpoint of --resume, or None
+    previous_steps: int = 0
+    previous_wall: float = 0.0
+
+
+def probe_env(cfg: TrainConfig) -> tuple[int, int, int]:
+    """Build one training env of ``cfg``: (observation size, actions, privileged entries).
+    Env options the game refuses are a ConfigError naming ``env_options`` (and opponents or
+    a learner seat the door refuses, a ValueError naming the option), before any run."""
+    from ratenvs.games import GAMES
+
+    try:
+        GAMES[cfg.game].load().raw_env(**env_options(cfg))
+    except ValueError as exc:
+        raise ConfigError(f"env_options: {exc}") from None
+    probe = make_env(cfg, monitor=False)
+    try:
+        obs_size = int(probe.observation_space.shape[0])
+        n_actions = int(probe.action_space.n)
+        extra = int(probe.get_wrapper_attr("extra")) if cfg.algorithm.privileged_critic else 0
+    finally:
+        probe.close()
+    return obs_size - extra, n_actions, extra
+
+
+def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
+    """Check everything the run needs, writing nothing: the env (options, opponents, seat),
+    the evaluation's opponents (a checkpoint among them: that it fits the game), the
+    seed, and the ``--resume`` checkpoint (its game, observation and architecture)."""
+    obs_size, n_actions, extra = probe_env(cfg)
+    _check_eval_seats(cfg)
+    _check_eval_checkpoints(cfg, obs_size)
+    algo = cfg.algorithm
+    spec = PolicySpec(obs_size, n_actions, tuple(algo.net_arch), algo.activation, extra)
+    if resume is None:
+        return _Plan(spec, None)
+    resumed = load_checkpoint(resume, game=cfg.game)
+    grown = obs_size - resumed.spec.observation_size
+    added = appended_options(
+        resumed.card.get("env_options", {}),
+        env_options(cfg),
+        hooks_for(cfg.game).appended_options,
+    )
+    if grown > 0 and resumed.spec.critic_extra == 0 and added:
+        print(
+            f"--resume {resume}: the observation grew by {grown} entries at its end "
+            f"({', '.join(added)}); they get zero weights and the optimizer state starts "
+            "afresh",
+            file=sys.stderr,
+        )
+        resumed.policy_state = widen_inputs(resumed.policy_state, grown)
+        resumed.optimizer_state = None
+        resumed.spec = dataclasses.replace(resumed.spec, observation_size=obs_size)
+    elif grown:
+        load_checkpoint(resume, game=cfg.game, observation_size=obs_size)  # says why
+    if (
+        resumed.spec.critic_extra == 0
+        and extra
+        and resumed.spec == dataclasses.replace(spec, critic_extra=0)
+    ):
+        from training.privileged import widen_critic
+
+        print(
+            f"--resume {resume}: the value network gets {extra} privileged inputs "
+            "(zero weights); the optimizer state starts afresh",
+            file=sys.stderr,
+        )
+        resumed.policy_state = widen_critic(resumed.policy_state, extra)
+        resumed.optimizer_state = None
+        resumed.spec = spec
+    if resumed.spec != spec:
+        raise CheckpointError(
+            f"--resume {resume}: architecture {resumed.spec.to_dict()} differs from the "
+            f"config's {spec.to_dict()}"
+        )
+    steps = int(resumed.card.get("timesteps", 0))
+    return _Plan(spec, resumed, steps, float(resumed.card.get("wall_time_s", 0.0)))
+
+
 def _train(
     cfg: TrainConfig,
     out: Path,
+    plan: _Plan,
     resume: str | Path | None,
     config_name: str,
     max_minutes: float | None,
@@ -469,61 +562,8 @@ def _train(
 
     torch.set_num_threads(cfg.algorithm.torch_threads)
     atomic_write_text(out / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    probe = make_env(cfg, monitor=False)
-    obs_size = int(probe.observation_space.shape[0])
-    n_actions = int(probe.action_space.n)
-    extra = int(probe.get_wrapper_attr("extra")) if cfg.algorithm.privileged_critic else 0
-    obs_size -= extra
-    probe.close()
-    _check_eval_seats(cfg)
-    algo = cfg.algorithm
-    spec = PolicySpec(obs_size, n_actions, tuple(algo.net_arch), algo.activation, extra)
-
-    previous_steps = 0
-    previous_wall = 0.0
-    resumed = None
-    if resume is not None:
-        resumed = load_checkpoint(resume, game=cfg.game)
-        grown = obs_size - resumed.spec.observation_size
-        added = appended_options(
-            resumed.card.get("env_options", {}),
-            env_options(cfg),
-            hooks_for(cfg.game).appended_options,
-        )
-        if grown > 0 and resumed.spec.critic_extra == 0 and added:
-            print(
-                f"--resume {resume}: the observation grew by {grown} entries at its end "
-                f"({', '.join(added)}); they get zero weights and the optimizer state starts "
-                "afresh",
-                file=sys.stderr,
-            )
-            resumed.policy_state = widen_inputs(resumed.policy_state, grown)
-            resumed.optimizer_state = None
-            resumed.spec = dataclasses.replace(resumed.spec, observation_size=obs_size)
-        elif grown:
-            load_checkpoint(resume, game=cfg.game, observation_size=obs_size)  # says why
-        if (
-            resumed.spec.critic_extra == 0
-            and extra
-            and resumed.spec == dataclasses.replace(spec, critic_extra=0)
-        ):
-            from training.privileged import widen_critic
-
-            print(
-                f"--resume {resume}: the value network gets {extra} privileged inputs "
-                "(zero weights); the optimizer state starts afresh",
-                file=sys.stderr,
-            )
-            resumed.policy_state = widen_critic(resumed.policy_state, extra)
-            resumed.optimizer_state = None
-            resumed.spec = spec
-        if resumed.spec != spec:
-            raise CheckpointError(
-                f"--resume {resume}: architecture {resumed.spec.to_dict()} differs from the "
-                f"config's {spec.to_dict()}"
-            )
-        previous_steps = int(resumed.card.get("timesteps", 0))
-        previous_wall = float(resumed.card.get("wall_time_s", 0.0))
+    spec, resumed = plan.spec, plan.resumed
+    previous_steps, previous_wall = plan.previous_steps, plan.previous_wall
 
     if cfg.vec_env == "batched":
         venv = make_batched_vec_env(cfg)
@@ -640,6 +680,24 @@ def _check_eval_seats(cfg: TrainConfig) -> None:
         )
 
 
+def _check_eval_checkpoints(cfg: TrainConfig, observation_size: int) -> None:
+    """A checkpoint among the evaluation's opponents loads, plays ``cfg.game`` and reads the
+    run's observations (else the first evaluation, after training, would find out)."""
+    from training.evaluate import resolve_agent
+
+    for name in eval_opponents(cfg) or ():
+        if name.endswith((".pt", ".json")) or Path(name).with_suffix(".pt").is_file():
+            try:
+                size = resolve_agent(name, cfg.game).checkpoint.spec.observation_size
+            except ValueError as exc:
+                raise ConfigError(f"eval.opponents: {exc}") from None
+            if size != observation_size:
+                raise ConfigError(
+                    f"eval.opponents: the checkpoint {name} reads observations of size {size}, "
+                    f"this run's env gives {observation_size} (other env options)"
+                )
+
+
 def _note_unevaluated(final: Path, why: str) -> bool:
     """If ``final``'s card has no evaluation yet, record why; return whether it had none."""
     if load_card(final)["evaluation"] is not None:
@@ -693,13 +751,30 @@ def _final_evaluations(
         write_card(best_path, best_card)
 
 
+MAX_MINUTES = 1e6
+"""Largest ``--max-minutes`` (about two years)."""
+
+
+def load_config_arg(flag: str, path: Path) -> TrainConfig:
+    """The config a command-line ``flag`` names: a missing file, a folder or bytes that are
+    not text are errors naming the flag; then :func:`training.config.load_config`."""
+    read_text(flag, path, "a YAML config", error=ConfigError)
+    return load_config(path)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m training.train", description="Train MaskablePPO on a ratenvs game."
     )
     parser.add_argument("--config", required=True, type=Path, help="YAML training config")
-    parser.add_argument("--timesteps", type=int, help="override the config's budget")
-    parser.add_argument("--seed", type=int, help="override the config's seed")
+    parser.add_argument(
+        "--timesteps",
+        type=int_in(1, MAX_TIMESTEPS),
+        help=f"override the config's budget (1..{MAX_TIMESTEPS:,})",
+    )
+    parser.add_argument(
+        "--seed", type=int_in(0, MAX_SEED), help=f"override the config's seed (0..{MAX_SEED})"
+    )
     parser.add_argument("--out", type=Path, help="output directory (default runs/<config name>)")
     parser.add_argument("--resume", type=Path, help="checkpoint to continue from")
     parser.add_argument(
@@ -708,7 +783,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write into a non-empty --out, first removing an earlier run's files",
     )
     parser.add_argument(
-        "--max-minutes", type=float, help="stop after this wall time (the final checkpoint is kept)"
+        "--max-minutes",
+        type=number_in(0, MAX_MINUTES, above=True),
+        help="stop after this wall time (the final checkpoint is kept)",
     )
     return parser
 
@@ -716,22 +793,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        cfg = load_config(args.config)
+        cfg = load_config_arg("--config", args.config)
         if args.timesteps is not None:
-            if args.timesteps < 1:
-                raise ConfigError("--timesteps: must be at least 1")
             cfg = dataclasses.replace(cfg, timesteps=args.timesteps)
         if args.seed is not None:
             cfg = dataclasses.replace(cfg, seed=args.seed)
         out = args.out or Path("runs") / args.config.stem
-        if args.max_minutes is not None and args.max_minutes <= 0:
-            raise ConfigError("--max-minutes: must be positive")
         final = train(
             cfg, out, args.resume, args.config.stem, args.max_minutes, overwrite=args.overwrite
         )
-    except ValueError as exc:  # ConfigError, CheckpointError, bad options
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except (ValueError, OSError) as exc:  # ConfigError, CheckpointError, bad options, files
+        return report(exc)
     except KeyboardInterrupt:  # before training started: nothing to keep
         print("\ninterrupted before training started", file=sys.stderr)
         return 130
