@@ -34,9 +34,19 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.common.arguments import (
+    ArgumentParser,
+    UsageError,
+    given,
+    int_in,
+    number_in,
+    only_with,
+    report,
+)
 from ratenvs.common.batched import RandomActions
-from training.config import TrainConfig, load_config
+from training.config import MAX_PYTHON_ENVS, ConfigError, TrainConfig, config_from_dict
 from training.selfplay import env_factories, make_batched_vec_env
+from training.train import load_config_arg, probe_env
 
 
 def _venv(cfg: TrainConfig, kind: str, monitor: bool = False) -> Any:
@@ -71,16 +81,21 @@ def measure(cfg: TrainConfig, kind: str, seconds: float) -> float:
 
 
 def batched_variant(cfg: TrainConfig, n_envs: int) -> TrainConfig:
-    """``cfg`` on the batched door with ``n_envs`` games and as many frames per rollout."""
+    """``cfg`` on the batched door with ``n_envs`` games and as many frames per rollout,
+    checked as a config (a ConfigError names ``--batched-n-envs`` and the key)."""
     frames = cfg.n_envs * cfg.algorithm.n_steps
     n_steps = max(1, frames // n_envs)
     algo = dataclasses.replace(cfg.algorithm, n_steps=n_steps)
     if (n_envs * n_steps) % algo.batch_size:
-        raise ValueError(
+        raise ConfigError(
             f"--batched-n-envs {n_envs}: {n_envs} x {n_steps} frames per rollout is not a "
             f"multiple of algorithm.batch_size {algo.batch_size}"
         )
-    return dataclasses.replace(cfg, vec_env="batched", n_envs=n_envs, algorithm=algo)
+    variant = dataclasses.replace(cfg, vec_env="batched", n_envs=n_envs, algorithm=algo)
+    try:  # the batched door's own rules (its bounds, its kernel's bots)
+        return config_from_dict(variant.to_dict())
+    except ConfigError as exc:
+        raise ConfigError(f"--batched-n-envs {n_envs}: on the batched door, {exc}") from None
 
 
 def train_rate(cfg: TrainConfig, steps: int) -> tuple[float, float]:
@@ -111,9 +126,10 @@ def train_rate(cfg: TrainConfig, steps: int) -> tuple[float, float]:
 
 def _train_table(args: argparse.Namespace, base: TrainConfig) -> int:
     if args.against is not None:
-        fast = load_config(args.against)
+        fast = load_config_arg("--against", args.against)
         if fast.game != base.game:
-            raise SystemExit(f"--against {args.against}: a config of {fast.game}, not {base.game}")
+            raise UsageError(f"--against {args.against}: a config of {fast.game}, not {base.game}")
+        probe_env(fast)
     else:
         fast = batched_variant(base, args.batched_n_envs)
     runs: dict[str, list[tuple[float, float]]] = {"config": [], "batched": []}
@@ -143,28 +159,69 @@ def _train_table(args: argparse.Namespace, base: TrainConfig) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.vecbench", description=__doc__)
+MEASURE_ONLY = ("seconds", "n_envs")
+"""Arguments of the env-speed form (not of ``--train``)."""
+TRAIN_ONLY = ("steps", "rounds", "batched_n_envs", "against")
+"""Arguments of ``--train`` only."""
+DEFAULTS = {"seconds": 5.0, "n_envs": [2, 8], "steps": 50_000, "rounds": 3, "batched_n_envs": 512}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(prog="python -m training.vecbench", description=__doc__)
     parser.add_argument("--config", required=True, type=Path)
-    parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--n-envs", type=int, nargs="+", default=[2, 8])
+    parser.add_argument(
+        "--seconds",
+        type=number_in(0, 3600, above=True),
+        help=f"seconds per door and n_envs (above 0, at most 3600; default {DEFAULTS['seconds']})",
+    )
+    parser.add_argument(
+        "--n-envs",
+        type=int_in(1, MAX_PYTHON_ENVS),
+        nargs="+",
+        help=f"1..{MAX_PYTHON_ENVS} (default: 2 8)",
+    )
     parser.add_argument("--train", action="store_true", help="MaskablePPO frames/s per door")
-    parser.add_argument("--steps", type=int, default=50_000, help="frames per --train round")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating --train rounds")
-    parser.add_argument("--batched-n-envs", type=int, default=512)
+    parser.add_argument(
+        "--steps", type=int_in(1, 10**9), help="frames per --train round (default 50,000)"
+    )
+    parser.add_argument(
+        "--rounds", type=int_in(1, 100), help="alternating --train rounds (default 3)"
+    )
+    parser.add_argument(
+        "--batched-n-envs",
+        type=int_in(1),
+        help="--train: games of the batched door (as n_envs of vec_env: batched; default 512)",
+    )
     parser.add_argument(
         "--against",
         type=Path,
         help="--train: compare with this config (e.g. the game's batched recipe) instead of "
         "the same config on the batched door",
     )
-    args = parser.parse_args(argv)
-    for key in ("seconds", "steps", "rounds", "batched_n_envs"):
-        if not getattr(args, key) > 0:
-            parser.error(f"--{key.replace('_', '-')} must be > 0")
-    base = load_config(args.config)
-    if args.train:
-        return _train_table(args, base)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if not args.train:
+            only_with(args, "--train", TRAIN_ONLY)
+        given_measure = given(args, *MEASURE_ONLY)
+        if args.train and given_measure:
+            raise UsageError(f"{', '.join(given_measure)}: not with --train")
+        for key, value in DEFAULTS.items():
+            if getattr(args, key) is None:
+                setattr(args, key, value)
+        base = load_config_arg("--config", args.config)
+        probe_env(base)  # env options, opponents: before any measuring
+        if args.train:
+            return _train_table(args, base)
+        return _measure_table(args, base)
+    except (ValueError, OSError) as exc:  # a bad config or argument
+        return report(exc)
+
+
+def _measure_table(args: argparse.Namespace, base: TrainConfig) -> int:
     batched = base.game in {s.name for s in _batched_games()}
     head = f"{'game':16} {'n_envs':>6} {'dummy/s':>10} {'subproc/s':>10} {'ratio':>6}"
     print(head + (f" {'batched/s':>10} {'ratio':>6}" if batched else ""))
