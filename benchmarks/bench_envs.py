@@ -9,10 +9,10 @@ prints the table that the README quotes.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -21,20 +21,33 @@ import pettingzoo
 
 import ratenvs
 from ratenvs import bench
+from ratenvs.cli import BENCH_ROUNDS, BENCH_SECONDS
+from ratenvs.common.arguments import (
+    ArgumentParser,
+    UsageError,
+    int_in,
+    number_in,
+    output_file,
+    report,
+)
 from ratenvs.common.atomic import atomic_file
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--rounds", type=int, default=5)
+def main(argv: list[str] | None = None) -> int:
+    parser = ArgumentParser(prog="benchmarks/bench_envs.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=number_in(*BENCH_SECONDS, above=True), default=3.0)
+    parser.add_argument("--rounds", type=int_in(*BENCH_ROUNDS), default=5)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument(
         "--batched", action="store_true", help="the batched engines (ratenvs bench --batched)"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     name = "results_batched.json" if args.batched else "results.json"
     args.out = args.out or Path(__file__).with_name(name)
+    try:
+        output_file("--out", args.out)  # before the measuring, not after it
+    except UsageError as exc:
+        return report(exc)
     if args.batched:
         records = bench.run_batched(seconds=args.seconds, rounds=args.rounds)
         print(bench.format_batched_table(records))
@@ -55,7 +68,8 @@ def main() -> None:
     with atomic_file(args.out) as fh:  # written whole, fsync'd, then renamed
         fh.write((json.dumps({"meta": meta, "records": records}, indent=2) + "\n").encode())
     print(f"wrote {args.out}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
