@@ -6,7 +6,6 @@ import argparse
 import importlib
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from ratenvs.common.arguments import (
@@ -131,7 +130,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if args.gif is None:
         only_with(args, "--gif", ("view", "fps"))
     else:
-        output_file("--gif", args.gif)
+        output_file("--gif", args.gif, make_folder=False)
     record = load_record(input_file("record", args.record))
     env = replay(record)
     checked = (
@@ -150,7 +149,6 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             f"choose omniscient or one of {', '.join(env.possible_agents)}"
         )
     frames = iter_replay_frames(record, render_view=view)  # streamed, one at a time
-    Path(args.gif).parent.mkdir(parents=True, exist_ok=True)
     count = save_gif(frames, args.gif, fps=DEFAULT_FPS if args.fps is None else args.fps)
     print(f"wrote {args.gif} ({count} frames, view {view})")
     return 0

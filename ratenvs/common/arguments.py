@@ -121,12 +121,18 @@ def input_folder(flag: str, path: str | Path, error: type[Exception] = UsageErro
     return path
 
 
-def output_file(flag: str, path: str | Path, error: type[Exception] = UsageError) -> Path:
+def output_file(
+    flag: str, path: str | Path, error: type[Exception] = UsageError, *, make_folder: bool = True
+) -> Path:
     """A file may be written at ``path`` (named by ``flag``): it is not a folder, and the
-    folder it goes in exists or can be made and takes a new file; else ``error``."""
+    folder it goes in exists (or, with ``make_folder``, can be made) and takes a new file;
+    else ``error``."""
     path = Path(path)
     if path.is_dir():
         raise error(f"{flag} {path}: is a folder, not a file")
+    if not make_folder and not path.parent.is_dir():
+        what = "no such folder" if not path.parent.exists() else "not a folder"
+        raise error(f"{flag} {path}: {what}: {path.parent}")
     _writable_folder(flag, path, path.parent, error)
     return path
 

@@ -271,10 +271,11 @@ def test_cli_replay_gif_errors_leave_no_file(record, tmp_path, capsys):
     path = tmp_path / "game.json"
     save_record(record, path)
     gif = tmp_path / "game.gif"
-    assert cli.main(["replay", str(path), "--gif", str(gif), "--fps", "0"]) == 2
-    assert "fps must be a positive number" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="2"):  # refused by the argument parser
+        cli.main(["replay", str(path), "--gif", str(gif), "--fps", "0"])
+    assert "--fps: must be a number from 0.01 up to 50, got '0'" in capsys.readouterr().err
     assert cli.main(["replay", str(path), "--gif", str(gif), "--view", "player_9"]) == 2
-    assert "render_view" in capsys.readouterr().err
+    assert "--view 'player_9': not a view of this" in capsys.readouterr().err
     assert cli.main(["replay", str(path), "--gif", str(tmp_path / "no" / "game.gif")]) == 2
     assert "no such folder" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
