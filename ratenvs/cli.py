@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from ratenvs import __version__
 from ratenvs.common.arguments import (
     ArgumentParser,
     UsageError,
@@ -40,6 +41,23 @@ def _cmd_list(args: argparse.Namespace) -> int:
             + ("" if present else " (not installed)")
         )
     return 0
+
+
+def play_help() -> str:
+    """``ratenvs play --help``: the games one can play, and where their options are."""
+    lines = [
+        "usage: ratenvs play GAME [options]",
+        "",
+        "Play a game in the terminal as player_0 against bots. GAME is one of:",
+    ]
+    lines += [f"  {s.cli_name:16} {s.title}" for s in GAMES.values()]
+    lines += [
+        "",
+        "Every game takes --players, --bots, --seed and --record PATH (save the game for",
+        "`ratenvs replay`); `ratenvs play GAME --help` lists the game's own options and",
+        "their defaults.",
+    ]
+    return "\n".join(lines)
 
 
 def _cmd_play(args: argparse.Namespace, rest: list[str]) -> int:
@@ -156,6 +174,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="ratenvs", description="RL environments for three rat games.")
+    parser.add_argument("--version", action="version", version=f"ratenvs {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the games and their ids")
     play = sub.add_parser("play", help="play a game in the terminal against bots", add_help=False)
@@ -206,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ratenvs`` console script."""
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["play"] and argv[1:2] in (["-h"], ["--help"]):
+        print(play_help())  # `ratenvs play GAME --help` is the game's own help
+        return 0
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     try:

@@ -6,8 +6,8 @@ move is asked and parsed, what is said about the bots' moves). The arguments eve
 game takes (``--players``, ``--bots``, ``--seed``), the set-up (the env, the bots of
 the other seats bound to the env's observer, the seed and its streams: play_game's
 seeding rule, so a seed is the same game in the terminal as in
-:func:`~ratenvs.common.play.play_game`) and the end (a finished or abandoned game)
-are here.
+:func:`~ratenvs.common.play.play_game`) and the end (a finished or abandoned game, saved
+as a record for ``ratenvs replay`` with ``--record``) are here.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ratenvs.common.arguments import MAX_SEED, SEED, ArgumentParser, int_in
+from ratenvs.common.arguments import MAX_SEED, SEED, ArgumentParser, UsageError, int_in, output_file
 from ratenvs.common.bots import Bot, opponent_bots
 from ratenvs.common.game import Game
 from ratenvs.common.play import seed_streams
@@ -47,6 +47,12 @@ def play_parser(
     parser.add_argument(
         "--seed", type=SEED, default=None, help=f"0..{MAX_SEED} (default: a fresh one)"
     )
+    parser.add_argument(
+        "--record",
+        metavar="PATH",
+        default=None,
+        help="save the game (finished or abandoned) as a JSON record for `ratenvs replay`",
+    )
     return parser
 
 
@@ -59,6 +65,12 @@ class Table:
     bots: list[Bot]
     bot_rngs: list[np.random.Generator]
     """One generator per seat (``seed_streams``); seat ``s``'s bot draws from ``bot_rngs[s]``."""
+    seed: int = 0
+    """The env's seed (``--seed``, or the fresh one drawn)."""
+    actions: list[int] | None = None
+    """Every move played so far (everyone's), when the game is recorded (``--record``)."""
+    record_path: str | None = None
+    """Where the record goes at the end (``--record``), or None."""
 
     def bot_action(self, agent: str) -> int:
         """The action the bot of ``agent`` (not player_0) chooses from its observation now."""
@@ -78,10 +90,13 @@ def set_table(
     """The env from ``make_env()`` and the other seats' bots (``args.bots``, else
     ``default_bot``), reset with ``args.seed`` (a fresh one when None); bad options end
     the program through ``parser.error``."""
+    record_path = getattr(args, "record", None)
     try:
         env = make_env()
         names, bots = opponent_bots(args.bots, args.players - 1, default_bot, get_bot)
-    except ValueError as err:
+        if record_path is not None:
+            output_file("--record", record_path)  # before the game, not after it
+    except (ValueError, UsageError) as err:
         parser.error(str(err))
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
@@ -90,7 +105,26 @@ def set_table(
         if bind is not None:
             bind(env.observer)
     env.reset(seed=seed)
-    return Table(env, names, bots, bot_rngs)
+    table = Table(env, names, bots, bot_rngs, seed=seed, record_path=record_path)
+    if record_path is not None:
+        table.actions = _log_moves(env)
+    return table
+
+
+def _log_moves(env: Any) -> list[int]:
+    """Make ``env.step`` append every move it plays (not the ``None`` of a done agent, not
+    a refused action) to the returned list."""
+    moves: list[int] = []
+    step = env.step
+
+    def logged(action: Any) -> None:
+        live = not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection])
+        step(action)
+        if live and action is not None:
+            moves.append(int(action))
+
+    env.step = logged
+    return moves
 
 
 def play_out(table: Table, play: Callable[[], None], say: SayFn, final_view: str) -> int:
@@ -100,7 +134,21 @@ def play_out(table: Table, play: Callable[[], None], say: SayFn, final_view: str
         play()
     except (EOFError, KeyboardInterrupt):
         say("\nGame abandoned.")
+        _save_record(table, say)
         return 0
     say("")
     say(table.env.render_text(final_view))
+    _save_record(table, say)
     return 0
+
+
+def _save_record(table: Table, say: SayFn) -> None:
+    """Write the game's record to ``table.record_path`` (``--record``), if asked."""
+    if table.record_path is None or table.actions is None:
+        return
+    from ratenvs.common.record import make_record, save_record
+
+    env = table.env
+    record = make_record(env.game.name, table.seed, env.options, table.actions, env=env)
+    save_record(record, table.record_path)
+    say(f"Record saved to {table.record_path} (ratenvs replay {table.record_path}).")

@@ -9,6 +9,7 @@ import pytest
 
 from ratenvs import cli
 from ratenvs.catz_ratz_batz import play
+from ratenvs.games import GAMES
 
 
 def test_solve_json_has_the_promised_keys(capsys):
@@ -114,3 +115,59 @@ def test_play_reports_every_turn_of_a_solo_game():
         == 0
     )
     assert sum("turn ends" in str(s) for s in said) == 3
+
+
+def test_play_record_saves_a_game_that_replays(tmp_path):
+    """``--record``: a whole terminal game (bad input included, which is not a move) is
+    saved as a record whose replay reaches the same final state."""
+    from ratenvs.common.record import load_record, replay
+
+    answers = iter(["", "9", "3", "5", "7"] * 400)
+    said: list[str] = []
+    path = tmp_path / "game.json"
+    argv = ["--players", "2", "--turns", "2", "--seed", "4", "--record", str(path)]
+    assert play.main(argv, ask=lambda _: next(answers), say=said.append) == 0
+    assert f"Record saved to {path}" in said[-1]
+    record = load_record(path)
+    assert record["seed"] == 4 and record["options"]["turns"] == 2
+    assert len(record["actions"]) > 4
+    env = replay(record)  # raises unless the final state is the recorded one
+    assert env.truth.is_over
+    assert cli.main(["replay", str(path)]) == 0
+
+
+def test_play_record_of_an_abandoned_game_and_a_bad_path(tmp_path, capsys):
+    from ratenvs.common.record import load_record, replay
+
+    answers = iter(["3", "5"])
+
+    def ask(_prompt):
+        answer = next(answers, None)
+        if answer is None:
+            raise EOFError
+        return answer
+
+    path = tmp_path / "part.json"
+    out: list[str] = []
+    assert play.main(["--seed", "1", "--record", str(path)], ask=ask, say=out.append) == 0
+    record = load_record(path)
+    assert not replay(record).truth.is_over and len(record["actions"]) >= 1
+    with pytest.raises(SystemExit) as stop:  # checked before the game starts
+        play.main(["--record", str(tmp_path)], ask=ask, say=out.append)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--record" in err and "is a folder" in err
+
+
+def test_version_and_play_help(capsys):
+    import ratenvs
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"ratenvs {ratenvs.__version__}"
+    assert cli.main(["play", "--help"]) == 0
+    text = capsys.readouterr().out
+    for spec in GAMES.values():
+        assert spec.cli_name in text
+    assert "--record" in text
