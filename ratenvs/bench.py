@@ -53,9 +53,24 @@ def _reference_env() -> Any:
     return connect_four_v3.env()
 
 
+def reference_missing() -> str | None:
+    """Why ``connect_four_v3`` cannot be measured here (PettingZoo's classic envs import
+    pygame, which an envs-only install lacks), or None when it can."""
+    try:
+        _reference_env().close()
+    except ImportError as err:
+        return (
+            f"{REFERENCE} skipped: PettingZoo's classic envs need {err.name or 'a module'} "
+            '(pip install "ratenvs[render]"); ratios to it are left out'
+        )
+    return None
+
+
 def bench_targets(games: list[str] | None = None) -> list[tuple[str, Callable[[], Any]]]:
     """(label, constructor) for every configuration to measure, the reference first."""
-    targets: list[tuple[str, Callable[[], Any]]] = [(REFERENCE, _reference_env)]
+    targets: list[tuple[str, Callable[[], Any]]] = []
+    if reference_missing() is None:
+        targets.append((REFERENCE, _reference_env))
     for name, spec in available_games().items():
         if games and name not in games and spec.cli_name not in games:
             continue
@@ -75,12 +90,14 @@ def run(
     for _ in range(rounds):
         for label, make in targets:
             samples[label].append(_decisions_per_second(make, seconds, seed))
-    reference = median(samples[REFERENCE])
+    reference = median(samples[REFERENCE]) if REFERENCE in samples else None
     return [
         {
             "env": label,
             "decisions_per_s": round(median(values), 1),
-            "ratio_vs_connect_four": round(median(values) / reference, 2),
+            "ratio_vs_connect_four": (
+                round(median(values) / reference, 2) if reference is not None else None
+            ),
             "rounds": values,
         }
         for label, values in samples.items()
@@ -166,13 +183,15 @@ def run_batched(
         wall.setdefault(key, []).append(rates[0])
         cpu.setdefault(key, []).append(rates[1])
 
+    with_reference = reference_missing() is None
     for _ in range(rounds):
-        keep((REFERENCE, 0), _raw_env_rates(_reference_env, seconds, seed))
+        if with_reference:
+            keep((REFERENCE, 0), _raw_env_rates(_reference_env, seconds, seed))
         for label, module, engine_cls, options in configs:
             keep((label, 0), _raw_env_rates(lambda m=module, o=options: m.env(**o), seconds, seed))
             for size in batch_sizes:
                 keep((label, size), _batched_rates(engine_cls, options, size, seconds, seed))
-    reference = median(cpu[(REFERENCE, 0)])
+    reference = median(cpu[(REFERENCE, 0)]) if with_reference else None
     records = []
     for (label, size), values in wall.items():
         rate_cpu = median(cpu[(label, size)])
@@ -185,7 +204,9 @@ def run_batched(
                 "decisions_per_s": round(median(values), 1),
                 "cpu_decisions_per_s": round(rate_cpu, 1),
                 "ratio_vs_raw_env": round(rate_cpu / raw, 2),
-                "ratio_vs_connect_four": round(rate_cpu / reference, 2),
+                "ratio_vs_connect_four": (
+                    round(rate_cpu / reference, 2) if reference is not None else None
+                ),
                 "rounds": values,
             }
         )
@@ -201,7 +222,7 @@ def format_batched_table(records: list[dict[str, Any]]) -> str:
         lines.append(
             f"{r['env']:<{width}}  {r['engine']:>8}  {r['batch_size'] or '-':>5}  "
             f"{r['decisions_per_s']:>12,.0f}  {r['cpu_decisions_per_s']:>12,.0f}  "
-            f"{r['ratio_vs_raw_env']:>9.1f}x  {r['ratio_vs_connect_four']:>14.1f}x"
+            f"{r['ratio_vs_raw_env']:>9.1f}x  {_ratio(r['ratio_vs_connect_four'], 14, 1)}"
         )
     lines.append("(ratios of CPU decisions/s, medians of the rounds)")
     return "\n".join(lines)
@@ -214,6 +235,11 @@ def format_table(records: list[dict[str, Any]]) -> str:
     for r in records:
         lines.append(
             f"{r['env']:<{width}}  {r['decisions_per_s']:>12,.0f}  "
-            f"{r['ratio_vs_connect_four']:>17.2f}x"
+            f"{_ratio(r['ratio_vs_connect_four'], 17, 2)}"
         )
     return "\n".join(lines)
+
+
+def _ratio(value: float | None, width: int, digits: int) -> str:
+    """A table cell for a ratio ("-" where it was not measured)."""
+    return f"{value:>{width}.{digits}f}x" if value is not None else f"{'-':>{width + 1}}"

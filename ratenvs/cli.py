@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import sys
 from typing import Any
@@ -125,6 +126,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if not args.batched:
         only_with(args, "--batched", ("batch_sizes",))
     games = _bench_games(args)
+    if args.batched and importlib.util.find_spec("numba") is None:
+        raise UsageError(
+            'bench --batched: the batched engines need numba (pip install "ratenvs[batched]")'
+        )
+    missing = bench.reference_missing()
+    if missing is not None:
+        print(missing, file=sys.stderr)
     if args.batched:
         sizes = tuple(args.batch_sizes or BENCH_BATCH_SIZES)
         records = bench.run_batched(

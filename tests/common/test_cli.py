@@ -171,3 +171,31 @@ def test_version_and_play_help(capsys):
     for spec in GAMES.values():
         assert spec.cli_name in text
     assert "--record" in text
+
+
+def test_bench_in_an_envs_only_install(monkeypatch, capsys):
+    """Without pygame PettingZoo's connect_four_v3 cannot be built: bench says so and
+    measures our envs alone; without numba ``--batched`` is a one-line error."""
+    import importlib.util
+
+    from ratenvs import bench
+
+    def no_pygame():
+        raise ModuleNotFoundError("No module named 'pygame'", name="pygame")
+
+    monkeypatch.setattr(bench, "_reference_env", no_pygame)
+    assert "need pygame" in bench.reference_missing()
+    records = bench.run(games=["catz_ratz_batz"], seconds=0.05, rounds=1)
+    assert [r["env"] for r in records] == ["catz_ratz_batz_v0 num_players=2"]
+    assert records[0]["ratio_vs_connect_four"] is None and records[0]["decisions_per_s"] > 0
+    assert (
+        cli.main(["bench", "--games", "catz-ratz-batz", "--seconds", "0.05", "--rounds", "1"]) == 0
+    )
+    out = capsys.readouterr()
+    assert "connect_four_v3 skipped" in out.err and "catz_ratz_batz_v0" in out.out
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a)
+    )
+    assert cli.main(["bench", "--batched"]) == 2
+    assert "need numba" in capsys.readouterr().err
