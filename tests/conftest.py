@@ -11,6 +11,7 @@ TRAIN_ONLY = [
     "robustness/test_eval_inputs.py",
     "robustness/test_checkpoint_inputs.py",
     "robustness/test_config_inputs.py",
+    "robustness/test_cli_inputs.py",
 ]
 """Test files that need the ``train`` extra (stable-baselines3, torch, PyYAML): left out
 of the collection where it is not installed (the envs-only floors run, ``make

@@ -61,7 +61,7 @@ class FlatAECObservation(BaseWrapper):
 
     def step(self, action: Any) -> None:
         self._masks = {}
-        self.env.step(action)
+        super().step(action)
 
     def _mask(self, agent: str) -> np.ndarray:
         mask = self._masks.get(agent)
@@ -99,11 +99,11 @@ class FlatParallelObservation(BaseParallelWrapper):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, Any]]]:
-        observations, infos = self.env.reset(seed=seed, options=options)
+        observations, infos = super().reset(seed=seed, options=options)
         return self._flat(observations, infos)
 
     def step(self, actions: dict[str, Any]) -> tuple[Any, Any, Any, Any, Any]:
-        observations, rewards, terminations, truncations, infos = self.env.step(actions)
+        observations, rewards, terminations, truncations, infos = super().step(actions)
         observations, infos = self._flat(observations, infos)
         return observations, rewards, terminations, truncations, infos
 
