@@ -81,3 +81,15 @@ def parallel_seed_test(env_fn: Any, num_cycles: int = 60) -> None:
         pz_test(env_fn, num_cycles=num_cycles)
     else:
         pz_test(env_fn)
+
+
+TINY_CATZ: dict[str, Any] = {
+    "game": "catz_ratz_batz",
+    "env_options": {"num_players": 1, "turns": 1},
+    "n_envs": 1,
+    "timesteps": 64,
+    "algorithm": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
+    "eval": {"every": 0, "games": 2, "final_games": 2},
+    "logging": {"progress_bar": False},
+}
+"""A one-turn Catz run of 64 steps, as YAML-ready data (the CLI tests write it to a file)."""

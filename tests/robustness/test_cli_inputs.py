@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import TINY_CATZ
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,15 +42,7 @@ MAINS = {
     "bench_envs": "benchmarks.bench_envs",
 }
 
-TINY = {  # as tests/training/small_configs.TINY_CATZ: a one-turn Catz run of 64 steps
-    "game": "catz_ratz_batz",
-    "env_options": {"num_players": 1, "turns": 1},
-    "n_envs": 1,
-    "timesteps": 64,
-    "algorithm": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
-    "eval": {"every": 0, "games": 2, "final_games": 2},
-    "logging": {"progress_bar": False},
-}
+TINY = TINY_CATZ  # a one-turn Catz run of 64 steps
 
 FIXED, GUARD = "fixed", "guard"
 

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from helpers import TINY_CATZ
+
 from training.config import TrainConfig, config_from_dict
 
-TINY_CATZ: dict[str, Any] = {
-    "game": "catz_ratz_batz",
-    "env_options": {"num_players": 1, "turns": 1},
-    "n_envs": 1,
-    "timesteps": 64,
-    "algorithm": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
-    "eval": {"every": 0, "games": 2, "final_games": 2},
-    "logging": {"progress_bar": False},
-}
-"""A one-turn Catz run of 64 steps, as YAML-ready data (the CLI tests write it to a file)."""
+__all__ = ["TINY_CATZ", "small_ratcat_config"]
 
 
 def small_ratcat_config(algorithm: dict[str, Any] | None = None, **extra: Any) -> TrainConfig:
