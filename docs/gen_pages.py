@@ -423,7 +423,7 @@ def env_doc(game: str | Any) -> tuple[str, list[tuple[str, str]]]:
 def rules_sections(game: str | Any) -> list[tuple[str, str, str | None]]:
     """The ``docs/RULES.md`` sections of a game as (page heading, start, end) delimiters for
     ``include-markdown``: the numbered section whose heading names the game's title, and
-    the rulings subsection whose heading names its ``<game>_v0`` module."""
+    the rulings subsection whose heading names its versioned module (``<game>_v<N>``)."""
     spec = _spec_of(game)
     headings = [
         (len(m.group(1)), m.group(0))
@@ -438,7 +438,8 @@ def rules_sections(game: str | Any) -> list[tuple[str, str, str | None]]:
         raise ValueError(f"docs/RULES.md has no section for {spec.title}")
 
     rules = section(lambda lv, h: lv == 2 and re.match(rf"## \d+\. {re.escape(spec.title)}", h))
-    rulings = section(lambda lv, h: lv == 3 and f"`{spec.name}_v0`" in h)
+    module = spec.module.rsplit(".", 1)[1]
+    rulings = section(lambda lv, h: lv == 3 and f"`{module}`" in h)
     return [("Rules", *rules), ("Rulings and their options", *rulings)]
 
 

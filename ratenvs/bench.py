@@ -76,7 +76,7 @@ def bench_targets(games: list[str] | None = None) -> list[tuple[str, Callable[[]
             continue
         module = importlib.import_module(spec.module)
         for options in spec.bench_options:
-            label = f"{name}_v0" + "".join(f" {k}={v}" for k, v in options.items())
+            label = spec.module.rsplit(".", 1)[1] + "".join(f" {k}={v}" for k, v in options.items())
             targets.append((label, lambda m=module, o=options: m.env(**o)))
     return targets
 
@@ -174,7 +174,7 @@ def run_batched(
             continue
         module = importlib.import_module(spec.module)
         for options in spec.bench_options:
-            label = f"{name}_v0" + "".join(f" {k}={v}" for k, v in options.items())
+            label = spec.module.rsplit(".", 1)[1] + "".join(f" {k}={v}" for k, v in options.items())
             configs.append((label, module, spec.batched(), options))
     wall: dict[tuple[str, int], list[float]] = {}
     cpu: dict[tuple[str, int], list[float]] = {}

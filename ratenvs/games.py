@@ -20,6 +20,8 @@ class GameSpec:
     """Package name, e.g. ``catz_ratz_batz``."""
     title: str
     """The game's printed name."""
+    version: int
+    """The env version (the game's ``Game.version``): in the module name and both ids."""
     gymnasium_id: str
     default_opponent: str
     """Bot that plays the other seats of the gymnasium id unless told otherwise."""
@@ -38,11 +40,11 @@ class GameSpec:
     @property
     def module(self) -> str:
         """Versioned entry module with ``env``, ``raw_env`` and ``parallel_env``."""
-        return f"ratenvs.{self.name}_v0"
+        return f"ratenvs.{self.name}_v{self.version}"
 
     @property
     def pettingzoo_id(self) -> str:
-        return f"ratenvs/{self.name}-v0"
+        return f"ratenvs/{self.name}-v{self.version}"
 
     def load(self) -> Any:
         """Import and return the versioned entry module."""
@@ -68,6 +70,7 @@ GAMES: dict[str, GameSpec] = {
         GameSpec(
             name="catz_ratz_batz",
             title="Catz, Ratz and Batz",
+            version=0,
             gymnasium_id="ratenvs/CatzRatzBatz-v0",
             default_opponent="optimal",
             gymnasium_defaults={"num_players": 1},
@@ -82,7 +85,8 @@ GAMES: dict[str, GameSpec] = {
         GameSpec(
             name="rat_a_tat_cat",
             title="Rat-a-Tat Cat",
-            gymnasium_id="ratenvs/RatATatCat-v0",
+            version=1,
+            gymnasium_id="ratenvs/RatATatCat-v1",
             default_opponent="heuristic",
             gymnasium_defaults={"num_players": 2},
             bench_options=({"num_players": 2}, {"num_players": 4}),
@@ -96,6 +100,7 @@ GAMES: dict[str, GameSpec] = {
         GameSpec(
             name="ratto_zakko",
             title="Ratto Zakko",
+            version=0,
             gymnasium_id="ratenvs/RattoZakko-v0",
             default_opponent="adult",
             gymnasium_defaults={"num_players": 4},

@@ -20,7 +20,7 @@ from ratenvs.games import GAMES
 PETTINGZOO_REGISTRY = hasattr(pettingzoo, "register") and hasattr(pettingzoo, "aec_registry")
 """Whether this PettingZoo has an env registry (``pettingzoo.make``; PettingZoo >= 1.27).
 With an older one the PettingZoo ids are not registered: import the env modules
-(``from ratenvs import rat_a_tat_cat_v0``), as PettingZoo's own envs are used."""
+(``from ratenvs import rat_a_tat_cat_v1``), as PettingZoo's own envs are used."""
 
 
 def register() -> None:

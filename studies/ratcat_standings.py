@@ -112,6 +112,9 @@ def heads_up_observation(obs: np.ndarray, rival: int, ceilings: bool) -> np.ndar
     out[small.unseen : small.unseen + rules.NUM_KINDS] = obs[
         big.unseen : big.unseen + rules.NUM_KINDS
     ]
+    out[small.draw_pool : small.draw_pool + rules.NUM_KINDS] = obs[
+        big.draw_pool : big.draw_pool + rules.NUM_KINDS
+    ]
     return out
 
 

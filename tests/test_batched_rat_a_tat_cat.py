@@ -113,6 +113,9 @@ class Events:
         capped = ended & (turns[:-1] == np.float32((cap - 1) / cap))
         self.capped_rounds = int(capped.sum())
         self.capped_unknocked = int((capped & (obs["knocked_by"][:-1].sum(axis=-1) == 0)).sum())
+        # a round whose knock was honoured past the cap: it ended after a decision with
+        # max_turns or more turns played (``turns_played`` stays at 1 there)
+        self.past_the_cap = int((ended & (turns[:-1] == np.float32(1.0))).sum())
         self.reshuffles = 0
         self.deals = 0
         for g in range(engine.num_envs):
@@ -159,8 +162,9 @@ def test_long_rounds_reshuffles_draw2_chains_peeks_and_swaps_replay_exactly():
 
 
 def test_eliminations_the_turn_cap_and_knocks_replay_exactly():
-    """Short capped rounds to a low target: knocks, rounds cut by the cap (also after a
-    knock), players eliminated, shared wins; memoryless views with owner ceilings."""
+    """Short capped rounds to a low target: knocks, rounds ended by the cap, knocks
+    honoured past it, players eliminated, shared wins; memoryless views with owner
+    ceilings."""
     options = dict(
         num_players=5, target_score=30, rounds=6, max_turns_per_round=12,
         elimination_tiebreak="shared", reward="zero_sum_win", observation="memoryless",
@@ -170,8 +174,18 @@ def test_eliminations_the_turn_cap_and_knocks_replay_exactly():
     assert replay_turn_based(trace) >= 1000
     ev = Events(trace)
     assert ev.knocks >= 3000 and ev.capped_unknocked >= 1000, vars(ev)
-    assert ev.capped_rounds - ev.capped_unknocked >= 500, vars(ev)  # a knock cut short
+    assert ev.past_the_cap >= 500, vars(ev)  # knocks honoured past the cap
     assert ev.eliminations >= 1000 and ev.finished >= 1000, vars(ev)
+
+
+def test_elimination_on_reaching_the_target_replays_exactly():
+    """``eliminate_at="reaches"`` (v0's rule): out at a total equal to the target."""
+    options = dict(num_players=3, target_score=20, max_turns_per_round=30,
+                   eliminate_at="reaches")  # fmt: skip
+    trace = play_steered(300, 120, 43, take=0.5, knock=0.2, **options)
+    assert replay_turn_based(trace) >= 300
+    ev = Events(trace)
+    assert ev.eliminations >= 100 and ev.finished >= 300, vars(ev)
 
 
 def test_the_privileged_state_observation_is_the_reference_privileged_view():

@@ -216,7 +216,7 @@ def test_nav_and_api_modules_exist():
         for m in re.findall(r"^::: (\S+)", page.read_text(), flags=re.M)
     ]
     for module in (
-        "ratenvs.rat_a_tat_cat_v0",
+        "ratenvs.rat_a_tat_cat_v1",
         "ratenvs.catz_ratz_batz_v0",
         "ratenvs.ratto_zakko_v0",
         "ratenvs.common.game",

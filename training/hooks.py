@@ -62,6 +62,18 @@ class RewardShaping:
 
 
 @dataclass(frozen=True)
+class Migration:
+    """One step of a game's env version (``python -m training.migrate``): the observation
+    pieces it inserted, by their names in the new observer (the checkpoint gets zero
+    input weights at their offsets)."""
+
+    from_version: int
+    to_version: int
+    inserted_pieces: tuple[str, ...]
+    why: str
+
+
+@dataclass(frozen=True)
 class GameHooks:
     """The game-specific pieces of training of one game (each optional)."""
 
@@ -78,6 +90,8 @@ class GameHooks:
     """Shapings by name (applied in this order: the scaled ones, then the others)."""
     appended_options: tuple[str, ...] = ()
     """Env options that append observation entries after all the others."""
+    migrations: tuple[Migration, ...] = ()
+    """The steps between the game's env versions (``training.migrate``)."""
     default_metric: Callable[[dict[str, Any]], str | None] | None = None
     """``default_metric(env_options)``: the ``eval.metric: auto`` figure, or None for the
     generic rule (win rate with several players, else mean reward)."""

@@ -142,7 +142,7 @@ class _GameEnvBase:
     ) -> None:
         """``class raw_env(GameAECEnv, game=G, draw=render.draw, render_fps=2)`` declares a
         game's env: its ``game_class``, its picture hook ``draw`` and its ``metadata``
-        (named ``<game name>_v0``; "ansi", "human" and, with ``draw``, "rgb_array")."""
+        (named ``<game name>_v<game version>``; "ansi", "human" and, with ``draw``, "rgb_array")."""
         super().__init_subclass__(**kwargs)
         if game is not None:
             cls.game_class = game
@@ -152,7 +152,7 @@ class _GameEnvBase:
             # Zakko tick does not: a seat that has answered is not asked again this card)
             cls.metadata = {
                 "render_modes": modes,
-                "name": f"{game.name}_v0",
+                "name": f"{game.name}_v{game.version}",
                 "is_parallelizable": False,
                 "render_fps": render_fps,
             }

@@ -166,6 +166,9 @@ class Game:
 
     name: ClassVar[str] = "game"
     """The package name, e.g. ``catz_ratz_batz``."""
+    version: ClassVar[int] = 0
+    """The env version (PettingZoo's ``<name>_v<version>``): raised whenever the same
+    seed and actions can give another game or other observations."""
     title: ClassVar[str] = "Game"
     options: ClassVar[OptionSpec] = OptionSpec()
     observer_kinds: ClassVar[tuple[str, ...]] = ("privileged",)

@@ -112,15 +112,19 @@ class Observer:
         raise NotImplementedError
 
 
-def max_total(per_step: int, steps: int | None, target_score: int | None) -> int:
+def max_total(
+    per_step: int, steps: int | None, target_score: int | None, out_at: int | None = None
+) -> int:
     """Highest game total a seat can reach when each of at most ``steps`` scoring steps (a
     turn, a round) adds at most ``per_step``, or, with a ``target_score`` that ends the game
-    once reached, one step past a total just below it (the bound of a ``totals`` piece)."""
+    once reached, one step past a total just below it (the bound of a ``totals`` piece).
+    ``out_at``: the lowest total that ends a seat's game when it is not ``target_score``
+    itself (``target_score + 1`` for a target that must be exceeded)."""
     bounds = []
     if steps is not None:
         bounds.append(per_step * steps)
     if target_score is not None:
-        bounds.append(target_score - 1 + per_step)
+        bounds.append((target_score if out_at is None else out_at) - 1 + per_step)
     return min(bounds)
 
 

@@ -1,6 +1,8 @@
 """Game records for every game: a game as JSON (seed, options, actions), replayed identically.
 
-A record is ``{"game", "version", "seed", "options", "actions", "final_state"}``,
+A record is ``{"game", "version", "env_version", "seed", "options", "actions",
+"final_state"}`` (``version``: the record format; ``env_version``: the game's env version
+it was played on, 0 when absent),
 and optionally ``"chance"``: the game's chance log (every outcome drawn, in order;
 :class:`~ratenvs.common.game.ChanceLog`). Replaying builds the game's
 ``raw_env(**options)`` and plays the actions; chance comes from the record's log
@@ -50,6 +52,7 @@ def make_record(
     record: dict[str, Any] = {
         "game": get_game(game).name,
         "version": RECORD_VERSION,
+        "env_version": get_game(game).version,
         "seed": int(seed),
         "options": dict(options),
         "actions": [int(a) for a in actions],
@@ -101,6 +104,13 @@ def _check(record: Any, game: str | None) -> str:
         raise ValueError(f"not a {get_game(game).name} record: game={name!r}")
     if record.get("version") != RECORD_VERSION:
         raise ValueError(f"unsupported record version {record.get('version')!r}")
+    spec = get_game(name)
+    played_on = record.get("env_version", 0)
+    if played_on != spec.version:
+        raise ValueError(
+            f"a record of {spec.name} v{played_on!r} cannot be replayed: this ratenvs plays "
+            f"{spec.name} v{spec.version} (the rules or observations changed; see CHANGELOG.md)"
+        )
     missing = {"seed", "options", "actions"} - set(record)
     if missing:
         raise ValueError(f"record lacks {sorted(missing)}")

@@ -13,6 +13,7 @@ as a record for ``ratenvs replay`` with ``--record``) are here.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -80,6 +81,21 @@ class Table:
         return int(self.bots[seat - 1].act(seen["observation"], mask, self.bot_rngs[seat]))
 
 
+def _as_flags(message: str, parser: argparse.ArgumentParser) -> str:
+    """An env option's error (``option 'target_score' must be ...``) as the person typed
+    it: ``argument --target-score: must be ...`` when the parser has that flag."""
+    match = re.match(r"option '(\w+)' (.*)", message, flags=re.DOTALL)
+    if match is None:
+        return message
+    name, rest = match.groups()
+    flag = "--" + name.replace("_", "-")
+    if name == "num_players":
+        flag = "--players"
+    if flag not in parser._option_string_actions:
+        return message
+    return f"argument {flag}: {rest}"
+
+
 def set_table(
     parser: argparse.ArgumentParser,
     args: argparse.Namespace,
@@ -97,7 +113,7 @@ def set_table(
         if record_path is not None:
             output_file("--record", record_path)  # before the game, not after it
     except (ValueError, UsageError) as err:
-        parser.error(str(err))
+        parser.error(_as_flags(str(err), parser))
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
     for bot in bots:

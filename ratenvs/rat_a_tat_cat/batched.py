@@ -9,8 +9,9 @@ seat to act, Draw 2 chain, knock, turn and round counters, pile sizes, totals); 
 cells (the hands as card ids, the draw and discard piles, what every seat knows of
 every slot - ``State.know``, and ``State.recent`` for the memoryless view - who is
 still in, the owners' evidence of ``owner_ceilings``); rewards. What no observation
-reads (``card_epoch``, ``pile_must_hold``, ``number_only``: the resampler's) is not
-kept.
+reads (``pile_must_hold``, ``number_only``: the resampler's) is not kept; of
+``card_epoch`` only whether a card came with the draw pile's last shuffle (the
+``draw_pool`` piece).
 
 Chance: every shuffle is a permutation drawn from the game's own generator and
 used as the reference uses ``rng.permutation`` (the deal's deck, a reshuffle of the
@@ -138,7 +139,10 @@ C_KNOW = C_CEIL + MAXP * SLOTS
 """``cs[g, C_KNOW + 4 (6 observer + seat) + slot]``: ``State.know``."""
 C_RECENT = C_KNOW + MAXP * MAXP * SLOTS
 """The same for ``State.recent`` (memoryless view)."""
-NUM_CELLS = C_RECENT + MAXP * MAXP * SLOTS
+C_EPOCH = C_RECENT + MAXP * MAXP * SLOTS
+"""``cs[g, C_EPOCH + card]``: 1 when the card came with the draw pile's last shuffle (the
+deal, or the latest reshuffle of the discard pile): ``card_epoch[card] == epoch``."""
+NUM_CELLS = C_EPOCH + DECK_SIZE
 A_REW, A_PENDING, A_RUNNING = 0, MAXP, 2 * MAXP
 """``acc`` columns: this step's rewards, the next step's (a new game's opening bot moves),
 the game's return so far."""
@@ -159,17 +163,19 @@ T_KEPT = T_CEIL + NO_CEILING + 1
 """and the ceiling bot's ``KEPT_VALUES``."""
 NUM_TABLE = T_KEPT + NO_CEILING + 1
 # the game's parameters (the tuple ``prm``)
-P_N, P_ROUNDS, P_TARGET, P_MAX_TURNS, P_SHARED, P_KNOWLEDGE, P_CEILINGS, P_REWARD = range(8)
+P_N, P_ROUNDS, P_OUT_AT, P_MAX_TURNS, P_SHARED, P_KNOWLEDGE, P_CEILINGS, P_REWARD = range(8)
+"""``prm[P_OUT_AT]``: the lowest total that puts a player out (``RatATatCat.out_at``), -1
+without elimination."""
 REWARD_ZERO_SUM, REWARD_POINTS, REWARD_WIN, REWARD_ZERO_SUM_WIN = range(4)
 assert REWARD_MODES == ("zero_sum", "points", "win", "zero_sum_win")
 # observation offsets (the tuple ``off``) of the seat view
 O_DISCARD_TOP, O_HELD, O_PHASE, O_DRAW2, O_TO_ACT, O_KNOCKED, O_FINAL = range(7)
 O_TURNS, O_DRAW_PILE, O_DISCARD_PILE, O_TOTALS, O_ACTIVE, O_ROUNDS = range(7, 13)
-O_UNSEEN, O_CEILINGS = 13, 14
+O_UNSEEN, O_POOL, O_CEILINGS = 13, 14, 15
 _SEAT_PIECES = (
     "discard_top", "held", "phase", "draw2_left", "to_act", "knocked_by", "final_turns",
     "turns_played", "draw_pile", "discard_pile", "totals", "active", "rounds_done",
-    "unseen_counts", "ceilings",
+    "unseen_counts", "draw_pool", "ceilings",
 )  # fmt: skip
 # offsets of the privileged view (the tuple ``poff``)
 Q_HANDS, Q_OWNER, Q_HELD, Q_PUBLIC, Q_DRAW_COUNTS, Q_DRAW_PILE, Q_DRAW_TOP = range(7)
@@ -299,6 +305,7 @@ def _deal(g, starter, prm, st, cs, rng, wk, tape, cursor):
     _permutation(g, DECK_SIZE, st, rng, wk, tape, cursor)
     for i in range(DECK_SIZE):
         cs[g, C_DRAW + i] = wk[i]
+        cs[g, C_EPOCH + i] = 1
     n = DECK_SIZE
     for q in range(p):
         live = cs[g, C_ACTIVE + q] != 0
@@ -396,11 +403,16 @@ def _discard_held(g, st, cs):
 
 @njit(cache=True)
 def _reshuffle(g, st, cs, rng, wk, tape, cursor):
-    """The empty draw pile becomes the shuffled discard pile."""
+    """The exhausted draw pile becomes the shuffled discard pile (its cards the new
+    shuffle's)."""
     m = st[g, F_DISC_N]
     _permutation(g, m, st, rng, wk, tape, cursor)
+    for c in range(DECK_SIZE):
+        cs[g, C_EPOCH + c] = 0
     for i in range(m):
-        cs[g, C_DRAW + i] = cs[g, C_DISC + wk[i]]
+        card = cs[g, C_DISC + wk[i]]
+        cs[g, C_DRAW + i] = card
+        cs[g, C_EPOCH + card] = 1
     st[g, F_DRAW_N] = m
     st[g, F_DISC_N] = 0
     for k in range(NUM_KINDS):
@@ -409,7 +421,8 @@ def _reshuffle(g, st, cs, rng, wk, tape, cursor):
 
 @njit(cache=True, inline="always")
 def _draw_top(g, st, cs):
-    """Draw the top card of the (non-empty) draw pile."""
+    """Draw the top card of the draw pile (never empty: the discards are reshuffled as soon
+    as its last card is drawn)."""
     n = st[g, F_DRAW_N] - 1
     card = cs[g, C_DRAW + n]
     st[g, F_DRAW_N] = n
@@ -544,14 +557,14 @@ def _end_round(g, prm, st, cs, acc, rb, rng, wk, tape, cursor):
             acc[g, rb + q] += r
             acc[g, A_RUNNING + q] += r
     over = False
-    target = prm[P_TARGET]
-    if target >= 0:
+    out_at = prm[P_OUT_AT]
+    if out_at >= 0:
         remaining = 0
         for q in range(p):
             wk[W_WIN + q] = 0
             wk[W_OUT + q] = 0
             if cs[g, C_ACTIVE + q]:
-                if st[g, F_TOTALS + q] >= target:
+                if st[g, F_TOTALS + q] >= out_at:
                     cs[g, C_ACTIVE + q] = 0
                     wk[W_OUT + q] = 1
                 else:
@@ -602,11 +615,12 @@ def _end_round(g, prm, st, cs, acc, rb, rng, wk, tape, cursor):
 @njit(cache=True, inline="always")
 def _end_turn(g, knocked_now, prm, st, cs, acc, rb, rng, wk, tape, cursor):
     st[g, F_TURNS] += 1
-    if st[g, F_KNOCKED] >= 0 and not knocked_now:
-        st[g, F_FINAL] -= 1
-        if st[g, F_FINAL] <= 0:
-            return _end_round(g, prm, st, cs, acc, rb, rng, wk, tape, cursor)
-    if st[g, F_TURNS] >= prm[P_MAX_TURNS]:
+    if st[g, F_KNOCKED] >= 0:  # a knock is honoured past the turn cap
+        if not knocked_now:
+            st[g, F_FINAL] -= 1
+            if st[g, F_FINAL] <= 0:
+                return _end_round(g, prm, st, cs, acc, rb, rng, wk, tape, cursor)
+    elif st[g, F_TURNS] >= prm[P_MAX_TURNS]:
         return _end_round(g, prm, st, cs, acc, rb, rng, wk, tape, cursor)
     st[g, F_CURRENT] = _next_active(g, prm[P_N], st[g, F_CURRENT], cs)
     st[g, F_PHASE] = PHASE_START
@@ -677,9 +691,9 @@ def _apply(g, action, prm, st, cs, acc, rb, rng, wk, tape, cursor):
         _swap(g, seat, (i // SLOTS) % SLOTS, other, i % SLOTS, prm, cs)
         _discard_held(g, st, cs)
     if draw:
-        if st[g, F_DRAW_N] == 0:
-            _reshuffle(g, st, cs, rng, wk, tape, cursor)
         _draw_top(g, st, cs)
+        if st[g, F_DRAW_N] == 0:  # the last card drawn: the discards reshuffled at once
+            _reshuffle(g, st, cs, rng, wk, tape, cursor)
         return False
     if phase != PHASE_KNOCK:  # the card play is over: knock decision, unless ...
         st[g, F_DRAW2] = 0
@@ -933,7 +947,7 @@ def _observe(g, prm, off, st, cs, tab, obs, mask, to_act):
             d += p
         obs[g, off[O_KNOCKED] + d] = 1.0
         obs[g, off[O_FINAL]] = st[g, F_FINAL] / (p - 1)
-    obs[g, off[O_TURNS]] = st[g, F_TURNS] / prm[P_MAX_TURNS]
+    obs[g, off[O_TURNS]] = min(st[g, F_TURNS], prm[P_MAX_TURNS]) / prm[P_MAX_TURNS]
     obs[g, off[O_DRAW_PILE]] = st[g, F_DRAW_N] / DECK_SIZE
     obs[g, off[O_DISCARD_PILE]] = nd / DECK_SIZE
     q = seat
@@ -959,6 +973,18 @@ def _observe(g, prm, off, st, cs, tab, obs, mask, to_act):
             obs[g, u + hk] -= 1.0
         for k in range(NUM_KINDS):
             obs[g, u + k] = tab[T_UNSEEN + k * 10 + int(obs[g, u + k])]
+        # draw_pool: the draw pile, and the unlocated cards of its shuffle in hands (the
+        # held card is the seat's own)
+        d = off[O_POOL]
+        for i in range(st[g, F_DRAW_N]):
+            obs[g, d + _KIND[cs[g, C_DRAW + i]]] += 1.0
+        for q in range(p):
+            for s in range(SLOTS):
+                c = cs[g, C_HANDS + q * SLOTS + s]
+                if c >= 0 and cs[g, C_EPOCH + c] and cs[g, _know(seat, q, s)] >= CODE_NUMBER:
+                    obs[g, d + _KIND[c]] += 1.0
+        for k in range(NUM_KINDS):
+            obs[g, d + k] = tab[T_UNSEEN + k * 10 + int(obs[g, d + k])]
     if prm[P_CEILINGS]:
         c = off[O_CEILINGS]
         q = seat
@@ -1050,7 +1076,7 @@ def _privileged(prm, poff, st_, cs_, tab_, out_):
         if kb >= 0:
             out[g, poff[Q_KNOCKED] + kb] = 1.0
             out[g, poff[Q_FINAL]] = st[g, F_FINAL] / (p - 1)
-        out[g, poff[Q_TURNS]] = st[g, F_TURNS] / prm[P_MAX_TURNS]
+        out[g, poff[Q_TURNS]] = min(st[g, F_TURNS], prm[P_MAX_TURNS]) / prm[P_MAX_TURNS]
         for q in range(p):
             out[g, poff[Q_TOTALS] + q] = st[g, F_TOTALS + q] / TOTAL_SCALE
             if cs[g, C_ACTIVE + q]:
@@ -1155,6 +1181,9 @@ class BatchedRatATatCat(BatchedGame):
     round, more when the external seat is out of an elimination game) may write more:
     a logged game short of tape stops between decisions and resumes once it has grown."""
     bot_names = BOT_NAMES
+    option_bounds: ClassVar[dict[str, int]] = {"target_score": 1 << 62}
+    """``target_score + 1`` (the total that puts a player out when the target must be
+    exceeded) is held in int64."""
 
     def _allocate(self) -> None:
         n, p = self.num_envs, self.num_players
@@ -1162,7 +1191,7 @@ class BatchedRatATatCat(BatchedGame):
         self._prm = (
             p,
             -1 if game.rounds is None else int(game.rounds),
-            -1 if game.target_score is None else int(game.target_score),
+            -1 if game.out_at is None else int(game.out_at),
             int(game.max_turns_per_round),
             int(game.elimination_tiebreak == "shared"),
             int(game.observation_kind == "knowledge"),

@@ -7,7 +7,7 @@ it sees only what the rules let it see. A turn is a few decisions in one
 ``Discrete`` action space: draw or take the discard, then place / discard /
 use the card, then knock or not.
 
-| Import             | `from ratenvs import rat_a_tat_cat_v0`                  |
+| Import             | `from ratenvs import rat_a_tat_cat_v1`                  |
 |--------------------|---------------------------------------------------------|
 | Actions            | Discrete(15 + 16 (n - 1))                               |
 | Parallel API       | Yes (`parallel_env()`: one player acts per step)        |
@@ -16,10 +16,10 @@ use the card, then knock or not.
 | Agents count       | 2 - 6 (`num_players`, default 2)                        |
 | Action shape       | (1,)                                                    |
 | Action values      | 0 - 14 + 16 (n - 1)                                     |
-| Observation shape  | (64 n + 54,) float32 (72 n + 54 with `owner_ceilings`), |
+| Observation shape  | (64 n + 67,) float32 (72 n + 67 with `owner_ceilings`), |
 |                    | plus an int8 `action_mask`                              |
-| Registered ids     | `ratenvs/rat_a_tat_cat-v0` (PettingZoo),                |
-|                    | `ratenvs/RatATatCat-v0` (Gymnasium, one learner against |
+| Registered ids     | `ratenvs/rat_a_tat_cat-v1` (PettingZoo),                |
+|                    | `ratenvs/RatATatCat-v1` (Gymnasium, one learner against |
 |                    | heuristic bots, 2 players)                              |
 
 ## Options
@@ -28,9 +28,10 @@ use the card, then knock or not.
 
 Rulings of RULES.md that are not choices are fixed: a power card turned as the
 first discard is shuffled back; a power card on the discard pile is dead; the
-discard pile becomes the draw pile when it runs out (no take until something
-is discarded); power cards in hands at the end go to the bottom of the draw
-pile and are replaced (the discard pile is shuffled in when the draw pile
+discard pile is shuffled into the new draw pile as soon as the last card is
+drawn (no take until something is discarded); a knock made before
+``max_turns_per_round`` is honoured past it; power cards in hands at the end go
+to the bottom of the draw pile and are replaced (the discard pile is shuffled in when the draw pile
 holds no number card); the player left of the dealer starts (round 1: player
 0) and the deal rotates.
 
@@ -41,8 +42,11 @@ every slot (observer first, then the others in turn order) what the observer kno
 of the card (its kind, "a number", or unknown); the discard top; the card it
 holds; its decision phase; whose turn it is; who knocked and the turns left;
 turns played; pile sizes; totals; who is still in; rounds done; and
-``unseen_counts`` (knowledge mode). The "memoryless" mode keeps only the table as
-it is now and what the observer saw since its last decision. With
+``unseen_counts`` and ``draw_pool`` (knowledge mode: the cards the observer has not
+located, and which of them came with the draw pile's last shuffle - after a
+reshuffle of the discard pile, whose cards everyone saw, that composition is
+public). The "memoryless" mode keeps only the table as it is now and what the
+observer saw since its last decision. With
 ``owner_ceilings=True``, for every slot also whether its owner has seen the card
 and the card's ceiling: the lowest value the owner has let go of while keeping it
 (public play: a card declined from the discard pile, a drawn card discarded, a
@@ -113,6 +117,14 @@ Given at the end of every round to the players of that round, in units of
 
 ## Version history
 
+- v1 (ratenvs 0.2.0): the rulings of RULES.md section 1 as the seeds read: a
+  player is out of an elimination game when its total exceeds ``target_score``
+  (option ``eliminate_at``, "reaches" for v0's rule); a knock made before the
+  turn cap is honoured past it; the discard pile is reshuffled as soon as the
+  draw pile's last card is drawn (v0: at the next draw); the knowledge
+  observation gained ``draw_pool`` (13 entries after ``unseen_counts``), and
+  ``turns_played`` stays at 1 past the cap. Checkpoints of v0 are migrated by
+  ``python -m training.migrate`` (the new inputs get zero weights).
 - v0: first release; the option ``owner_ceilings`` came later (default off, so
   observations without it are unchanged), and so did the reward mode
   "zero_sum_win" (the default reward is unchanged).

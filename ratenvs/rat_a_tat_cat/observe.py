@@ -8,11 +8,15 @@ kinds of seat view (the env option ``observation``):
 
 - ``"knowledge"`` (perfect recall): for every slot, what the observer knows of
   that card from everything it has seen this round (:attr:`rules.State.know`),
-  and ``unseen_counts``.
+  ``unseen_counts`` and ``draw_pool``: which of the cards it has not located came
+  with the draw pile's last shuffle. After the discard pile was reshuffled, everyone
+  saw the new draw pile's cards face up, so its composition (less what was drawn
+  from it and located since) is public; the other unlocated cards are in hands.
 - ``"memoryless"``: only what the table shows now (discard top, pile sizes,
   knock, scores...) plus what the observer saw since its last decision: its
   initial peek, a peeked card, the card it holds. Slots it saw earlier read
-  "unknown" and ``unseen_counts`` is all zero: the agent must remember itself.
+  "unknown", ``unseen_counts`` and ``draw_pool`` are all zero: the agent must
+  remember itself.
 
 Players are listed observer first, then the others in turn order
 (``offset`` 1 .. n-1 = the players after the observer). The pieces
@@ -22,7 +26,7 @@ the option):
 
 {table}
 
-Size ``64 n + 54`` (182 for 2 players, 438 for 6), ``72 n + 54`` with ``owner_ceilings``.
+Size ``64 n + 67`` (195 for 2 players, 451 for 6), ``72 n + 67`` with ``owner_ceilings``.
 
 ``slots``: for the player ``k`` seats on and slot ``s``, a one-hot of 15 codes: 0..12
 the card's kind (0..9, peek, swap, draw2), 13 a number card of unknown value, 14
@@ -95,10 +99,11 @@ EMPTY = -1
 """Code of an empty slot in a :class:`SeatView` (a player out of an elimination game)."""
 
 
-def max_total(rounds: int | None, target_score: int | None) -> int:
+def max_total(rounds: int | None, target_score: int | None, out_at: int | None = None) -> int:
     """Highest game total a seat can reach: every round at 36 points, or (elimination) one
-    round past a total just below the target."""
-    return common_max_total(MAX_HAND_POINTS, rounds, target_score)
+    round past a total just below ``out_at``, the lowest total that puts a player out
+    (``RatATatCat.out_at``; default ``target_score``)."""
+    return common_max_total(MAX_HAND_POINTS, rounds, target_score, out_at)
 
 
 def pieces(
@@ -106,6 +111,7 @@ def pieces(
     rounds: int | None = 1,
     target_score: int | None = None,
     ceilings: bool = False,
+    out_at: int | None = None,
 ) -> list[Piece]:
     """The named pieces of a seat's observation vector (knowledge and memoryless)."""
     n = num_players
@@ -123,14 +129,19 @@ def pieces(
         Piece("to_act", (n,), "whose decision it is, by offset (one-hot)"),
         Piece("knocked_by", (n,), "who knocked, by offset (all 0: nobody yet)"),
         Piece("final_turns", (), "turns still to play after the knock / (n - 1)"),
-        Piece("turns_played", (), "turns played this round / `max_turns_per_round`"),
+        Piece(
+            "turns_played",
+            (),
+            "turns played this round / `max_turns_per_round` (1 past the cap: a knock's "
+            "final turns)",
+        ),
         Piece("draw_pile", (), "draw pile size / 54"),
         Piece("discard_pile", (), "discard pile size / 54"),
         Piece(
             "totals",
             (n,),
             "game totals by offset / 100",
-            high=max_total(rounds, target_score) / TOTAL_SCALE,
+            high=max_total(rounds, target_score, out_at) / TOTAL_SCALE,
         ),
         Piece("active", (n,), "still in the game (elimination), by offset"),
         Piece("rounds_done", (), "rounds finished / `rounds` (0 when unlimited)"),
@@ -139,6 +150,13 @@ def pieces(
             (NUM_KINDS,),
             "cards of each kind the observer has not located / deck count (knowledge; "
             "0 in memoryless)",
+        ),
+        Piece(
+            "draw_pool",
+            (NUM_KINDS,),
+            "of those, the cards that came with the draw pile's last shuffle (the deal, or "
+            "the reshuffled discard pile, public): in the draw pile or drawn from it unseen "
+            "/ deck count (knowledge; 0 in memoryless)",
         ),
     ]
     if ceilings:
@@ -152,7 +170,9 @@ def pieces(
     return out
 
 
-def privileged_pieces(num_players: int, rounds: int | None, target_score: int | None) -> list:
+def privileged_pieces(
+    num_players: int, rounds: int | None, target_score: int | None, out_at: int | None = None
+) -> list:
     """The named pieces of the privileged vector (the whole truth, seat order)."""
     n = num_players
     return [
@@ -179,12 +199,17 @@ def privileged_pieces(num_players: int, rounds: int | None, target_score: int | 
         Piece("to_act", (n,), "whose decision it is, by seat (one-hot; 0s: game over)"),
         Piece("knocked_by", (n,), "who knocked, by seat"),
         Piece("final_turns", (), "turns still to play after the knock / (n - 1)"),
-        Piece("turns_played", (), "turns played this round / `max_turns_per_round`"),
+        Piece(
+            "turns_played",
+            (),
+            "turns played this round / `max_turns_per_round` (1 past the cap: a knock's "
+            "final turns)",
+        ),
         Piece(
             "totals",
             (n,),
             "game totals by seat / 100",
-            high=max_total(rounds, target_score) / TOTAL_SCALE,
+            high=max_total(rounds, target_score, out_at) / TOTAL_SCALE,
         ),
         Piece("active", (n,), "still in the game, by seat"),
         Piece("rounds_done", (), "rounds finished / `rounds` (0 when unlimited)"),
@@ -296,7 +321,7 @@ class TableObserver(Observer):
             raise ValueError(f"unknown observer kind {kind!r}")
         n = game.num_players
         ceilings = game.owner_ceilings
-        super().__init__(kind, pieces(n, game.rounds, game.target_score, ceilings))
+        super().__init__(kind, pieces(n, game.rounds, game.target_score, ceilings, game.out_at))
         self.game = game
         self.num_players = n
         self.mode = kind
@@ -320,6 +345,7 @@ class TableObserver(Observer):
         self._active = lay.active
         self._rounds_done = lay.rounds_done
         self._unseen = lay.unseen
+        self._pool = lay.draw_pool
         self._ceilings = lay.ceilings
         # for each observer seat: flat indices (p * SLOTS + s) in observer order
         self._slot_src = [
@@ -354,7 +380,7 @@ class TableObserver(Observer):
         if state.knocked_by is not None:
             out[self._knocked_by + (state.knocked_by - seat) % n] = 1.0
             out[self._final_turns] = state.final_turns_left / (n - 1)
-        out[self._turns_played] = state.turns_this_round / self.max_turns
+        out[self._turns_played] = min(state.turns_this_round, self.max_turns) / self.max_turns
         out[self._draw_pile] = len(state.draw_pile) / DECK_SIZE
         out[self._discard_pile] = len(state.discard_pile) / DECK_SIZE
         order = self._order[seat]
@@ -371,6 +397,8 @@ class TableObserver(Observer):
         if self.knowledge:
             u = self._unseen
             out[u : u + NUM_KINDS] = unseen_counts(state, seat) * _INV_DECK_COUNTS
+            d = self._pool
+            out[d : d + NUM_KINDS] = draw_pool_counts(state, seat) * _INV_DECK_COUNTS
         if self.ceilings:
             src = self._slot_src[seat]
             block = out[self._ceilings : self.size]
@@ -454,7 +482,9 @@ class PrivilegedObserver(Observer):
 
     def __init__(self, game: RatATatCat) -> None:
         n = game.num_players
-        super().__init__("privileged", privileged_pieces(n, game.rounds, game.target_score))
+        super().__init__(
+            "privileged", privileged_pieces(n, game.rounds, game.target_score, game.out_at)
+        )
         self.game = game
         self.num_players = n
         self.rounds = game.rounds
@@ -493,7 +523,7 @@ class PrivilegedObserver(Observer):
         if state.knocked_by is not None:
             out[o["knocked_by"] + state.knocked_by] = 1.0
             out[o["final_turns"]] = state.final_turns_left / (n - 1)
-        out[o["turns_played"]] = state.turns_this_round / self.max_turns
+        out[o["turns_played"]] = min(state.turns_this_round, self.max_turns) / self.max_turns
         for p in range(n):
             out[o["totals"] + p] = state.totals[p] / TOTAL_SCALE
             if state.active[p]:
@@ -514,6 +544,30 @@ def unseen_counts(state: State, seat: int) -> np.ndarray:
     counts = _DECK_COUNTS - known - np.asarray(state.discard_counts, dtype=np.int64)
     if state.held != NO_CARD and (state.held_public or state.current == seat):
         counts[KIND[state.held]] -= 1
+    return counts
+
+
+def draw_pool_counts(state: State, seat: int) -> np.ndarray:
+    """How many cards of each kind ``seat`` has not located that came with the draw pile's
+    last shuffle (``State.card_epoch`` equal to ``State.epoch``): the draw pile, and the
+    cards drawn from it since into a hand (or held) without ``seat`` learning their kind.
+    Before the first reshuffle of the round that is every card ``seat`` has not located
+    (:func:`unseen_counts`); after it, the reshuffled discard pile's public composition
+    less what ``seat`` has located since. What :mod:`ratenvs.rat_a_tat_cat.resample`
+    keeps together."""
+    counts = np.zeros(NUM_KINDS, dtype=np.int64)
+    for c in state.draw_pile:
+        counts[KIND[c]] += 1
+    epoch, card_epoch = state.epoch, state.card_epoch
+    know = state.know[seat]
+    for p, hand in enumerate(state.hands):
+        for s, c in enumerate(hand):
+            if c != NO_CARD and know[p, s] >= CODE_NUMBER and card_epoch[c] == epoch:
+                counts[KIND[c]] += 1
+    held = state.held
+    hidden_held = held != NO_CARD and not state.held_public and state.current != seat
+    if hidden_held and card_epoch[held] == epoch:
+        counts[KIND[held]] += 1
     return counts
 
 
@@ -543,6 +597,7 @@ __all__ = [
     "PrivilegedObserver",
     "SeatView",
     "TableObserver",
+    "draw_pool_counts",
     "layout_for_size",
     "observation_size",
     "pieces",

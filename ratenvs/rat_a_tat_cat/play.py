@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
     """Play a game in the terminal; returns the process exit code."""
     description = "Play Rat-a-Tat Cat as player_0 against bots. Lowest total wins."
     parser = play_parser(rules.RatATatCat, "rat-a-tat-cat", description, BOTS)
-    options = ("rounds", "target_score", "elimination_tiebreak", "observation")
+    options = ("rounds", "target_score", "eliminate_at", "elimination_tiebreak", "observation")
     rules.RatATatCat.options.add_arguments(parser, options)
     args = parser.parse_args(argv)
 

@@ -452,17 +452,20 @@ def apply_action(state: State, action: int, rng: Chance, game: RatATatCat) -> li
 
 
 def _draw_to_hand(state: State, rng: Chance) -> None:
-    """Draw the top card of the draw pile (reshuffling the discards if it is empty)."""
-    if not state.draw_pile:
-        reshuffle(state, rng)
+    """Draw the top card of the draw pile; when it was the last one, the discard pile is
+    shuffled at once into the new draw pile (RULES.md: the reshuffle follows the
+    exhaustion, not the next draw)."""
     card = state.draw_pile.pop()
     state.held = card
     state.held_public = False
     state.phase = phase_for_drawn(card)
+    if not state.draw_pile:
+        reshuffle(state, rng)
 
 
 def reshuffle(state: State, rng: Chance) -> None:
-    """The empty draw pile is replaced by the shuffled discard pile; the discard pile is empty."""
+    """The exhausted draw pile is replaced by the shuffled discard pile, which is then
+    empty (taking the top discard is illegal until a card is discarded)."""
     cards = state.discard_pile
     state.draw_pile = [cards[int(i)] for i in rng.permutation(len(cards))]
     state.discard_pile = []
@@ -527,7 +530,7 @@ def _swap(state: State, p: int, a: int, q: int, b: int) -> None:
 
 def _end_card_play(state: State, rng: Chance, game: RatATatCat) -> list[int] | None:
     """The card part of the turn is done: knock decision, unless someone knocked or the turn
-    cap ends the round now."""
+    cap ends the round with this turn."""
     state.draw2_left = 0
     if state.knocked_by is None and state.turns_this_round + 1 < game.max_turns_per_round:
         state.phase = PHASE_KNOCK
@@ -536,12 +539,16 @@ def _end_card_play(state: State, rng: Chance, game: RatATatCat) -> list[int] | N
 
 
 def _end_turn(state: State, rng: Chance, game: RatATatCat, knocked_now: bool) -> list[int] | None:
+    """The turn is over: the round ends after the last final turn of a knock, or (nobody
+    having knocked) at the turn cap; a knock already made is honoured past the cap
+    (RULES.md), so every other player gets exactly one more turn."""
     state.turns_this_round += 1
-    if state.knocked_by is not None and not knocked_now:
-        state.final_turns_left -= 1
-        if state.final_turns_left <= 0:
-            return end_round(state, rng, game)
-    if state.turns_this_round >= game.max_turns_per_round:
+    if state.knocked_by is not None:
+        if not knocked_now:
+            state.final_turns_left -= 1
+            if state.final_turns_left <= 0:
+                return end_round(state, rng, game)
+    elif state.turns_this_round >= game.max_turns_per_round:
         return end_round(state, rng, game)
     state.current = state.next_active(state.current)
     state.phase = PHASE_START
@@ -600,7 +607,7 @@ def end_round(state: State, rng: Chance, game: RatATatCat) -> list[int]:
     over = False
     target_score = game.target_score
     if target_score is not None:
-        out_now = [p for p in playing if state.totals[p] >= target_score]
+        out_now = [p for p in playing if state.totals[p] >= game.out_at]
         for p in out_now:
             state.active[p] = False
         remaining = [p for p in playing if state.active[p]]
@@ -633,6 +640,9 @@ def card_name(card: int) -> str:
 # ------------------------------------------------------------------ the Game
 REWARD_MODES = ("zero_sum", "points", "win", "zero_sum_win")
 ELIMINATION_TIEBREAKS = ("lowest_total", "shared")
+ELIMINATE_AT = ("exceeds", "reaches")
+"""When a total puts its player out of an elimination game: above the target (the seed's
+"exceeds", the default) or at it."""
 OBSERVATION_MODES = ("knowledge", "memoryless")
 POINTS_SCALE = 10.0
 """Round rewards are in units of this many points."""
@@ -648,6 +658,7 @@ class RatATatCat(Game):
 
     name = "rat_a_tat_cat"
     title = "Rat-a-Tat Cat"
+    version = 1
     options = OptionSpec(
         Option("num_players", "int", 2, "players", low=MIN_PLAYERS, high=MAX_PLAYERS),
         Option(
@@ -663,17 +674,27 @@ class RatATatCat(Game):
             "target_score",
             "int",
             None,
-            "elimination: a player whose total reaches it is out; the last one left wins; "
-            "if all remaining cross in one round the lowest total wins (ruling)",
+            "elimination: a player whose total exceeds it (or reaches it: `eliminate_at`) is "
+            "out; the last one left wins; if all remaining go out in one round the lowest "
+            "total wins (ruling)",
             low=1,
             optional=True,
+        ),
+        Option(
+            "eliminate_at",
+            "choice",
+            "exceeds",
+            'with `target_score`: a player is out when its total "exceeds" the target (the '
+            'seed: "when a player exceeds a certain points total") or "reaches" it',
+            choices=ELIMINATE_AT,
         ),
         Option(
             "max_turns_per_round",
             "int",
             DEFAULT_MAX_TURNS,
             "the round ends after this many turns, counted over all players, as if everyone "
-            "had had the final turn (ruling: guarantees termination)",
+            "had had the final turn (ruling: guarantees termination); a knock made before "
+            "the cap is honoured past it",
             low=1,
         ),
         Option(
@@ -718,6 +739,13 @@ class RatATatCat(Game):
         self.rounds: int | None = p["rounds"]
         """Rounds to play; None = until the elimination game is decided."""
         self.target_score: int | None = p["target_score"]
+        self.eliminate_at: str = p["eliminate_at"]
+        self.out_at: int | None = None
+        """The lowest total that puts a player out (``target_score`` + 1 when the target
+        must be exceeded); None without elimination."""
+        if self.target_score is not None:
+            exceeds = self.eliminate_at == "exceeds"
+            self.out_at = self.target_score + 1 if exceeds else self.target_score
         self.max_turns_per_round: int = p["max_turns_per_round"]
         self.elimination_tiebreak: str = p["elimination_tiebreak"]
         self.owner_ceilings: bool = p["owner_ceilings"]

@@ -76,6 +76,22 @@ def test_tampering_and_mismatches_are_errors(record):
         replay({"game": "catz_ratz_batz", "version": 0})
 
 
+def test_a_record_of_another_env_version_is_refused_and_an_old_one_without_it_is_v0(record):
+    from ratenvs.rat_a_tat_cat.bots import get_bot as ratcat_bot
+
+    assert record["env_version"] == 0  # Catz, Ratz and Batz is v0
+    old = {k: v for k, v in record.items() if k != "env_version"}  # written before 0.2.0
+    assert replay(old).game_state() == record["final_state"]
+    ratcat = record_bot_game(
+        "rat_a_tat_cat", [ratcat_bot("heuristic"), ratcat_bot("random")], seed=3
+    )
+    assert ratcat["env_version"] == 1 and replay(ratcat).game_state() == ratcat["final_state"]
+    v0 = {k: v for k, v in ratcat.items() if k != "env_version"}
+    with pytest.raises(ValueError, match=r"rat_a_tat_cat v0 cannot be replayed: .* plays "
+                       r"rat_a_tat_cat v1"):  # fmt: skip
+        replay(v0)
+
+
 def test_frames_follow_the_game(record):
     frames = replay_frames(record, render_view="player_0")
     assert len(frames) == len(record["actions"]) + 1

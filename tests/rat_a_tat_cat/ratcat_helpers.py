@@ -109,7 +109,8 @@ def play(
     state: State, actions: list[int], seed: int = 0, game: rules.RatATatCat | None = None
 ) -> list[list[int] | None]:
     """Apply actions (under ``game``'s parameters; default: the default game of the table
-    size), checking invariants after each; returns what each returned."""
+    size), checking invariants after each (and that the draw pile is never left empty: the
+    discards are reshuffled as soon as its last card is drawn); returns what each returned."""
     rng = np.random.default_rng(seed)
     if game is None:
         game = rules.RatATatCat(num_players=state.num_players)
@@ -117,6 +118,7 @@ def play(
     for a in actions:
         out.append(rules.apply_action(state, a, rng, game))
         check_invariants(state)
+        assert state.draw_pile or state.phase == rules.PHASE_OVER
     return out
 
 

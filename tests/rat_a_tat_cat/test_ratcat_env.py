@@ -12,7 +12,7 @@ from helpers import needs_pettingzoo_registry, random_action, turns
 from pettingzoo.test import api_test, seed_test
 
 import ratenvs  # noqa: F401  (registers the ids)
-from ratenvs import rat_a_tat_cat_v0
+from ratenvs import rat_a_tat_cat_v1
 from ratenvs.common.aec import IllegalActionError
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.observe import Layout, observation_size, slot_codes
@@ -22,17 +22,17 @@ from ratenvs.rat_a_tat_cat.observe import Layout, observation_size, slot_codes
 @pytest.mark.parametrize("observation", ["knowledge", "memoryless"])
 def test_pettingzoo_api_and_seed_tests(num_players, observation):
     kw = {"num_players": num_players, "observation": observation}
-    api_test(rat_a_tat_cat_v0.env(**kw), num_cycles=200)
-    seed_test(lambda: rat_a_tat_cat_v0.env(**kw), 100)
+    api_test(rat_a_tat_cat_v1.env(**kw), num_cycles=200)
+    seed_test(lambda: rat_a_tat_cat_v1.env(**kw), 100)
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_api_seed_and_check_env_for_the_elimination_game(num_players):
     """The configuration the shipped agents play: out at 100 points, several rounds."""
     kw = {"num_players": num_players, "target_score": 100}
-    api_test(rat_a_tat_cat_v0.env(**kw), num_cycles=600)
-    seed_test(lambda: rat_a_tat_cat_v0.env(**kw), 300)
-    genv = gymnasium.make("ratenvs/RatATatCat-v0", **kw)
+    api_test(rat_a_tat_cat_v1.env(**kw), num_cycles=600)
+    seed_test(lambda: rat_a_tat_cat_v1.env(**kw), 300)
+    genv = gymnasium.make("ratenvs/RatATatCat-v1", **kw)
     check_env(genv.unwrapped, skip_render_check=True)
 
 
@@ -41,16 +41,16 @@ def test_api_seed_and_check_env_with_owner_ceilings(reward):
     """The configuration of the 4-player agent that reads how the others have played (and
     of its trial with the game's result added to the rounds' rewards)."""
     kw = {"num_players": 4, "target_score": 100, "owner_ceilings": True, "reward": reward}
-    api_test(rat_a_tat_cat_v0.env(**kw), num_cycles=600)
-    seed_test(lambda: rat_a_tat_cat_v0.env(**kw), 300)
-    genv = gymnasium.make("ratenvs/RatATatCat-v0", **kw)
+    api_test(rat_a_tat_cat_v1.env(**kw), num_cycles=600)
+    seed_test(lambda: rat_a_tat_cat_v1.env(**kw), 300)
+    genv = gymnasium.make("ratenvs/RatATatCat-v1", **kw)
     check_env(genv.unwrapped, skip_render_check=True)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 6])
 def test_owner_ceilings_block_lists_every_slot_observer_first(num_players):
     n = num_players
-    env = rat_a_tat_cat_v0.raw_env(num_players=n, owner_ceilings=True)
+    env = rat_a_tat_cat_v1.raw_env(num_players=n, owner_ceilings=True)
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     for _ in range(60):  # play on a little so that some ceilings are set
@@ -60,8 +60,8 @@ def test_owner_ceilings_block_lists_every_slot_observer_first(num_players):
             break
         env.step(int(rng.choice(legal[legal != rules.ACTION_KNOCK] if legal.size > 1 else legal)))
     lay = Layout(n, ceilings=True)
-    assert lay.size == observation_size(n, ceilings=True) == 72 * n + 54
-    plain = rat_a_tat_cat_v0.raw_env(num_players=n)
+    assert lay.size == observation_size(n, ceilings=True) == 72 * n + 67
+    plain = rat_a_tat_cat_v1.raw_env(num_players=n)
     space = plain.observation_space(plain.possible_agents[0])["observation"]
     assert observation_size(n) == space.shape[0]
     assert (env.truth.ceiling < rules.NO_CEILING).any()
@@ -78,17 +78,17 @@ def test_owner_ceilings_block_lists_every_slot_observer_first(num_players):
 
 @needs_pettingzoo_registry
 def test_registered_ids_and_gymnasium_check_env():
-    env = pettingzoo.make("aec", "ratenvs/rat_a_tat_cat-v0")
+    env = pettingzoo.make("aec", "ratenvs/rat_a_tat_cat-v1")
     env.reset(seed=0)
     assert env.num_agents == 2
-    genv = gymnasium.make("ratenvs/RatATatCat-v0")
+    genv = gymnasium.make("ratenvs/RatATatCat-v1")
     check_env(genv.unwrapped, skip_render_check=True)
     obs, info = genv.reset(seed=1)
     assert obs.shape == (observation_size(2),) and info["action_mask"].any()
 
 
 def test_gymnasium_episode_against_heuristic_bots_ends():
-    genv = gymnasium.make("ratenvs/RatATatCat-v0", num_players=3)
+    genv = gymnasium.make("ratenvs/RatATatCat-v1", num_players=3)
     _obs, info = genv.reset(seed=3)
     rng = np.random.default_rng(0)
     total, done = 0.0, False
@@ -118,15 +118,15 @@ def test_gymnasium_episode_against_heuristic_bots_ends():
 )
 def test_bad_options_raise_value_error_naming_the_option(option, value):
     with pytest.raises(ValueError, match=option):
-        rat_a_tat_cat_v0.raw_env(**{option: value})
+        rat_a_tat_cat_v1.raw_env(**{option: value})
 
 
 def test_illegal_actions_raise_in_raw_env_and_end_the_game_in_env():
-    raw = rat_a_tat_cat_v0.raw_env()
+    raw = rat_a_tat_cat_v1.raw_env()
     raw.reset(seed=0)
     with pytest.raises(IllegalActionError):
         raw.step(rules.ACTION_KNOCK)  # no knock before the card part of the turn
-    wrapped = rat_a_tat_cat_v0.env()
+    wrapped = rat_a_tat_cat_v1.env()
     wrapped.reset(seed=0)
     agent = wrapped.agent_selection
     wrapped.step(rules.ACTION_KNOCK)
@@ -151,18 +151,18 @@ def _play_out(env, rng):
 
 def test_rewards_zero_sum_points_and_win():
     for seed in range(5):
-        env = rat_a_tat_cat_v0.raw_env(num_players=3, rounds=2)
+        env = rat_a_tat_cat_v1.raw_env(num_players=3, rounds=2)
         env.reset(seed=seed)
         _, rounds = _play_out(env, np.random.default_rng(seed))
         assert 1 <= len(rounds) <= 2
         for r in rounds:
             assert abs(sum(r.values())) < 1e-9
-        pts = rat_a_tat_cat_v0.raw_env(num_players=3, rounds=2, reward="points")
+        pts = rat_a_tat_cat_v1.raw_env(num_players=3, rounds=2, reward="points")
         pts.reset(seed=seed)
         totals, _ = _play_out(pts, np.random.default_rng(seed))
         expected = [-t / 10 for t in pts.truth.totals]
         assert np.allclose([totals[a] for a in pts.possible_agents], expected)
-        win = rat_a_tat_cat_v0.raw_env(num_players=3, rounds=2, reward="win")
+        win = rat_a_tat_cat_v1.raw_env(num_players=3, rounds=2, reward="win")
         win.reset(seed=seed)
         totals, rounds = _play_out(win, np.random.default_rng(seed))
         assert len(rounds) == 1 and abs(sum(totals.values())) < 1e-9
@@ -177,7 +177,7 @@ def test_zero_sum_win_is_the_zero_sum_rounds_plus_the_win_at_the_end():
     for seed in range(4):
         per_mode = {}
         for mode in ("zero_sum", "zero_sum_win"):
-            env = rat_a_tat_cat_v0.raw_env(num_players=4, target_score=60, reward=mode)
+            env = rat_a_tat_cat_v1.raw_env(num_players=4, target_score=60, reward=mode)
             env.reset(seed=seed)
             per_mode[mode] = (_play_out(env, np.random.default_rng(seed)), env.truth)
         (_, plain), _ = per_mode["zero_sum"]
@@ -190,11 +190,11 @@ def test_zero_sum_win_is_the_zero_sum_rounds_plus_the_win_at_the_end():
             assert mixed[-1][agent] == pytest.approx(plain[-1][agent] + win[p])
         assert abs(sum(totals.values())) < 1e-9  # still zero-sum over the game
     with pytest.raises(ValueError, match="zero_sum_win"):
-        rat_a_tat_cat_v0.raw_env(reward="zero_sum_wins")
+        rat_a_tat_cat_v1.raw_env(reward="zero_sum_wins")
 
 
 def test_zero_sum_reward_value():
-    env = rat_a_tat_cat_v0.raw_env(num_players=3)
+    env = rat_a_tat_cat_v1.raw_env(num_players=3)
     env.reset(seed=2)
     _, rounds = _play_out(env, np.random.default_rng(1))
     pts = env.truth.last_round_points
@@ -206,9 +206,9 @@ def test_zero_sum_reward_value():
 
 def test_observation_layout_and_knowledge_vs_memoryless():
     for n in range(2, 7):
-        assert observation_size(n) == 64 * n + 54 == Layout(n).size
-    know = rat_a_tat_cat_v0.raw_env(observation="knowledge")
-    mem = rat_a_tat_cat_v0.raw_env(observation="memoryless")
+        assert observation_size(n) == 64 * n + 67 == Layout(n).size
+    know = rat_a_tat_cat_v1.raw_env(observation="knowledge")
+    mem = rat_a_tat_cat_v1.raw_env(observation="memoryless")
     for e in (know, mem):
         e.reset(seed=11)
     lay = Layout(2)
@@ -235,7 +235,7 @@ def test_observation_layout_and_knowledge_vs_memoryless():
 
 
 def test_observations_stay_in_their_space():
-    env = rat_a_tat_cat_v0.raw_env(num_players=4, rounds=3)
+    env = rat_a_tat_cat_v1.raw_env(num_players=4, rounds=3)
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     space = env.observation_space("player_0")["observation"]
@@ -247,7 +247,7 @@ def test_observations_stay_in_their_space():
 
 
 def test_game_state_is_the_json_ready_truth():
-    env = rat_a_tat_cat_v0.raw_env(num_players=3)
+    env = rat_a_tat_cat_v1.raw_env(num_players=3)
     env.reset(seed=9)
     env.step(rules.ACTION_DRAW)
     gs = json.loads(json.dumps(env.game_state()))
@@ -261,7 +261,7 @@ def test_game_state_is_the_json_ready_truth():
 
 
 def test_render_from_a_seat_shows_only_what_it_may_see():
-    env = rat_a_tat_cat_v0.raw_env(num_players=2, render_mode="ansi", render_view="player_1")
+    env = rat_a_tat_cat_v1.raw_env(num_players=2, render_mode="ansi", render_view="player_1")
     env.reset(seed=1)
     text = env.render()
     lines = text.splitlines()

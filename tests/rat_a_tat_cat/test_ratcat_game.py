@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test
 
-from ratenvs import rat_a_tat_cat_v0
+from ratenvs import rat_a_tat_cat_v1
 from ratenvs.common.bots import RandomBot
 from ratenvs.common.game import ChanceReplay
 from ratenvs.common.play import play_game
@@ -27,6 +27,7 @@ def test_the_game_declares_every_env_option_with_todays_defaults():
         "num_players",
         "rounds",
         "target_score",
+        "eliminate_at",
         "max_turns_per_round",
         "elimination_tiebreak",
         "observation",
@@ -37,14 +38,15 @@ def test_the_game_declares_every_env_option_with_todays_defaults():
         "num_players": 2,
         "rounds": None,
         "target_score": None,
+        "eliminate_at": "exceeds",
         "max_turns_per_round": 200,
         "elimination_tiebreak": "lowest_total",
         "observation": "knowledge",
         "owner_ceilings": False,
         "reward": "zero_sum",
     }
-    assert rat_a_tat_cat_v0.raw_env().options["rounds"] == 1  # no target: one round
-    assert rat_a_tat_cat_v0.raw_env(target_score=50).options["rounds"] is None
+    assert rat_a_tat_cat_v1.raw_env().options["rounds"] == 1  # no target: one round
+    assert rat_a_tat_cat_v1.raw_env(target_score=50).options["rounds"] is None
     game = RatATatCat(num_players=3, observation="memoryless")
     assert game.observation_kind == "memoryless" and game.num_actions == rules.num_actions(3)
     assert game.observer_kinds == ("knowledge", "memoryless", "privileged")
@@ -59,7 +61,7 @@ def test_docstring_tables_are_generated_from_the_spec_and_the_pieces():
     assert two.observer("knowledge").table() in env_module.__doc__
     assert two.observer("knowledge").table() in observe.__doc__
     assert two.observer("privileged").table() in observe.__doc__
-    assert RatATatCat.options.table() in rat_a_tat_cat_v0.raw_env.__init__.__doc__
+    assert RatATatCat.options.table() in rat_a_tat_cat_v1.raw_env.__init__.__doc__
 
 
 @pytest.mark.parametrize("n", [2, 4, 6])
@@ -68,7 +70,7 @@ def test_layout_is_derived_from_the_pieces(n, ceilings):
     game = RatATatCat(num_players=n, owner_ceilings=ceilings)
     obs = game.observer("knowledge")
     lay = observe.Layout(n, ceilings)
-    assert obs.size == lay.size == (72 if ceilings else 64) * n + 54
+    assert obs.size == lay.size == (72 if ceilings else 64) * n + 67
     for p in obs.pieces:
         name = "unseen" if p.name == "unseen_counts" else p.name
         assert getattr(lay, name) == obs.offset(p.name)
@@ -78,12 +80,12 @@ def test_layout_is_derived_from_the_pieces(n, ceilings):
 # ------------------------------------------------------------------ envs
 @pytest.mark.parametrize("kw", [{"num_players": 2}, {"num_players": 4, "target_score": 60}])
 def test_parallel_env_passes_the_parallel_api_test(kw):
-    parallel_api_test(rat_a_tat_cat_v0.parallel_env(**kw), num_cycles=300)
+    parallel_api_test(rat_a_tat_cat_v1.parallel_env(**kw), num_cycles=300)
 
 
 def test_parallel_env_plays_the_same_game_as_the_aec_env():
-    aec = rat_a_tat_cat_v0.raw_env(num_players=3, rounds=2)
-    par = rat_a_tat_cat_v0.parallel_env(num_players=3, rounds=2)
+    aec = rat_a_tat_cat_v1.raw_env(num_players=3, rounds=2)
+    par = rat_a_tat_cat_v1.parallel_env(num_players=3, rounds=2)
     aec.reset(seed=4)
     obs, _ = par.reset(seed=4)
     rng = np.random.default_rng(0)
@@ -100,7 +102,7 @@ def test_parallel_env_plays_the_same_game_as_the_aec_env():
 
 @pytest.mark.parametrize("kw", [{"num_players": 3}, {"num_players": 4, "target_score": 60}])
 def test_state_lies_in_the_state_space_through_a_random_game(kw):
-    env = rat_a_tat_cat_v0.raw_env(**kw)
+    env = rat_a_tat_cat_v1.raw_env(**kw)
     env.reset(seed=2)
     rng = np.random.default_rng(2)
     steps = 0
@@ -129,7 +131,7 @@ def _random_steps(env, rng, count):
 
 @pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
 def test_a_copied_env_mid_game_continues_identically(clone):
-    env = rat_a_tat_cat_v0.raw_env(num_players=3, target_score=60)
+    env = rat_a_tat_cat_v1.raw_env(num_players=3, target_score=60)
     env.reset(seed=5)
     _random_steps(env, np.random.default_rng(5), 80)
     twin = clone(env)
@@ -226,7 +228,7 @@ def test_deterministic_bots_replay_the_same_actions_from_the_chance_log_alone():
 
 # ------------------------------------------------------------------ bots
 def test_an_unbound_bot_on_another_table_asks_to_be_bound():
-    env = rat_a_tat_cat_v0.raw_env(num_players=4)
+    env = rat_a_tat_cat_v1.raw_env(num_players=4)
     env.reset(seed=0)
     seen = env.observe(env.agent_selection)
     bot = bots.HeuristicBot()
@@ -234,7 +236,7 @@ def test_an_unbound_bot_on_another_table_asks_to_be_bound():
         bot.act(seen["observation"], seen["action_mask"], np.random.default_rng(0))
     bot.bind(env.observer)
     assert seen["action_mask"][bot.act(seen["observation"], seen["action_mask"], None)]
-    two = rat_a_tat_cat_v0.raw_env()  # the default table works unbound
+    two = rat_a_tat_cat_v1.raw_env()  # the default table works unbound
     two.reset(seed=0)
     seen = two.observe(two.agent_selection)
     assert seen["action_mask"][
@@ -285,7 +287,7 @@ def _patient_steps(env, rng, count):
 def test_hidden_cards_change_no_view_of_a_seat_but_change_the_omniscient_views(n, mode):
     samples = omniscient_changed = 0
     for game in range(3):
-        env = rat_a_tat_cat_v0.raw_env(
+        env = rat_a_tat_cat_v1.raw_env(
             num_players=n,
             observation=mode,
             target_score=60,
@@ -309,7 +311,7 @@ def test_hidden_cards_change_no_view_of_a_seat_but_change_the_omniscient_views(n
 
 
 def test_another_players_held_card_is_never_named_nor_shown_even_a_taken_discard():
-    env = rat_a_tat_cat_v0.raw_env(num_players=2, render_mode="rgb_array", render_view="player_1")
+    env = rat_a_tat_cat_v1.raw_env(num_players=2, render_mode="rgb_array", render_view="player_1")
     env.reset(seed=0)
     top = rules.card_name(env.truth.discard_top)
     assert env.action_mask("player_0")[rules.ACTION_TAKE_DISCARD]

@@ -104,6 +104,49 @@ def test_owner_ceilings_leak_nothing(n):
     assert samples >= 100 and changed / samples > 0.9
 
 
+def _reshuffled_states(n: int, games: int):
+    """The env at random points after the discard pile was reshuffled (no knocks, long
+    rounds, so the draw pile runs out)."""
+    for game in range(games):
+        env = raw_env(num_players=n, max_turns_per_round=400)
+        env.reset(seed=77 + game)
+        rng = np.random.default_rng(game)
+        while not env.truth.is_over:
+            legal = np.flatnonzero(env.game.legal_mask(env.truth, env.truth.current))
+            if rules.ACTION_KNOCK in legal:
+                action = rules.ACTION_NO_KNOCK
+            else:
+                action = int(legal[rng.integers(legal.size)])
+            env.step(action)
+            if env.truth.epoch >= 1 and rng.random() < 0.1:
+                yield env
+            if env.truth.epoch >= 3:
+                break
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_after_a_reshuffle_the_public_draw_pool_leaks_nothing_and_tells_something(n):
+    """RULES.md: everyone saw the reshuffled cards face up, so the new draw pile's
+    composition is public (``draw_pool``); resampling keeps it (cards keep their shuffle),
+    and it is not just ``unseen_counts`` again: the older unlocated cards are in hands."""
+    from ratenvs.rat_a_tat_cat.observe import draw_pool_counts, unseen_counts
+
+    samples = leaks = informative = 0
+    for env in _reshuffled_states(n, 6):
+        for seat, agent in enumerate(env.possible_agents):
+            before = env.observe(agent)["observation"]
+            new = env.resample_from_infostate(agent, seed=samples)
+            _check_constraints(new.truth)
+            leaks += not np.array_equal(before, new.observe(agent)["observation"])
+            pool = draw_pool_counts(env.truth, seat)
+            assert (pool <= unseen_counts(env.truth, seat)).all()
+            assert pool.sum() >= len(env.truth.draw_pile)
+            informative += not np.array_equal(pool, unseen_counts(env.truth, seat))
+            samples += 1
+    assert leaks == 0, f"{leaks}/{samples} observations changed when hidden cards did"
+    assert samples >= 100 and informative >= 50, (informative, samples)
+
+
 def test_the_leak_test_catches_a_leaky_observation(monkeypatch):
     from ratenvs.rat_a_tat_cat.observe import TableObserver
 

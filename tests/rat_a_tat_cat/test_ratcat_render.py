@@ -10,7 +10,7 @@ change in most samples - otherwise the check would prove nothing.
 import numpy as np
 import pytest
 
-from ratenvs import rat_a_tat_cat_v0
+from ratenvs import rat_a_tat_cat_v1
 from ratenvs.rat_a_tat_cat import render as frames
 from ratenvs.rat_a_tat_cat import rules
 
@@ -24,8 +24,8 @@ def _headless(monkeypatch):
 
 def _frame_env(
     n: int = 2, view: str = OMNISCIENT, seed: int = 0, **options
-) -> rat_a_tat_cat_v0.raw_env:
-    env = rat_a_tat_cat_v0.raw_env(
+) -> rat_a_tat_cat_v1.raw_env:
+    env = rat_a_tat_cat_v1.raw_env(
         num_players=n, render_mode="rgb_array", render_view=view, **options
     )
     env.reset(seed=seed)
@@ -104,7 +104,7 @@ def test_the_omniscient_view_marks_the_cards_their_owner_knows():
 
 def _random_states(n: int, mode: str, game: int, count: int):
     """The env (rendering omniscient) at ``count`` random points of a random 2-round game."""
-    env = rat_a_tat_cat_v0.raw_env(
+    env = rat_a_tat_cat_v1.raw_env(
         num_players=n,
         observation=mode,
         rounds=2,

@@ -7,7 +7,7 @@ import pytest
 from ratcat_helpers import D2, P, S, build_state, check_invariants, game, kinds, play
 
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.observe import unseen_counts
+from ratenvs.rat_a_tat_cat.observe import draw_pool_counts, unseen_counts
 from ratenvs.rat_a_tat_cat.rules import CODE_NUMBER, CODE_UNKNOWN, KIND, swap_action
 
 # the moves, by name (rules.ACTION_*)
@@ -237,23 +237,32 @@ def test_knock_later_and_by_a_middle_player():
     assert order == [2, 0]
 
 
-def test_reshuffle_when_the_draw_pile_runs_out_and_take_is_illegal_after():
+def test_reshuffle_at_once_when_the_last_card_is_drawn_and_take_is_illegal_after():
+    # RULES.md: "When the draw pile is exhausted (the last card has just been drawn), the
+    # whole discard pile is shuffled at once to form the new draw pile"
     state = build_state([HAND, HAND], draw_top=[6], discard=[7, 0], rest_to="discard")
     assert len(state.draw_pile) == 1
-    play(state, [DRAW, DISCARD, NO_KNOCK])
-    assert state.draw_pile == [] and state.can_take_discard()
     discards = sorted(state.discard_pile)
-    play(state, [DRAW])  # the whole discard pile becomes the draw pile
-    assert state.epoch == 1 and state.discard_pile == []
-    assert sorted([*state.draw_pile, state.held]) == discards
+    play(state, [DRAW])  # the last card: the whole discard pile becomes the draw pile now
+    assert KIND[state.held] == 6 and state.epoch == 1 and state.discard_pile == []
+    assert sorted(state.draw_pile) == discards
     assert all(state.card_epoch[c] == 1 for c in state.draw_pile)
-    if state.phase == rules.PHASE_NUMBER:
-        play(state, [REPLACE + 0, NO_KNOCK])
-    else:
-        while state.phase != rules.PHASE_KNOCK:
-            play(state, [DECLINE if state.phase != rules.PHASE_NUMBER else DISCARD])
-        play(state, [NO_KNOCK])
-    assert len(state.discard_pile) == 1 and state.phase == rules.PHASE_START
+    assert state.card_epoch[state.held] == 0  # the drawn card was not reshuffled
+    play(state, [DISCARD, NO_KNOCK])
+    # the next player cannot take the 0 that was under the discard pile's top any more:
+    # the only discard is the 6 just thrown away
+    assert [KIND[c] for c in state.discard_pile] == [6] and state.can_take_discard()
+    assert state.current == 1 and len(state.draw_pile) == len(discards)
+
+
+def test_the_reshuffle_comes_before_the_next_player_could_take_from_an_exhausted_pile():
+    # in v0 the reshuffle waited for the next draw, so over an empty draw pile the next
+    # player could still take the top discard (here the 0)
+    state = build_state([HAND, HAND], draw_top=[6], discard=[7, 0], rest_to="discard")
+    play(state, [DRAW, REPLACE + 1, NO_KNOCK])  # the 6 placed, slot 1's card discarded
+    assert state.current == 1 and len(state.discard_pile) == 1
+    assert KIND[state.discard_pile[-1]] == HAND[1]  # only the card just replaced
+    assert 0 not in [KIND[c] for c in state.discard_pile]
 
 
 def test_take_is_illegal_while_the_discard_pile_is_empty():
@@ -302,6 +311,47 @@ def test_turn_cap_ends_the_round():
     # third turn: no knock decision, round over
     play(state, [DRAW, DISCARD], game=capped)
     assert state.is_over and state.turns_this_round == 3
+
+
+def test_a_knock_before_the_turn_cap_is_honoured_past_it():
+    # RULES.md: "A knock already made is honoured first: every other player still gets
+    # exactly one more turn, even past the cap" (in v0 the cap cut the final turns short)
+    state = build_state([HAND, HAND, HAND], draw_top=[9] * 6)
+    capped = game(3, max_turns_per_round=3)
+    play(state, [DRAW, DISCARD, NO_KNOCK], game=capped)
+    play(state, [DRAW, DISCARD, KNOCK], game=capped)  # turn 2 of 3: player 1 knocks
+    order = []
+    while not state.is_over:
+        order.append(state.current)
+        play(state, [DRAW, DISCARD], game=capped)
+    assert order == [2, 0] and state.turns_this_round == 4  # one turn past the cap
+
+
+def test_without_a_knock_the_cap_turn_offers_no_knock_and_ends_the_round():
+    state = build_state([HAND, HAND, HAND], draw_top=[9] * 6)
+    capped = game(3, max_turns_per_round=2)
+    play(state, [DRAW, DISCARD, NO_KNOCK], game=capped)
+    play(state, [DRAW, DISCARD], game=capped)  # turn 2 = the cap: no knock decision
+    assert state.is_over and state.turns_this_round == 2 and state.knocked_by is None
+
+
+@pytest.mark.parametrize(("eliminate_at", "out"), [("exceeds", False), ("reaches", True)])
+def test_a_total_equal_to_the_target_is_out_only_when_reaching_eliminates(eliminate_at, out):
+    # RULES.md: "a player whose total exceeds the target is out" (the seed), option
+    # eliminate_at="reaches" for total >= target; player 2 ends the round at exactly 50
+    state = build_state([[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]], draw_top=[9] * 3,
+                        totals=[20, 10, 42])  # fmt: skip
+    elimination = game(3, rounds=None, target_score=50, eliminate_at=eliminate_at)
+    play(state, KNOCK_ROUND_3P, game=elimination)
+    assert state.totals == [56, 12, 50]
+    assert state.active == [False, True, not out]
+    assert state.is_over == out and (not out or state.winners == [False, True, False])
+
+
+def test_the_default_eliminates_above_the_target():
+    assert rules.RatATatCat(target_score=100).out_at == 101
+    assert rules.RatATatCat(target_score=100, eliminate_at="reaches").out_at == 100
+    assert rules.RatATatCat().out_at is None
 
 
 def test_scoring_and_winner_lowest_total():
@@ -398,6 +448,48 @@ def test_unseen_counts_are_the_deck_minus_what_the_player_located():
     assert u.tolist() == expected.tolist()
     play(state, [DRAW])
     assert unseen_counts(state, 0)[8] == 3 and unseen_counts(state, 1)[8] == 4
+
+
+def test_the_draw_pool_is_every_unlocated_card_until_the_discards_are_reshuffled():
+    state = build_state([[0, 1, 2, 3], [4, 5, 6, 7]], draw_top=[8], discard=[9])
+    for seat in (0, 1):
+        assert draw_pool_counts(state, seat).tolist() == unseen_counts(state, seat).tolist()
+
+
+def test_after_a_reshuffle_the_draw_pool_is_the_reshuffled_discards_less_what_was_located():
+    # player 0 draws the last card: the discard pile (everything but the hands, the 6 it
+    # holds) is the new draw pile, whose composition everyone saw
+    state = build_state([HAND, [5, 5, 5, 5]], draw_top=[6], discard=[7, 0], rest_to="discard")
+    reshuffled = Counter(KIND[c] for c in state.discard_pile)
+    play(state, [DRAW])
+    for seat in (0, 1):
+        assert dict(Counter(dict(enumerate(draw_pool_counts(state, seat).tolist())))) == {
+            k: reshuffled.get(k, 0) for k in range(rules.NUM_KINDS)
+        }
+    # the unlocated cards outside the pool are the older ones in hands (for player 1:
+    # player 0's four, its own slots 1 and 2, and the 6 player 0 holds), which
+    # unseen_counts lumps together with the pool
+    assert unseen_counts(state, 1).sum() - draw_pool_counts(state, 1).sum() == 4 + 2 + 1
+    play(state, [REPLACE + 1, NO_KNOCK])  # the 6 goes to slot 1 (not of the new shuffle)
+    play(state, [DRAW])  # player 1 draws a card of the new pile
+    drawn = KIND[state.held]
+    mine, theirs = draw_pool_counts(state, 1), draw_pool_counts(state, 0)
+    assert mine[drawn] == reshuffled[drawn] - 1 and theirs[drawn] == reshuffled[drawn]
+    if state.phase == rules.PHASE_NUMBER:
+        play(state, [REPLACE + 0])  # placed face down: player 0 still cannot locate it
+        assert draw_pool_counts(state, 0)[drawn] == reshuffled[drawn]
+        assert draw_pool_counts(state, 1)[drawn] == reshuffled[drawn] - 1
+
+
+def test_the_memoryless_observation_carries_no_draw_pool():
+    from ratenvs.rat_a_tat_cat.observe import Layout
+
+    state = build_state([HAND, HAND], draw_top=[6], discard=[7, 0], rest_to="discard")
+    play(state, [DRAW])
+    lay = Layout(2)
+    for mode, nonzero in (("knowledge", True), ("memoryless", False)):
+        obs = rules.RatATatCat(observation=mode).observer(mode).observe(state, 1)
+        assert obs[lay.draw_pool : lay.draw_pool + rules.NUM_KINDS].any() == nonzero
 
 
 # ------------------------------------------------------------ owner evidence (public)

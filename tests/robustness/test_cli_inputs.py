@@ -86,7 +86,9 @@ CASES = [
     (FIXED, "ratenvs", "play catz-ratz-batz --seed -1", r"argument --seed: must be an integer in 0\.\.4,294,967,295, got -1"),  # gymnasium Error
     (FIXED, "ratenvs", "play catz-ratz-batz --players 0", r"argument --players: must be an integer in 1\.\.6, got 0"),  # usage block
     (FIXED, "ratenvs", "play rat-a-tat-cat --rounds x", r"argument --rounds: must be an integer \(>= 1 or None\), got 'x'"),  # "invalid parse value"
-    (FIXED, "ratenvs", "play ratto-zakko --tick-ms 0", r"option 'tick_ms' must be in 1\.\.1000, got 0 \(see ratenvs play ratto-zakko --help\)$"),  # usage block
+    (FIXED, "ratenvs", "play ratto-zakko --tick-ms 0", r"argument --tick-ms: must be in 1\.\.1000, got 0 \(see ratenvs play ratto-zakko --help\)$"),  # usage block
+    (FIXED, "ratenvs", "play rat-a-tat-cat --target-score 0", r"argument --target-score: must be >= 1, got 0 \(see ratenvs play rat-a-tat-cat --help\)$"),  # usage block
+    (FIXED, "ratenvs", "play rat-a-tat-cat --eliminate-at sometimes", r"argument --eliminate-at: must be one of \('exceeds', 'reaches'\), got 'sometimes' \(see ratenvs play rat-a-tat-cat --help\)$"),  # usage block
     # ------------------------------------------------------------------ evaluate
     (GUARD, "evaluate", "--checkpoint {missing_pt}", r"checkpoint card not found: .*missing_agent\.json"),
     (FIXED, "evaluate", "--checkpoint {unknown_game}", r"unknown_game\.json is for an unknown game 'chess'; the games are catz_ratz_batz"),  # KeyError

@@ -160,8 +160,8 @@ def test_the_rival_hands_study_records_true_hands_and_public_history():
     obs, with_ceilings, hist, guess, y = rival.collect(games=2, seed=5)
     n = len(y)
     assert n > 20
-    assert obs.shape == (n, 64 * 4 + 54)
-    assert with_ceilings.shape == (n, 64 * 4 + 54 + 8 * 4)
+    assert obs.shape == (n, 64 * 4 + 67)
+    assert with_ceilings.shape == (n, 64 * 4 + 67 + 8 * 4)
     assert (with_ceilings[:, : obs.shape[1]] == obs).all()  # the same observation, extended
     assert hist.shape == (n, 4 * (2 * 4 + 3))
     assert ((y >= 0) & (y <= 36)).all()
@@ -178,7 +178,7 @@ def test_knock_labels_are_common_random_number_differences():
     from ratenvs.rat_a_tat_cat import rules
 
     obs, gains = labels.collect(games=1, seed=7)
-    assert obs.shape == (len(gains), 64 * 4 + 54) and len(gains) > 20
+    assert obs.shape == (len(gains), 64 * 4 + 67) and len(gains) > 20
     assert np.isfinite(gains).all() and (np.abs(gains) <= 3.6).all()  # |points| <= 36
     # the same table and seed play out the same way
     from ratenvs.rat_a_tat_cat.env import raw_env

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 
 from training.config import ConfigError, TrainConfig
-from training.hooks import GameHooks, RewardShaping, require_positive
+from training.hooks import GameHooks, Migration, RewardShaping, require_positive
 
 
 @dataclass
@@ -49,4 +49,14 @@ HOOKS = GameHooks(
         ),
     },
     appended_options=("owner_ceilings",),
+    migrations=(
+        Migration(
+            from_version=0,
+            to_version=1,
+            inserted_pieces=("draw_pool",),
+            why="RULES.md section 1 rulings: elimination above the target, a knock honoured "
+            "past the turn cap, the reshuffle as soon as the draw pile runs out; the "
+            "draw_pool piece",
+        ),
+    ),
 )

@@ -1,0 +1,115 @@
+"""Migrating a checkpoint to a newer env version (``python -m training.migrate``): the new
+observation entries get zero weights, so the policy and its values are unchanged."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from ratenvs.games import GAMES
+from ratenvs.rat_a_tat_cat.rules import NUM_KINDS
+from training.checkpoint import (
+    CheckpointError,
+    PolicySpec,
+    build_policy,
+    load_checkpoint,
+    save_checkpoint,
+)
+from training.migrate import card_version, main, migrate
+
+OPTIONS = {"num_players": 3, "owner_ceilings": True}
+
+
+def _v0_checkpoint(tmp_path, options=OPTIONS):
+    """A Rat-a-Tat Cat v0 checkpoint (random weights): the v1 observation less draw_pool."""
+    env = GAMES["rat_a_tat_cat"].load().raw_env(**options)
+    v1_size = env.observer.size
+    spec = PolicySpec(v1_size - NUM_KINDS, env.game.num_actions, (16, 8), "relu")
+    torch.manual_seed(0)
+    policy = build_policy(spec)
+    for p in policy.parameters():
+        torch.nn.init.normal_(p, std=0.5)  # every input column matters
+    card = {
+        "game": "rat_a_tat_cat",
+        "gymnasium_id": "ratenvs/RatATatCat-v0",
+        "env_options": options,
+        "policy": spec.to_dict(),
+        "evaluation": {"win_rate": 0.5},
+        "learning_curve": "curve.png",
+    }
+    path = save_checkpoint(tmp_path / "old", policy.state_dict(), card)
+    return path, env
+
+
+def _observations(env, count=64):
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    out = []
+    while len(out) < count:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.reset(seed=len(out))
+            continue
+        out.append(obs["observation"])
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return np.array(out)
+
+
+def test_the_migrated_policy_and_values_are_the_old_ones_on_the_new_observations(tmp_path):
+    old_path, env = _v0_checkpoint(tmp_path)
+    new_path = migrate(old_path, tmp_path / "new")
+    old, new = load_checkpoint(old_path), load_checkpoint(new_path, game="rat_a_tat_cat")
+    assert new.spec.observation_size == env.observer.size
+    obs = _observations(env)
+    at = env.observer.offset("draw_pool")
+    assert obs[:, at : at + NUM_KINDS].any()  # the new entries are not all zero
+    without = np.delete(obs, np.s_[at : at + NUM_KINDS], axis=1)
+    np.testing.assert_allclose(new.bot().logits(obs), old.bot().logits(without), atol=1e-5)
+    with torch.no_grad():
+        v_new = new.policy().predict_values(torch.as_tensor(obs))
+        v_old = old.policy().predict_values(torch.as_tensor(without))
+    np.testing.assert_allclose(v_new.numpy(), v_old.numpy(), atol=1e-5)
+    card = new.card
+    assert card["gymnasium_id"] == GAMES["rat_a_tat_cat"].gymnasium_id and card_version(card) == 1
+    assert "evaluation" not in card and card["migrated_from"]["evaluations"] == {"win_rate": 0.5}
+    assert card["migrated_from"]["gymnasium_id"] == "ratenvs/RatATatCat-v0"
+    assert card["learning_curve"] == "curve.png" and new.optimizer_state is None
+
+
+def test_a_memoryless_agent_migrates_too(tmp_path):
+    old_path, env = _v0_checkpoint(tmp_path, {"num_players": 2, "observation": "memoryless"})
+    new = load_checkpoint(migrate(old_path, tmp_path / "new"))
+    assert new.spec.observation_size == env.observer.size
+
+
+def test_a_current_checkpoint_is_not_migrated_and_the_cli_says_so(tmp_path, capsys):
+    old_path, _ = _v0_checkpoint(tmp_path)
+    new_path = migrate(old_path, tmp_path / "new")
+    with pytest.raises(CheckpointError, match="nothing to migrate"):
+        migrate(new_path, tmp_path / "again")
+    assert main([str(new_path), str(tmp_path / "again")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "nothing to migrate" in err and err.count("\n") == 1
+    assert not (tmp_path / "again.pt").exists()
+
+
+def test_a_checkpoint_of_a_newer_version_is_refused(tmp_path):
+    old_path, _ = _v0_checkpoint(tmp_path)
+    card_file = old_path.with_suffix(".json")
+    card = json.loads(card_file.read_text())
+    card["gymnasium_id"] = "ratenvs/RatATatCat-v9"
+    card_file.write_text(json.dumps(card))
+    with pytest.raises(CheckpointError, match="newer than this ratenvs"):
+        migrate(old_path, tmp_path / "new")
+
+
+def test_every_shipped_agent_is_for_the_current_env_version():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "checkpoints"
+    for card_file in sorted(root.glob("*/*.json")):
+        card = json.loads(card_file.read_text())
+        assert card["gymnasium_id"] == GAMES[card["game"]].gymnasium_id, card_file
