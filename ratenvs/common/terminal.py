@@ -134,16 +134,18 @@ def play_out(table: Table, play: Callable[[], None], say: SayFn, final_view: str
         play()
     except (EOFError, KeyboardInterrupt):
         say("\nGame abandoned.")
-        _save_record(table, say)
+        save_table_record(table, say)
         return 0
     say("")
     say(table.env.render_text(final_view))
-    _save_record(table, say)
+    save_table_record(table, say)
     return 0
 
 
-def _save_record(table: Table, say: SayFn) -> None:
-    """Write the game's record to ``table.record_path`` (``--record``), if asked."""
+def save_table_record(table: Table, say: SayFn) -> None:
+    """Write the game's record (the moves played so far) to ``table.record_path``
+    (``--record``), if asked; the terminal and the window (:mod:`ratenvs.common.window`)
+    both end with it."""
     if table.record_path is None or table.actions is None:
         return
     from ratenvs.common.record import make_record, save_record
