@@ -25,6 +25,7 @@ from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE
 from ratenvs.common.terminal import SayFn, Table
 from ratenvs.common.window import (
     FPS,
+    SLACK_S,
     Clock,
     KeyPress,
     Line,
@@ -116,7 +117,7 @@ class CatzWindow(WindowGame):
         return True
 
     def update(self, now: float) -> None:
-        while not self.over and not self.humans_turn and now >= self.bot_due:
+        while not self.over and not self.humans_turn and now + SLACK_S >= self.bot_due:
             agent = self.env.agent_selection
             self._play(agent, self.table.bot_action(agent))
             self.bot_due += BOT_PAUSE_S

@@ -25,6 +25,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,8 @@ PANEL_LINE = 20
 PANEL_BG: Colour = (36, 40, 54)
 KEY_INK: Colour = (250, 204, 21)
 
+SLACK_S = 1e-6
+"""A game's deadline counts as reached this close to it (clock arithmetic rounds)."""
 QUIT_KEYS = ("escape",)
 """Keys that end the game at once (a record is still saved)."""
 RULES_KEYS = ("?", "f1")
@@ -122,6 +125,7 @@ class Window:
         self.pygame.display.init()
         self.pygame.display.set_caption(title)
         self._screen: Any = None
+        self._pressed: list[KeyPress] = []
         self.closed = False
         """The person closed the window (its close button)."""
 
@@ -131,24 +135,29 @@ class Window:
         h, w = frame.shape[:2]
         if self._screen is None or self._screen.get_size() != (w, h):
             self._screen = pygame.display.set_mode((w, h))
-        data = np.ascontiguousarray(frame, dtype=np.uint8).tobytes()
-        self._screen.blit(pygame.image.frombuffer(data, (w, h), "RGB"), (0, 0))
+        surface = pygame.surfarray.make_surface(np.transpose(frame, (1, 0, 2)))
+        self._screen.blit(surface, (0, 0))
         pygame.display.flip()
 
     def pending(self) -> bool:
-        """Is an event waiting (pumps the window's events)?"""
-        return bool(self.pygame.event.peek())
-
-    def key_presses(self) -> list[KeyPress]:
-        """The keys pressed since the last call, stamped with the clock's time now."""
+        """Has a key press (or the window's close) arrived since the last
+        :meth:`key_presses`? Takes the window's events, stamping key presses with the
+        clock's time now. (pygame's ``event.peek`` is not used: pygame 2.6 crashes peeking
+        at posted events.)"""
         pygame = self.pygame
-        now = self.clock.now()
-        pressed = []
+        now = None
         for event in pygame.event.get():
             if event.type == pygame.QUIT:
                 self.closed = True
             elif event.type == pygame.KEYDOWN:
-                pressed.append(KeyPress(key_name(pygame, event), now))
+                now = self.clock.now() if now is None else now
+                self._pressed.append(KeyPress(key_name(pygame, event), now))
+        return bool(self._pressed) or self.closed
+
+    def key_presses(self) -> list[KeyPress]:
+        """The keys pressed since the last call, each with the time of its arrival."""
+        self.pending()
+        pressed, self._pressed = self._pressed, []
         return pressed
 
     def close(self) -> None:
@@ -235,22 +244,25 @@ def key_label(key: str) -> str:
     return f"[{key.upper() if len(key) == 1 else key.capitalize()}]"
 
 
+@lru_cache(maxsize=1024)
+def _wrap_line(text: str, size: int, width: float) -> tuple[str, ...]:
+    measure = font(size).getlength
+    out: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        longer = f"{line} {word}" if line else word
+        if line and measure(longer) > width:
+            out.append(line)
+            line = "    " + word
+        else:
+            line = longer
+    out.append(line)
+    return tuple(out)
+
+
 def wrap(lines: Sequence[Line], size: int, width: float) -> list[Line]:
     """``lines`` broken at spaces so that each fits ``width`` pixels at font ``size``."""
-    measure = font(size).getlength
-    out: list[Line] = []
-    for text, colour in lines:
-        words = text.split(" ")
-        line = ""
-        for word in words:
-            longer = f"{line} {word}" if line else word
-            if line and measure(longer) > width:
-                out.append((line, colour))
-                line = "    " + word
-            else:
-                line = longer
-        out.append((line, colour))
-    return out
+    return [(part, colour) for text, colour in lines for part in _wrap_line(text, size, width)]
 
 
 def compose(
@@ -361,7 +373,8 @@ def run(game: WindowGame, window: Window, fps: float = FPS) -> Outcome:
             size = (last.shape[1], last.shape[0])
             frame = last
         window.show(frame)
-        game.shown(now)
+        if rules_since is None:
+            game.shown(clock.now() - paused)  # the frame is on the screen from now on
         deadline = game.next_deadline(now) if rules_since is None else None
         wait = period if deadline is None else min(period, max(0.0, deadline - now))
         clock.wait(wait, window.pending)
