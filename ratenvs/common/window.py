@@ -241,7 +241,10 @@ class WindowGame:
 
 def key_label(key: str) -> str:
     """How a key is written on the screen: ``[A]``, ``[Space]``, ``[Enter]``."""
-    return f"[{key.upper() if len(key) == 1 else key.capitalize()}]"
+    name = {"escape": "Esc", "f1": "F1"}.get(
+        key, key.upper() if len(key) == 1 else key.capitalize()
+    )
+    return f"[{name}]"
 
 
 @lru_cache(maxsize=1024)

@@ -375,10 +375,14 @@ class RattoZakkoWindow(WindowGame):
         env = self.env
         truth = env.truth
         frame = render.draw(env.game, truth, env.possible_agents, 0)
-        if self.stage not in ("ready", "react"):
-            return frame
         c, draw = draw_over(frame)
-        left, right = render.MARGIN + 4, render.TABLE_RIGHT - 4
+        for i, (grab, shout) in enumerate(zip(GRAB_KEYS, SHOUT_FOOD_KEYS)):
+            centre = (render.cloche_x(i) + render.CLOCHE_W / 2, render.CLOCHE_BASE - 32)
+            keys = f"{key_label(grab)} {key_label(shout)}"  # grab it / shout its name
+            label(c, centre, keys, 13, render.ON_COLOUR_INK[i], anchor="mm")
+        if self.stage not in ("ready", "react"):
+            return c.to_array()
+        left, right = render.MARGIN + 4, render.TABLE_RIGHT
         draw.rectangle((left, render.CARD_Y - 16, right, render.CLOCK_Y + 38), fill=render.PANEL)
         x = render.BARS_X
         if self.stage == "react" and self._card_open():
