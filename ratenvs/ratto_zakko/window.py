@@ -117,6 +117,8 @@ class ReactionTime:
     card_number: int
     card: int
     ms: float
+    tick: int
+    """The tick the answer was given in: ``int(ms // tick_ms)``."""
     response: int
     correct: bool
     conflict: bool
@@ -361,7 +363,9 @@ class RattoZakkoWindow(WindowGame):
         card = truth.card
         conflict = self.cards_shown[-1][1]
         self.reaction_times.append(
-            ReactionTime(self.card_number, card, elapsed, response, response == correct, conflict)
+            ReactionTime(
+                self.card_number, card, elapsed, truth.tick, response, response == correct, conflict
+            )
         )
         said = render.response_words(response)
         self.say(f"you: {said} after {elapsed:.0f} ms (tick {truth.tick + 1})", HIGHLIGHT)
@@ -447,6 +451,10 @@ class RattoZakkoWindow(WindowGame):
         return lines
 
     # ------------------------------------------------------------ the report
+    def human_times(self) -> TimeSummary:
+        """The person's reaction times so far (every answer in time)."""
+        return TimeSummary.of([r.ms for r in self.reaction_times])
+
     def report(self) -> list[str]:
         env = self.env
         level = env.game.level
@@ -456,7 +464,7 @@ class RattoZakkoWindow(WindowGame):
             "Cards won: "
             + ", ".join(f"{a} {len(w)}" for a, w in zip(env.possible_agents, env.truth.won)),
             f"Your reaction times ({len(times)} answers to {len(self.cards_shown)} cards, "
-            f"{len(right)} right): {TimeSummary.of(times).text()}",
+            f"{len(right)} right): {self.human_times().text()}",
             f"  right answers: {TimeSummary.of(right).text()}",
         ]
         plain = [r.ms for r in self.reaction_times if not r.conflict]
