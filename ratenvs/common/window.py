@@ -332,7 +332,9 @@ def run(game: WindowGame, window: Window, fps: float = FPS) -> Outcome:
     paused = 0.0  # seconds the rules card was open: the game's clock stood still
     rules_since: float | None = None
     size = (0, 0)
-    last: np.ndarray | None = None
+    last: np.ndarray | None = None  # the last picture of the game
+    card: np.ndarray | None = None  # the rules card over it, while open
+    end: np.ndarray | None = None  # the report at the end
     period = 1.0 / fps
     started = False
     while True:
@@ -365,13 +367,18 @@ def run(game: WindowGame, window: Window, fps: float = FPS) -> Outcome:
         if rules_since is None:
             game.update(now)
         if rules_since is not None and last is not None:
-            frame = rules_frame(game, last)
+            if card is None:  # nothing changes while the card is open: drawn once
+                card = rules_frame(game, last)
+            frame = card
         elif game.over:
-            frame = card_frame(
-                size, "Game over", game.report(), "[Esc] or [Enter]: close the window"
-            )
-            frame = _on_top(darken(last) if last is not None else None, frame)
+            if end is None:
+                end = card_frame(
+                    size, "Game over", game.report(), "[Esc] or [Enter]: close the window"
+                )
+                end = _on_top(darken(last) if last is not None else None, end)
+            frame = end
         else:
+            card = None
             last = game.frame(now)
             size = (last.shape[1], last.shape[0])
             frame = last
