@@ -44,6 +44,8 @@ BOT_PAUSE_S = 0.7
 SLOT_KEYS = tuple(str(s) for s in range(rules.SLOTS))
 """The keys of slots 0..3 (as the picture numbers them)."""
 BACK_KEY = "backspace"
+POWER_NAMES = {"peek": "Peek", "swap": "Swap", "draw2": "Draw 2"}
+"""The power cards' printed names."""
 
 RULES_CARD = (
     "54 cards: four each of 0-8, nine 9s, three each of Peek, Swap, Draw 2. Lowest sum wins.",
@@ -75,7 +77,8 @@ def hand_text(codes: list[int]) -> tuple[str, int, int]:
             parts.append(f"{slot}: {code}")
             total += code
         elif code in rules.POWER_KINDS:
-            parts.append(f"{slot}: {rules.CARD_NAMES[code]} (replaced at the end)")
+            power = POWER_NAMES.get(rules.CARD_NAMES[code], rules.CARD_NAMES[code])
+            parts.append(f"{slot}: {power} (replaced at the end)")
             unknown += 1
         elif code == rules.CODE_NUMBER:
             parts.append(f"{slot}: # (a number)")
