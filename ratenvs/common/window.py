@@ -391,23 +391,24 @@ def run(game: WindowGame, window: Window, fps: float = FPS) -> Outcome:
 
 
 def rules_frame(game: WindowGame, behind: np.ndarray) -> np.ndarray:
-    """The game's rules card over its dimmed picture."""
+    """The game's rules card, the size of the game's picture ``behind``; opaque, so that
+    nothing of the game (a Ratto Zakko card) can be studied while its clock stands still."""
     size = (behind.shape[1], behind.shape[0])
-    card = card_frame(
+    return card_frame(
         size,
         f"{game.title}: rules",
         game.rules_card,
         "[?] or [F1]: back to the game (its clock is paused)    [Esc]: quit",
     )
-    return _on_top(darken(behind), card)
 
 
 def _on_top(behind: np.ndarray | None, card: np.ndarray) -> np.ndarray:
-    """``card`` blended over ``behind`` (the card's background lets the game show through)."""
+    """``card`` over ``behind`` (the game shows faintly through the card's background)."""
     if behind is None or behind.shape != card.shape:
         return card
     mask = np.all(card == PANEL_BG, axis=2, keepdims=True)
-    return np.where(mask, np.maximum(behind, (np.array(PANEL_BG) * 0.5).astype(np.uint8)), card)
+    faint = (0.85 * np.array(PANEL_BG) + 0.15 * behind).astype(np.uint8)
+    return np.where(mask, faint, card)
 
 
 def play_window(
