@@ -219,6 +219,10 @@ class WindowGame:
         """What is said at the end (also printed to the terminal)."""
         return []
 
+    def record_extra(self) -> dict[str, Any]:
+        """What the window adds to the game's record (``--record``), beside the moves."""
+        return {}
+
     def say(self, text: str, colour: Colour = WHITE) -> None:
         """Add a line to the panel's messages."""
         self.messages.append((text, colour))
@@ -429,7 +433,7 @@ def play_window(
     say("" if outcome.finished else "Game abandoned.")
     for line in outcome.report:
         say(line)
-    save_table_record(table, say)
+    save_table_record(table, say, game.record_extra())
     return 0
 
 

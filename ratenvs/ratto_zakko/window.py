@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -454,6 +455,23 @@ class RattoZakkoWindow(WindowGame):
     def human_times(self) -> TimeSummary:
         """The person's reaction times so far (every answer in time)."""
         return TimeSummary.of([r.ms for r in self.reaction_times])
+
+    def record_extra(self) -> dict[str, Any]:
+        """``"reaction_times"``: player_0's answers (card number, card, real ms, tick,
+        response, right or not), for the record (a replay does not read them)."""
+        return {
+            "reaction_times": [
+                {
+                    "card_number": r.card_number,
+                    "card": rules.CARD_NAMES[r.card],
+                    "ms": r.ms,
+                    "tick": r.tick,
+                    "response": rules.RESPONSES[r.response],
+                    "correct": r.correct,
+                }
+                for r in self.reaction_times
+            ]
+        }
 
     def report(self) -> list[str]:
         env = self.env

@@ -241,6 +241,7 @@ def test_ratto_zakko_reaction_times_are_the_synthetic_ones(tmp_path, capsys, mon
         assert f"  {preset:6} mean " in report
 
     record = replays(path, capsys)
+    assert [r["ms"] for r in record["reaction_times"]] == [r.ms for r in times]
     env = rz_raw_env(**record["options"])  # the answers' ticks, from the record alone
     env.reset(seed=record["seed"])
     ticks, last = [], None
