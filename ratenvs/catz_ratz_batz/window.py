@@ -18,6 +18,7 @@ from ratenvs.catz_ratz_batz.rules import (
     ACTION_ROLL,
     NUMBERS,
     PHASE_KEEP,
+    Dice,
     numbers_showing,
     score,
 )
@@ -70,7 +71,7 @@ RULES_CARD = (
 )
 
 
-def score_if_kept(dice, number: int) -> int:
+def score_if_kept(dice: Dice, number: int) -> int:
     """The turn's score if it ended now with the dice showing ``number`` kept."""
     return score(dice.cats, dice.bats, dice.rats, number, dice.count(number))
 

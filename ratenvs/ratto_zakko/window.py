@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE, label
+from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE, Canvas, label
 from ratenvs.common.terminal import SayFn, Table
 from ratenvs.common.window import (
     FPS,
@@ -409,7 +409,7 @@ class RattoZakkoWindow(WindowGame):
         return c.to_array()
 
     @staticmethod
-    def _bar(c, text: str, fraction: float) -> None:
+    def _bar(c: Canvas, text: str, fraction: float) -> None:
         """The countdown bar at the clock's place: ``fraction`` of it still full."""
         x0, x1, y = render.MARGIN + 10, render.TABLE_RIGHT - 10, render.CLOCK_Y
         label(c, (x0, y), text, 14)
