@@ -382,9 +382,9 @@ class RattoZakkoWindow(WindowGame):
         frame = render.draw(env.game, truth, env.possible_agents, 0)
         c, draw = draw_over(frame)
         for i, (grab, shout) in enumerate(zip(GRAB_KEYS, SHOUT_FOOD_KEYS)):
-            centre = (render.cloche_x(i) + render.CLOCHE_W / 2, render.CLOCHE_BASE - 32)
+            centre = (render.cloche_x(i) + render.CLOCHE_W / 2, render.CLOCHE_BASE - 76)
             keys = f"{key_label(grab)} {key_label(shout)}"  # grab it / shout its name
-            label(c, centre, keys, 13, render.ON_COLOUR_INK[i], anchor="mm")
+            label(c, centre, keys, 12, render.ON_COLOUR_INK[i], anchor="mm")
         if self.stage not in ("ready", "react"):
             return c.to_array()
         left, right = render.MARGIN + 4, render.TABLE_RIGHT
