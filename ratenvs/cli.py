@@ -56,14 +56,16 @@ def play_help() -> str:
         "",
         "Every game takes --players, --bots, --seed and --record PATH (save the game for",
         "`ratenvs replay`); `ratenvs play GAME --help` lists the game's own options and",
-        "their defaults.",
+        "their defaults. --window plays in a pygame window instead (single keys, shown on",
+        'the screen; pip install "ratenvs[render]").',
     ]
     return "\n".join(lines)
 
 
 def _cmd_play(args: argparse.Namespace, rest: list[str]) -> int:
     spec = get_game(args.game)
-    module = importlib.import_module(f"ratenvs.{spec.name}.play")
+    where = "window" if args.window else "play"  # --window: the pygame window player
+    module = importlib.import_module(f"ratenvs.{spec.name}.{where}")
     return int(module.main(rest) or 0)
 
 
@@ -187,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="list the games and their ids")
     play = sub.add_parser("play", help="play a game in the terminal against bots", add_help=False)
     play.add_argument("game", help=", ".join(s.cli_name for s in GAMES.values()))
+    play.add_argument("--window", action="store_true", help="play in a pygame window")
     solve = sub.add_parser("solve", help="exact solution (catz-ratz-batz)")
     solve.add_argument("game")
     solve.add_argument("--json", action="store_true", help="print a JSON object")

@@ -7,7 +7,7 @@ import numpy as np
 from ratenvs.catz_ratz_batz.bots import BOTS, get_bot
 from ratenvs.catz_ratz_batz.env import raw_env
 from ratenvs.catz_ratz_batz.rules import ACTION_ROLL, NUMBERS, PHASE_KEEP, CatzRatzBatz
-from ratenvs.common.terminal import InputFn, SayFn, play_out, play_parser, set_table
+from ratenvs.common.terminal import InputFn, SayFn, Table, play_out, play_parser, set_table
 
 
 def _ask_action(env: raw_env, mask: np.ndarray, ask: InputFn, say: SayFn) -> int:
@@ -24,8 +24,9 @@ def _ask_action(env: raw_env, mask: np.ndarray, ask: InputFn, say: SayFn) -> int
         say(f"  '{answer}' is not a number you can keep; type one of {choices}.")
 
 
-def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print) -> int:
-    """Play a game in the terminal; returns the process exit code."""
+def set_up(argv: list[str] | None) -> Table:
+    """The table of ``ratenvs play catz-ratz-batz [options]`` (in the terminal or the
+    window): the env reset with the seed, the bots of the other seats."""
     parser = play_parser(
         CatzRatzBatz, "catz-ratz-batz", "Play Catz, Ratz and Batz as player_0 against bots.", BOTS
     )
@@ -33,9 +34,14 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
     spec.add_arguments(parser, ["turns", "target_score", "reward"], defaults={"turns": 5})
     args = parser.parse_args(argv)
     options = {"turns": args.turns, "target_score": args.target_score, "reward": args.reward}
-    table = set_table(
+    return set_table(
         parser, args, lambda: raw_env(num_players=args.players, **options), "optimal", get_bot
     )
+
+
+def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print) -> int:
+    """Play a game in the terminal; returns the process exit code."""
+    table = set_up(argv)
     env = table.env
     say("You are player_0. Highest total after all turns wins.")
 

@@ -150,21 +150,25 @@ def play_out(table: Table, play: Callable[[], None], say: SayFn, final_view: str
         play()
     except (EOFError, KeyboardInterrupt):
         say("\nGame abandoned.")
-        _save_record(table, say)
+        save_table_record(table, say)
         return 0
     say("")
     say(table.env.render_text(final_view))
-    _save_record(table, say)
+    save_table_record(table, say)
     return 0
 
 
-def _save_record(table: Table, say: SayFn) -> None:
-    """Write the game's record to ``table.record_path`` (``--record``), if asked."""
+def save_table_record(table: Table, say: SayFn, extra: Mapping[str, Any] | None = None) -> None:
+    """Write the game's record (the moves played so far) to ``table.record_path``
+    (``--record``), if asked; the terminal and the window (:mod:`ratenvs.common.window`)
+    both end with it. ``extra`` adds keys that a replay does not read (the window's
+    reaction times)."""
     if table.record_path is None or table.actions is None:
         return
     from ratenvs.common.record import make_record, save_record
 
     env = table.env
     record = make_record(env.game.name, table.seed, env.options, table.actions, env=env)
+    record.update(extra or {})
     save_record(record, table.record_path)
     say(f"Record saved to {table.record_path} (ratenvs replay {table.record_path}).")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ratenvs.common.terminal import InputFn, SayFn, play_out, play_parser, set_table
+from ratenvs.common.terminal import InputFn, SayFn, Table, play_out, play_parser, set_table
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import BOTS, get_bot
 from ratenvs.rat_a_tat_cat.env import raw_env
@@ -130,8 +130,9 @@ def _ask_action(mask: np.ndarray, n: int, ask: InputFn, say: SayFn) -> int:
         say(f"  '{answer.strip()}' is not a legal move now; try again.")
 
 
-def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print) -> int:
-    """Play a game in the terminal; returns the process exit code."""
+def set_up(argv: list[str] | None) -> Table:
+    """The table of ``ratenvs play rat-a-tat-cat [options]`` (in the terminal or the
+    window): the env reset with the seed, the bots of the other seats."""
     description = "Play Rat-a-Tat Cat as player_0 against bots. Lowest total wins."
     parser = play_parser(rules.RatATatCat, "rat-a-tat-cat", description, BOTS)
     options = ("rounds", "target_score", "eliminate_at", "elimination_tiebreak", "observation")
@@ -144,7 +145,12 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
             num_players=args.players, render_mode="ansi", render_view="player_0", **chosen
         )
 
-    table = set_table(parser, args, make_env, "heuristic", get_bot)
+    return set_table(parser, args, make_env, "heuristic", get_bot)
+
+
+def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print) -> int:
+    """Play a game in the terminal; returns the process exit code."""
+    table = set_up(argv)
     env = table.env
     agents = env.possible_agents
     n = env.num_players

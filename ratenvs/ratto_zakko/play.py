@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ratenvs.common.terminal import InputFn, SayFn, play_out, play_parser, set_table
+from ratenvs.common.terminal import InputFn, SayFn, Table, play_out, play_parser, set_table
 from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.bots import BOTS, get_bot
 from ratenvs.ratto_zakko.env import raw_env
@@ -146,13 +146,9 @@ def _report(env: raw_env, result: rules.CardResult, tick_ms: int, say) -> None:
         say("  returned a card: " + ", ".join(agents[s] for s in result.returned_by))
 
 
-def main(
-    argv: list[str] | None = None,
-    ask: InputFn = input,
-    say: SayFn = print,
-    clock: Clock = time.monotonic,
-) -> int:
-    """Play a game in the terminal; returns the process exit code."""
+def set_up(argv: list[str] | None) -> Table:
+    """The table of ``ratenvs play ratto-zakko [options]`` (in the terminal or the window):
+    the env reset with the seed, the bots of the other seats."""
     description = "Play Ratto Zakko as player_0 against bots; your real reaction time counts."
     parser = play_parser(rules.RattoZakko, "ratto-zakko", description, BOTS)
     options = ("level", "tick_ms", "window_ticks", "perception", "observation")
@@ -162,11 +158,21 @@ def main(
     def make_env() -> raw_env:
         return raw_env(num_players=args.players, **{name: getattr(args, name) for name in options})
 
-    table = set_table(parser, args, make_env, "adult", get_bot)
+    return set_table(parser, args, make_env, "adult", get_bot)
+
+
+def main(
+    argv: list[str] | None = None,
+    ask: InputFn = input,
+    say: SayFn = print,
+    clock: Clock = time.monotonic,
+) -> int:
+    """Play a game in the terminal; returns the process exit code."""
+    table = set_up(argv)
     env = table.env
     tick_ms = env.game.tick_ms
     window = env.game.window_ticks
-    say(f"You are player_0 at the {args.level} level. " + HELP)
+    say(f"You are player_0 at the {env.game.level} level. " + HELP)
 
     def play() -> None:
         response, answer_tick, card_seen = NO_RESPONSE, window, -1

@@ -256,6 +256,18 @@ def _card_face(c: Canvas, identity: int | None, colour: int | None) -> None:
             label(c, (cx, cy + 34), "colour ?", size=15, fill=ink, anchor="mm")
 
 
+def draw_revealed_card(c: Canvas, card: int) -> None:
+    """The card face up at its place, as a person at the table sees it (its food and colour,
+    or the fly or the rat), and nothing of what it asks for: the window's card."""
+    if card == FLY_CARD:
+        _card_face(c, IDENTITIES.index("fly"), None)
+    elif card == RAT_CARD:
+        _card_face(c, IDENTITIES.index("rat"), None)
+    else:
+        food, colour = divmod(card, NUM_COLOURS)
+        _card_face(c, food, colour)
+
+
 def _posterior_bars(
     c: Canvas, identity: np.ndarray, colour: np.ndarray, caption: str, sure_id: int | None
 ) -> None:
@@ -300,13 +312,7 @@ def _bar(c: Canvas, x: int, y: int, name: str, p: float, fill: Colour, best: boo
 
 def _true_card(c: Canvas, card: int, correct: int) -> None:
     """The omniscient view's card: the truth and the answer that is correct now."""
-    if card == FLY_CARD:
-        _card_face(c, IDENTITIES.index("fly"), None)
-    elif card == RAT_CARD:
-        _card_face(c, IDENTITIES.index("rat"), None)
-    else:
-        food, colour = divmod(card, NUM_COLOURS)
-        _card_face(c, food, colour)
+    draw_revealed_card(c, card)
     label(c, (BARS_X, CARD_Y - 8), "the card", size=13, fill=MUTED)
     label(c, (BARS_X, CARD_Y + 12), card_words(card), size=22)
     label(c, (BARS_X, CARD_Y + 52), "correct answer now", size=13, fill=MUTED)

@@ -1,0 +1,185 @@
+"""``ratenvs play catz-ratz-batz --window``: a person plays player_0 in a pygame window.
+
+The window shows the dice (the renderer's picture) and, below it, the keys that do
+something now: Space rolls all nine dice at the start of a turn, 3 / 5 / 7 keep that
+number after a roll (only the numbers one may keep), each with the score the turn would
+have if it ended with that number kept now; a legend of the faces and the scoring rule.
+The bots move one decision every :data:`BOT_PAUSE_S` seconds, so their turns can be
+followed. ``?`` or F1 shows the rules card, Esc quits (see :mod:`ratenvs.common.window`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ratenvs.catz_ratz_batz import render
+from ratenvs.catz_ratz_batz.play import set_up
+from ratenvs.catz_ratz_batz.rules import (
+    ACTION_ROLL,
+    NUMBERS,
+    PHASE_KEEP,
+    Dice,
+    numbers_showing,
+    score,
+)
+from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE
+from ratenvs.common.terminal import SayFn, Table
+from ratenvs.common.window import (
+    FPS,
+    SLACK_S,
+    Clock,
+    KeyPress,
+    Line,
+    WindowGame,
+    key_label,
+    panel_keys,
+    play_window,
+    require_pygame,
+)
+
+BOT_PAUSE_S = 0.8
+"""Seconds between two decisions of the bots (and before a bot's first one)."""
+ROLL_KEY = "space"
+"""The key that rolls all nine dice."""
+KEEP_KEYS = {str(number): number for number in NUMBERS}
+"""The key that keeps each number: "3", "5", "7"."""
+
+LEGEND = (
+    "dice: 3 5 7 are numbers; set aside: C Cat (good), B Bat (good with 3s, bad with 7s, "
+    "neutral with 5s), R Rat (bad)"
+)
+SCORING = (
+    "score = number x dice showing it; x (1 + good - bad) if good > bad; "
+    "the number alone if good = bad; 0 if good < bad"
+)
+RULES_CARD = (
+    "Nine dice, faces 3, 5, 7, Cat, Bat, Rat. Highest total after all turns wins.",
+    "",
+    "A turn: roll all nine dice. Animals are set aside for the rest of the turn.",
+    "If the number dice all show one number, or there are none, the turn is over.",
+    "Otherwise keep one number that is showing (all its dice); every other number die",
+    "is rolled again, new animals set aside. Repeat. The kept number may change at",
+    "every roll. There is no stopping by choice.",
+    "",
+    "Scoring at the end of a turn (k = the number left, n = how many dice show it):",
+    "  base = k x n.  good = Cats, plus Bats if k = 3.  bad = Rats, plus Bats if k = 7.",
+    "  good < bad: 0.   good = bad: base.   good > bad: base x (1 + good - bad).",
+    "  e.g. CCCBR 5555 -> 60;  CCBR 33333 -> 45;  CCCCB 7777 -> 112.",
+    "",
+    "Keys: [Space] roll all nine dice   [3] [5] [7] keep that number",
+    "      [?] or [F1] this card   [Esc] quit",
+)
+
+
+def score_if_kept(dice: Dice, number: int) -> int:
+    """The turn's score if it ended now with the dice showing ``number`` kept."""
+    return score(dice.cats, dice.bats, dice.rats, number, dice.count(number))
+
+
+class CatzWindow(WindowGame):
+    """Catz, Ratz and Batz in the window (player_0 against the table's bots)."""
+
+    title = "Catz, Ratz and Batz"
+    rules_card = RULES_CARD
+
+    def __init__(self, table: Table) -> None:
+        super().__init__(table)
+        self.bot_due = 0.0
+        """When the bot to act makes its next decision."""
+
+    def start(self, now: float) -> None:
+        self.bot_due = now + BOT_PAUSE_S
+        self.say("You are player_0. Highest total after all turns wins.", HIGHLIGHT)
+
+    @property
+    def humans_turn(self) -> bool:
+        """player_0 decides now."""
+        return not self.over and self.env.agent_selection == "player_0"
+
+    def human_keys(self) -> dict[str, int]:
+        """The keys that play a move now, and their actions."""
+        if not self.humans_turn:
+            return {}
+        mask = self.env.observe("player_0")["action_mask"]
+        if self.env.truth.phase != PHASE_KEEP:
+            return {ROLL_KEY: ACTION_ROLL} if mask[ACTION_ROLL] else {}
+        return {key: NUMBERS.index(k) for key, k in KEEP_KEYS.items() if mask[NUMBERS.index(k)]}
+
+    def keys_for(self, action: int) -> list[str]:
+        """The key presses that play ``action`` (for tests and the help line)."""
+        return [ROLL_KEY] if action == ACTION_ROLL else [str(NUMBERS[action])]
+
+    def on_key(self, key: KeyPress) -> bool:
+        action = self.human_keys().get(key.key)
+        if action is None:
+            return False
+        self._play("player_0", action)
+        self.bot_due = key.at + BOT_PAUSE_S
+        return True
+
+    def update(self, now: float) -> None:
+        while not self.over and not self.humans_turn and now + SLACK_S >= self.bot_due:
+            agent = self.env.agent_selection
+            self._play(agent, self.table.bot_action(agent))
+            self.bot_due += BOT_PAUSE_S
+
+    def next_deadline(self, now: float) -> float | None:
+        return None if self.over or self.humans_turn else self.bot_due
+
+    def _play(self, agent: str, action: int) -> None:
+        env = self.env
+        if action != ACTION_ROLL:
+            who = "you keep" if agent == "player_0" else f"{agent} keeps"
+            self.say(f"{who} the {NUMBERS[action]}s")
+        turns_before = sum(env.truth.turns_taken)
+        env.step(action)
+        if sum(env.truth.turns_taken) > turns_before:
+            s = env.truth
+            self.say(f"{agent}'s turn ends: {s.dice.faces()} scores {s.last_turn_score}", WHITE)
+
+    # ------------------------------------------------------------ the picture
+    def picture(self, now: float) -> np.ndarray:
+        env = self.env
+        return render.draw(env.game, env.truth, env.possible_agents, 0)
+
+    def panel(self, now: float) -> list[Line]:
+        state = self.env.truth
+        lines: list[Line] = []
+        if self.humans_turn and state.phase != PHASE_KEEP:
+            lines.append(panel_keys([(ROLL_KEY, "roll all nine dice")], HIGHLIGHT))
+        elif self.humans_turn:
+            keys = self.human_keys()
+            lines.append(("Your move: keep one number (the others are rolled again)", HIGHLIGHT))
+            lines.append(
+                panel_keys([(key, f"keep the {KEEP_KEYS[key]}s") for key in keys], HIGHLIGHT)
+            )
+        elif not self.over:
+            lines.append((f"{self.env.agent_selection} is playing ...", MUTED))
+        if state.phase == PHASE_KEEP:
+            scores = [
+                f"{key_label(str(k))} {k}s: {score_if_kept(state.dice, k)}"
+                for k in numbers_showing(state.dice)
+            ]
+            lines.append(("score if kept now:  " + "   ".join(scores), WHITE))
+        lines.append((LEGEND, MUTED))
+        lines.append((SCORING, MUTED))
+        lines.append(("[?] or [F1] rules card   [Esc] quit", MUTED))
+        return lines
+
+    def report(self) -> list[str]:
+        state = self.env.truth
+        agents = self.env.possible_agents
+        lines = ["Totals: " + ", ".join(f"{a} {t}" for a, t in zip(agents, state.totals))]
+        if state.is_over:
+            names = [a for a, w in zip(agents, state.winners()) if w]
+            lines.append(("Winners: " if len(names) > 1 else "Winner: ") + ", ".join(names))
+        return lines
+
+
+def main(
+    argv: list[str] | None = None, say: SayFn = print, clock: Clock | None = None, fps: float = FPS
+) -> int:
+    """Play a game in the window; returns the process exit code (2: no pygame)."""
+    table = set_up(argv)
+    require_pygame()
+    return play_window(table, CatzWindow(table), say, clock, fps)

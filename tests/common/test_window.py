@@ -1,0 +1,324 @@
+"""The window player (``ratenvs play GAME --window``) under SDL's dummy video driver.
+
+Synthetic pygame key events are posted into the window's event queue, timed by a fake
+clock (it jumps to the next moment something is due, so a real-time game is
+deterministic and fast): every game is played to its end from the window with a fixed
+seed, its record replays with ``ratenvs replay``, Ratto Zakko's reported reaction times
+are the synthetic ones, keys that are no legal move are ignored, Esc ends the game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"  # before pygame opens a display
+pygame = pytest.importorskip("pygame")
+
+from ratenvs import cli  # noqa: E402
+from ratenvs.catz_ratz_batz import rules as crb_rules  # noqa: E402
+from ratenvs.catz_ratz_batz import window as crb_window  # noqa: E402
+from ratenvs.catz_ratz_batz.play import set_up as crb_set_up  # noqa: E402
+from ratenvs.common import window  # noqa: E402
+from ratenvs.rat_a_tat_cat import rules as rtc_rules  # noqa: E402
+from ratenvs.rat_a_tat_cat import window as rtc_window  # noqa: E402
+from ratenvs.rat_a_tat_cat.play import set_up as rtc_set_up  # noqa: E402
+from ratenvs.ratto_zakko import rules as rz_rules  # noqa: E402
+from ratenvs.ratto_zakko import window as rz_window  # noqa: E402
+from ratenvs.ratto_zakko.env import raw_env as rz_raw_env  # noqa: E402
+from ratenvs.ratto_zakko.play import set_up as rz_set_up  # noqa: E402
+
+FPS = 4.0
+"""The tests' frame rate (of the fake clock): fewer frames, the same game."""
+
+_KEYS = {
+    "space": (pygame.K_SPACE, " "),
+    "escape": (pygame.K_ESCAPE, "\x1b"),
+    "enter": (pygame.K_RETURN, "\r"),
+    "backspace": (pygame.K_BACKSPACE, "\b"),
+    "f1": (pygame.K_F1, ""),
+    "?": (pygame.K_QUESTION, "?"),
+}
+
+
+def post(key: str) -> None:
+    """Post a synthetic KEYDOWN of ``key`` (a key name of :func:`window.key_name`)."""
+    code, text = _KEYS.get(key, (pygame.key.key_code(key) if len(key) == 1 else 0, key))
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=code, unicode=text, mod=0))
+
+
+class FakeClock:
+    """A clock that never sleeps: ``wait`` calls ``driver(clock)``, then jumps to the end
+    of the wait or to the first timer due before it (and runs it), unless a key waits."""
+
+    def __init__(self, driver=None, start: float = 100.0) -> None:
+        self.t = start
+        self.timers: list[tuple[float, object]] = []
+        self.driver = driver
+        self.waits = 0
+
+    def now(self) -> float:
+        return self.t
+
+    def at(self, when: float, action) -> None:
+        self.timers.append((when, action))
+
+    def wait(self, seconds: float, pending) -> None:
+        self.waits += 1
+        assert self.waits < 50_000, "the window loop does not get on"
+        if self.driver is not None:
+            self.driver(self)
+        if pending():
+            return
+        deadline = self.t + seconds
+        due = sorted((t for t in self.timers if t[0] <= deadline), key=lambda t: t[0])
+        if due:
+            self.timers.remove(due[0])
+            self.t = max(self.t, due[0][0])
+            due[0][1]()
+        else:
+            self.t = deadline
+
+
+def replays(path, capsys) -> dict:
+    """``ratenvs replay PATH`` succeeds with a final state that matches; the record."""
+    capsys.readouterr()
+    assert cli.main(["replay", str(path)]) == 0
+    assert "final state matches" in capsys.readouterr().out
+    return json.loads(path.read_text())
+
+
+# ------------------------------------------------------------ Catz, Ratz and Batz
+def test_catz_played_to_the_end_from_the_window(tmp_path, capsys):
+    path = tmp_path / "catz.json"
+    table = crb_set_up(["--seed", "3", "--turns", "2", "--bots", "lowest", "--record", str(path)])
+    game = crb_window.CatzWindow(table)
+    rng = np.random.default_rng(0)
+    step = {"illegal_at": None, "moves": 0, "checked_scores": 0}
+
+    def driver(clock):
+        if game.over:
+            post("enter")
+            return
+        keys = game.human_keys()
+        if not keys:
+            return
+        if step["illegal_at"] is None:  # first a key that is no move now
+            step["illegal_at"] = len(table.actions)
+            post("9" if game.env.truth.phase == crb_rules.PHASE_KEEP else "3")
+            return
+        assert len(table.actions) == step["illegal_at"], "an illegal key played a move"
+        step["illegal_at"] = None
+        state = game.env.truth
+        if state.phase == crb_rules.PHASE_KEEP:  # the panel's score if kept now
+            text = " ".join(t for t, _ in game.panel(clock.now()))
+            for k in crb_rules.numbers_showing(state.dice):
+                n = state.dice.count(k)
+                expected = crb_rules.score(state.dice.cats, state.dice.bats, state.dice.rats, k, n)
+                assert f"{k}s: {expected}" in text
+                step["checked_scores"] += 1
+        step["moves"] += 1
+        post(str(rng.choice(sorted(keys))))
+
+    said = []
+    assert window.play_window(table, game, said.append, FakeClock(driver), FPS) == 0
+    assert game.over and step["moves"] > 2 and step["checked_scores"] > 0
+    assert any(line.startswith("Winner") for line in said)
+    record = replays(path, capsys)
+    assert record["actions"] == table.actions
+
+
+# ------------------------------------------------------------ Rat-a-Tat Cat
+def test_rat_a_tat_cat_played_to_the_end_from_the_window(tmp_path, capsys):
+    path = tmp_path / "rtc.json"
+    table = rtc_set_up(["--seed", "5", "--players", "3", "--record", str(path)])
+    game = rtc_window.RatATatCatWindow(table)
+    rng = np.random.default_rng(1)
+    seen = {"swaps": 0, "decisions": 0, "illegal": 0}
+
+    def driver(clock):
+        if game.over:
+            post("enter")
+            return
+        if not game.humans_turn or game.swap_keys:
+            return
+        mask = game.mask()
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        seen["decisions"] += 1
+        if seen["decisions"] % 4 == 1:  # a key that is no legal move now: nothing happens
+            before = list(table.actions)
+            for key in ("z", "d" if not mask[rtc_rules.ACTION_DRAW] else "k"):
+                game.on_key(window.KeyPress(key, clock.now()))
+            assert table.actions == before
+            seen["illegal"] += 1
+        swaps = [a for a in legal if a >= rtc_rules.ACTION_SWAP]
+        if swaps:
+            action = int(rng.choice(swaps))
+            seen["swaps"] += 1
+        elif mask[rtc_rules.ACTION_NO_KNOCK] and seen["decisions"] < 40:
+            action = rtc_rules.ACTION_NO_KNOCK  # play on a while
+        elif mask[rtc_rules.ACTION_DRAW]:
+            action = rtc_rules.ACTION_DRAW  # power cards come from the draw pile
+        else:
+            action = int(rng.choice(legal))
+        keys = game.keys_for(action)
+        if len(keys) == 3:  # a Swap: a wrong second key and Backspace first
+            keys = [keys[0], "backspace", keys[0], *keys[1:]]
+        for key in keys:
+            post(key)
+
+    said = []
+    assert window.play_window(table, game, said.append, FakeClock(driver), FPS) == 0
+    assert game.over and seen["swaps"] > 0 and seen["illegal"] > 0
+    assert any(line.startswith("Winner") for line in said)
+    record = replays(path, capsys)
+    assert record["actions"] == table.actions
+    assert any(a >= rtc_rules.ACTION_SWAP for a in table.actions[::1])
+
+
+def test_rat_a_tat_cat_hand_sum_counts_the_cards_known():
+    codes = [3, rtc_rules.CODE_UNKNOWN, rtc_rules.CODE_NUMBER, 9]
+    text, total, unknown = rtc_window.hand_text(codes)
+    assert (total, unknown) == (12, 2) and "1: ?" in text and "2: #" in text
+
+
+# ------------------------------------------------------------ Ratto Zakko
+DELAYS_S = (0.2137, 0.3011, 0.2552, 0.4123, 0.1789)
+"""The synthetic reaction times, one per card in turn."""
+
+
+def test_ratto_zakko_reaction_times_are_the_synthetic_ones(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(rz_window, "READY_S", 0.3)  # a shorter countdown: fewer frames
+    path = tmp_path / "rz.json"
+    table = rz_set_up(["--seed", "3", "--players", "3", "--record", str(path)])
+    game = rz_window.RattoZakkoWindow(table)
+    keys = {response: key for key, response in rz_window.RESPONSE_KEYS.items()}
+    assert len(keys) == rz_rules.NUM_RESPONSES  # a key for each of the 13 responses
+    planned: dict[int, float] = {}
+    synthetic: list[float] = []
+    early = {"posted": False}
+
+    def driver(clock):
+        if game.over:
+            post("enter")
+            return
+        if game.stage == "ready" and not early["posted"]:
+            early["posted"] = True  # an answer before the card is shown: ignored
+            post("a")
+        if game.answering() and game.card_number not in planned:
+            number = game.card_number
+            delay = DELAYS_S[number % len(DELAYS_S)]
+            correct = game.env.game.correct(game.env.truth)
+            response = correct if number % 4 else (correct + 1) % rz_rules.NUM_RESPONSES
+            planned[number] = delay
+            synthetic.append(delay * 1000)
+            clock.at(game.revealed_at + delay, lambda key=keys[response]: post(key))
+        relocations = game.relocation_keys()
+        if relocations:
+            post("z")  # no relocation key: ignored
+            post(sorted(relocations)[0])
+
+    said = []
+    assert window.play_window(table, game, said.append, FakeClock(driver), FPS) == 0
+    assert game.over
+    times = game.reaction_times
+    assert [r.ms for r in times] == pytest.approx(synthetic, abs=1e-6)
+    assert len(times) == game.env.game.total_cards  # the early key answered nothing
+    assert all(r.tick == int(r.ms // game.tick_ms) for r in times)
+    assert any(not r.correct for r in times) and any(r.correct for r in times)
+    report = "\n".join(said)
+    summary = game.human_times()
+    assert summary.count == len(synthetic)
+    assert summary.mean_ms == pytest.approx(np.mean(synthetic), abs=1e-6)
+    assert summary.median_ms == pytest.approx(np.median(synthetic), abs=1e-6)
+    assert f"right): {summary.text()}" in report
+    assert f"mean {np.mean(synthetic):.0f} ms, median {np.median(synthetic):.0f} ms" in report
+    for preset in ("child", "adult", "expert"):
+        assert f"  {preset:6} mean " in report
+
+    record = replays(path, capsys)
+    assert [r["ms"] for r in record["reaction_times"]] == [r.ms for r in times]
+    env = rz_raw_env(**record["options"])  # the answers' ticks, from the record alone
+    env.reset(seed=record["seed"])
+    ticks, last = [], None
+    for action in record["actions"]:
+        env.step(action)
+        result = env.truth.last_result
+        if result is not last and result is not None:
+            last = result
+            if 0 in result.answers:
+                ticks.append(result.answers[0][1])
+    assert ticks == [r.tick for r in times]
+
+
+def test_ratto_zakko_rules_card_stops_the_clock(monkeypatch):
+    monkeypatch.setattr(rz_window, "READY_S", 0.3)
+    table = rz_set_up(["--seed", "1", "--players", "2", "--bots", "child"])
+    game = rz_window.RattoZakkoWindow(table)
+    script = {"done": False}
+
+    def driver(clock):
+        if game.answering() and not script["done"]:
+            script["done"] = True
+            shown = game.revealed_at
+            clock.at(shown + 0.1, lambda: post("?"))  # 100 ms in: the rules card
+            clock.at(shown + 10.0, lambda: post("f1"))  # 9.9 s later: back to the card
+            clock.at(shown + 10.15, lambda: post(rz_window.GRAB_KEYS[0]))  # 150 ms later
+            clock.at(shown + 11.0, lambda: post("escape"))
+
+    said = []
+    window.play_window(table, game, said.append, FakeClock(driver), FPS)
+    (answer,) = game.reaction_times
+    assert answer.ms == pytest.approx(250.0, abs=1e-6)  # the 9.9 s of rules do not count
+    assert "Game abandoned." in said
+
+
+# ------------------------------------------------------------ the command line
+def test_cli_window_esc_quits_and_saves_the_record(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "abandoned.json"
+
+    class EscClock(FakeClock):
+        def __init__(self):
+            super().__init__(self.drive)
+            self.moves = 0
+
+        def drive(self, clock):
+            if self.waits == 3:
+                post("d")  # draw: the first move
+            elif self.waits == 6:
+                post("escape")
+
+    monkeypatch.setattr(window, "Clock", EscClock)
+    argv = ["play", "rat-a-tat-cat", "--window", "--seed", "2", "--record", str(path)]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Game abandoned." in out and "Record saved" in out
+    record = replays(path, capsys)
+    assert record["actions"][0] == rtc_rules.ACTION_DRAW
+
+
+def test_cli_window_without_pygame_is_one_error_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "pygame", None)  # import pygame fails
+    argv = ["play", "catz-ratz-batz", "--window", "--bots", "lowest", "--seed", "1"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ['error: the window needs pygame: pip install "ratenvs[render]"']
+
+
+def test_key_names_of_events():
+    assert window.key_name(pygame, pygame.event.Event(pygame.KEYDOWN, key=pygame.K_a, unicode="A"))
+    names = {
+        (pygame.K_a, "A"): "a",
+        (pygame.K_SLASH, "?"): "?",
+        (pygame.K_ESCAPE, ""): "escape",
+        (pygame.K_F1, ""): "f1",
+        (pygame.K_SPACE, " "): "space",
+        (pygame.K_RETURN, "\r"): "enter",
+    }
+    for (code, text), name in names.items():
+        event = pygame.event.Event(pygame.KEYDOWN, key=code, unicode=text)
+        assert window.key_name(pygame, event) == name
