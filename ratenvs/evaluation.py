@@ -346,8 +346,8 @@ def tournament(names: Sequence[str], games: int, seed: int) -> dict[str, Any]:
 # ----------------------------------------------------------------- printing
 def format_evaluation(result: dict[str, Any]) -> str:
     """An evaluation (:func:`evaluate`) as a plain-text table: figure, value, 95% interval."""
-    rows = [("opponents", ", ".join(result["opponents"]) or "-", "")]
     low, high = result["win_rate_ci"]
+    rows = []
     rows.append(("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]"))
     low, high = result["mean_reward_ci"]
     rows.append(("mean reward", f"{result['mean_reward']:.3f}", f"[{low:.3f}, {high:.3f}]"))
@@ -364,7 +364,11 @@ def format_evaluation(result: dict[str, Any]) -> str:
         rows.append(("exact expected turn score", f"{result['exact_expected_score']:.4f}", "exact"))
         rows.append(("optimal turn score", f"{result['optimal_expected_score']:.4f}", "exact"))
         rows.append(("ratio to optimal", f"{result['ratio_to_optimal']:.4%}", "exact"))
-    title = f"{result.get('agent', '')} - {result.get('game', '')} ({result['games']} games)"
+    against = ", ".join(result["opponents"]) or "no opponents"
+    title = (
+        f"{result.get('agent', 'agent')} ({result.get('game', '')}, {result['env_options']}): "
+        f"{result['games']} games against {against}"
+    )
     return title + "\n" + _table(("figure", "value", "95% interval"), rows, right=(1, 2))
 
 
