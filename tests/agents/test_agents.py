@@ -112,8 +112,20 @@ def test_without_torch_loading_weights_names_the_extra(monkeypatch, tmp_path):
     assert load_card(path)["game"] == "catz_ratz_batz"  # cards need no torch
     with pytest.raises(MissingExtraError, match=r'pip install "ratenvs\[agents\]"'):
         load_checkpoint(path)
-    with pytest.raises(ModuleNotFoundError):  # what a caller catching ImportError sees
-        agents.load("rat_a_tat_cat_2p")
+
+
+def test_without_torch_a_shipped_agent_names_the_extra(monkeypatch, capsys):
+    from ratenvs import cli
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(ModuleNotFoundError, match=r'pip install "ratenvs\[agents\]"'):
+        agents.load("rat_a_tat_cat_2p")  # an ImportError, as callers expect
+    assert cli.main(["evaluate", "agent:rat_a_tat_cat_2p", "--games", "1"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == (
+        "error: reading checkpoint weights needs torch, which is not installed: "
+        'pip install "ratenvs[agents]"'
+    )
 
 
 def test_expected_shapes_follow_the_card():
@@ -211,12 +223,14 @@ def test_a_changed_weights_file_fails_its_sha256(shipped_copy):
     ],
 )
 def test_a_card_that_does_not_fit_is_refused(shipped_copy, changes, message):
+    pytest.importorskip("torch")  # some are found after the weights are read
     _edit_card(shipped_copy, **changes)
     with pytest.raises(CheckpointError, match=message):
         agents.load(shipped_copy)
 
 
 def test_a_card_with_another_architecture_or_broken_json_is_refused(shipped_copy):
+    pytest.importorskip("torch")
     card = json.loads(shipped_copy.with_suffix(".json").read_text())
     _edit_card(shipped_copy, policy={**card["policy"], "net_arch": [128, 512]})
     with pytest.raises(CheckpointError, match="card and weights do not match"):
