@@ -61,8 +61,10 @@ def play_help() -> str:
     lines += [
         "",
         "Every game takes --players, --bots, --seed and --record PATH (save the game for",
-        "`ratenvs replay`); `ratenvs play GAME --help` lists the game's own options and",
-        "their defaults.",
+        "`ratenvs replay`), and --vs AGENT: a shipped agent (agent:NAME, see `ratenvs",
+        "agents`), a checkpoint or a bot in every other seat, with the env options it was",
+        "trained for. `ratenvs play GAME --help` lists the game's own options and their",
+        "defaults.",
     ]
     return "\n".join(lines)
 

@@ -69,14 +69,15 @@ IN_THE_VENV = textwrap.dedent(
     import numpy as np
 
     import ratenvs
-    from ratenvs import agents
+
+    shipped = ratenvs.agents.available()  # the subpackage, on first use
+    agents = ratenvs.agents
     from ratenvs.common.play import play_game
     from ratenvs.games import GAMES
 
     site = Path(ratenvs.__file__).resolve().parent
     assert "site-packages" in str(site), site
     assert importlib.util.find_spec("training") is None  # the library alone
-    shipped = agents.available()
     names = [a.name for a in shipped]
     assert "rat_a_tat_cat_2p" in names and len(names) >= 3, names
     assert agents.shipped_folder() == site / "_checkpoints", agents.shipped_folder()

@@ -68,6 +68,14 @@ def test_available_lists_every_shipped_card_without_reading_weights(monkeypatch)
     assert "win rate 0.583" in by_name["rat_a_tat_cat_2p"].summary()
 
 
+def test_the_subpackages_are_attributes_of_ratenvs():
+    import ratenvs
+
+    assert ratenvs.agents is agents and ratenvs.evaluation.MAX_GAMES >= 1
+    with pytest.raises(AttributeError, match="no attribute 'agentz'"):
+        ratenvs.agentz  # noqa: B018
+
+
 def test_a_source_checkout_reads_the_repository_checkpoints():
     # the tests run from the source tree (editable install or PYTHONPATH): no package data
     # there, so the loader reads checkpoints/ itself (the wheel: tests/test_wheel.py)
@@ -238,3 +246,14 @@ def test_a_card_with_another_architecture_or_broken_json_is_refused(shipped_copy
     (shipped_copy.with_suffix(".json")).write_text("{not json")
     with pytest.raises(CheckpointError, match="is not valid JSON"):
         agents.load(shipped_copy)
+
+
+def test_the_docs_page_example_runs(capsys):
+    """docs/agents.md's Python example runs as written."""
+    import re
+
+    pytest.importorskip("torch")
+    page = (ROOT / "docs" / "agents.md").read_text()
+    (block,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    exec(compile(block, "docs/agents.md", "exec"), {})
+    assert "rat_a_tat_cat_2p" in capsys.readouterr().out
