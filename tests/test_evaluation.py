@@ -94,7 +94,8 @@ def test_shipped_agents_are_named_agent_name():
     pytest.importorskip("torch")
     ref = resolve_agent("agent:rat_a_tat_cat_2p")
     assert ref.label == "agent:rat_a_tat_cat_2p" and ref.game == "rat_a_tat_cat"
-    assert ref.env_options == {"num_players": 2, "target_score": 100}
+    assert ref.env_options == ref.checkpoint.card["env_options"]
+    assert ref.env_options["num_players"] == 2
     with pytest.raises(ValueError, match="not for 'ratto_zakko'"):
         resolve_agent("agent:rat_a_tat_cat_2p", game="ratto_zakko")
     result = evaluate("agent:rat_a_tat_cat_2p", ["random"], games=4, seed=0)

@@ -27,6 +27,8 @@ from ratenvs.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(p.stem for p in (ROOT / "checkpoints").glob("*/*.json"))
+TWO_PLAYER = json.loads((ROOT / "checkpoints/rat_a_tat_cat/rat_a_tat_cat_2p.json").read_text())
+"""The card of the shipped 2-player Rat-a-Tat Cat agent (the figures the tests expect)."""
 CATZ_1P = PolicySpec(12, 4, (8, 8), "tanh")  # Catz, Ratz and Batz, one player: 8 + 4 n
 
 
@@ -64,8 +66,9 @@ def test_available_lists_every_shipped_card_without_reading_weights(monkeypatch)
         assert info.path.is_file() and info.path.suffix == ".pt"
         assert info.name in info.summary() and info.game in info.summary()
     by_name = {a.name: a for a in shipped}
-    assert by_name["rat_a_tat_cat_2p"].env_options["num_players"] == 2
-    assert "win rate 0.583" in by_name["rat_a_tat_cat_2p"].summary()
+    assert by_name["rat_a_tat_cat_2p"].env_options == TWO_PLAYER["env_options"]
+    headline = TWO_PLAYER["evaluation"]
+    assert f"win rate {headline['win_rate']:.3f}" in by_name["rat_a_tat_cat_2p"].summary()
 
 
 def test_the_subpackages_are_attributes_of_ratenvs():
@@ -89,7 +92,7 @@ def test_load_by_name_prefix_and_path_is_the_same_greedy_bot():
     by_path = agents.load(ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_2p.pt")
     assert isinstance(by_name, PolicyBot) and by_name.name == "rat_a_tat_cat_2p"
     assert by_name.game == "rat_a_tat_cat"
-    assert by_name.env_options == {"num_players": 2, "target_score": 100}
+    assert by_name.env_options == TWO_PLAYER["env_options"]
     env = GAMES["rat_a_tat_cat"].load().raw_env(**by_name.env_options)
     env.reset(seed=3)
     seen = env.observe(env.agent_selection)

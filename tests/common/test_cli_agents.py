@@ -7,6 +7,7 @@ import itertools
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,8 @@ from ratenvs import cli
 from ratenvs.agents.checkpoint import PolicyBot
 from ratenvs.common import terminal
 from ratenvs.games import GAMES
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _play_module(game: str):
@@ -23,15 +26,16 @@ def _play_module(game: str):
 
 
 def test_agents_lists_the_shipped_agents(capsys):
+    card = json.loads((ROOT / "checkpoints/rat_a_tat_cat/rat_a_tat_cat_2p.json").read_text())
     assert cli.main(["agents"]) == 0
     out = capsys.readouterr().out
-    assert "rat_a_tat_cat_2p" in out and "win rate 0.583" in out
+    assert "rat_a_tat_cat_2p" in out and f"win rate {card['evaluation']['win_rate']:.3f}" in out
     assert cli.main(["agents", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert {a["game"] for a in listed} == set(GAMES)
     two = next(a for a in listed if a["name"] == "rat_a_tat_cat_2p")
-    assert two["env_options"] == {"num_players": 2, "target_score": 100}
-    assert two["evaluation"]["games"] == 2000
+    assert two["env_options"] == card["env_options"]
+    assert two["evaluation"] == card["evaluation"]
 
 
 def test_evaluate_a_shipped_agent_writes_json(capsys, tmp_path):
