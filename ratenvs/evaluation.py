@@ -347,8 +347,7 @@ def tournament(names: Sequence[str], games: int, seed: int) -> dict[str, Any]:
 def format_evaluation(result: dict[str, Any]) -> str:
     """An evaluation (:func:`evaluate`) as a plain-text table: figure, value, 95% interval."""
     low, high = result["win_rate_ci"]
-    rows = []
-    rows.append(("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]"))
+    rows = [("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]")]
     low, high = result["mean_reward_ci"]
     rows.append(("mean reward", f"{result['mean_reward']:.3f}", f"[{low:.3f}, {high:.3f}]"))
     if "answer_accuracy" in result:

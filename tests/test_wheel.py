@@ -5,8 +5,8 @@ run, and the README's examples run (those whose optional packages, numba or Supe
 a plain install lacks are counted as skipped). An editable install of the same tree reads
 the checkpoints from the source folder.
 
-Slow (a venv and a few packages from the registry, about two minutes): ``pytest -m slow
-tests/test_wheel.py`` runs it alone; ``make test`` (so CI) runs it with the rest. torch is
+Slow (a venv and a few packages from the registry, two to four minutes): ``make
+test-wheel`` runs it alone; ``make test`` (so CI, ``.ci/run``) runs it with the rest. torch is
 installed as the Makefile pins it (its CPU build is on disk on our machines).
 """
 
