@@ -7,7 +7,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 # torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
 TORCH  ?= torch==2.13.0
 
-.PHONY: train test test-floors lint format bench bench-batched docs clean
+.PHONY: train test test-floors test-wheel lint format bench bench-batched docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,9 @@ test: $(STAMP)  ## lint + the whole test suite
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest -q
+
+test-wheel: $(STAMP)  ## only the packaging test: sdist + wheel installed in a fresh venv (make test runs it too)
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_wheel.py
 
 test-floors: $(STAMP)  ## the tests on the lowest dependency versions pyproject.toml allows (noxfile.py)
 	$(VENV)/bin/nox -s floors

@@ -25,7 +25,7 @@ ROOT = Path(__file__).parent
 FLOOR_EXTRAS = ("batched", "render", "test")
 """Extras whose floors the floors session installs (``train`` needs a torch build of its
 own, and its floors are not tested)."""
-NOT_FOR_FLOORS = ("ruff", "nox", "supersuit")
+NOT_FOR_FLOORS = ("ruff", "nox", "supersuit", "build")
 """Test-extra packages the floors session leaves out: tools it does not need, and the
 integrations tested at their newest (their tests skip without them)."""
 

@@ -5,9 +5,14 @@
 - Ratto Zakko (``ratto_zakko_v0``): real-time reaction game in discrete ticks.
 
 Importing ``ratenvs`` registers the PettingZoo ids (``ratenvs/<game>-v<version>``) and
-the gymnasium ids (``ratenvs/<Game>-v<version>``).
+the gymnasium ids (``ratenvs/<Game>-v<version>``). ``ratenvs.agents`` (the shipped
+agents, checkpoints as Bots) and ``ratenvs.evaluation`` (matches, tournaments) are
+imported on first use.
 """
 
+from __future__ import annotations
+
+import importlib
 from typing import Any
 
 from ratenvs.registration import register
@@ -24,11 +29,17 @@ RETIRED = {
 }
 """Env modules of earlier versions: the module that replaced each, and since when and why."""
 
+LAZY_SUBMODULES = ("agents", "evaluation")
+"""Submodules reached as attributes of ``ratenvs`` and imported on first use."""
+
 register()
 
 
 def __getattr__(name: str) -> Any:
-    """``from ratenvs import rat_a_tat_cat_v0`` (a retired version) says what replaced it."""
+    """``ratenvs.agents`` and ``ratenvs.evaluation`` without importing them first;
+    ``from ratenvs import rat_a_tat_cat_v0`` (a retired version) says what replaced it."""
+    if name in LAZY_SUBMODULES:
+        return importlib.import_module(f"ratenvs.{name}")
     if name in RETIRED:
         new, why = RETIRED[name]
         raise ImportError(
@@ -38,4 +49,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'ratenvs' has no attribute {name!r}")
 
 
-__all__ = ["RETIRED", "__version__", "register"]
+__all__ = ["RETIRED", "__version__", "agents", "evaluation", "register"]

@@ -1,4 +1,5 @@
-"""The ``ratenvs`` console script: ``list``, ``play``, ``solve``, ``replay``, ``bench``."""
+"""The ``ratenvs`` console script: ``list``, ``play``, ``solve``, ``replay``, ``bench``,
+``agents``, ``evaluate`` and ``tournament``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from ratenvs import __version__
 from ratenvs.common.arguments import (
+    SEED,
     ArgumentParser,
     UsageError,
     input_file,
@@ -32,6 +34,10 @@ MAX_BATCH_SIZE = 65536
 GIF_FPS = (0.01, 50.0)
 """``replay --fps``: a GIF frame lasts 20 ms (what viewers show) to 100 s."""
 DEFAULT_FPS = 2.0
+OPTIONAL_MODULES = ("torch", "numba", "pygame")
+"""Modules of the extras: a command that needs one that is missing says so in one line."""
+EVALUATE_GAMES = 200
+"""The default ``evaluate --games`` and ``tournament --games`` (per pairing)."""
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -55,9 +61,11 @@ def play_help() -> str:
     lines += [
         "",
         "Every game takes --players, --bots, --seed and --record PATH (save the game for",
-        "`ratenvs replay`); `ratenvs play GAME --help` lists the game's own options and",
-        "their defaults. --window plays in a pygame window instead (single keys, shown on",
-        'the screen; pip install "ratenvs[render]").',
+        "`ratenvs replay`), and --vs AGENT: a shipped agent (agent:NAME, see `ratenvs",
+        "agents`), a checkpoint or a bot in every other seat, with the env options it was",
+        "trained for. `ratenvs play GAME --help` lists the game's own options and their",
+        "defaults. --window plays in a pygame window instead (single keys, shown on the",
+        'screen; pip install "ratenvs[render]").',
     ]
     return "\n".join(lines)
 
@@ -182,6 +190,85 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_agents(args: argparse.Namespace) -> int:
+    from ratenvs import agents
+
+    shipped = agents.available()
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "name": a.name,
+                        "game": a.game,
+                        "env_options": a.env_options,
+                        "evaluation": a.evaluation,
+                    }
+                    for a in shipped
+                ],
+                indent=2,
+            )
+        )
+        return 0
+    if not shipped:
+        print("no shipped agents in this installation")
+    for agent in shipped:
+        print(agent.summary())
+    return 0
+
+
+def _write_json(path: str | None, result: dict[str, Any]) -> None:
+    if path is None:
+        return
+    from ratenvs.common.atomic import atomic_file
+
+    with atomic_file(path) as fh:
+        fh.write((json.dumps(result, indent=2) + "\n").encode("utf-8"))
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    from ratenvs import evaluation
+
+    if args.json is not None:  # before the games, not after them
+        output_file("--json", args.json, make_folder=False)
+    result = evaluation.evaluate(args.agent, args.opponents, args.games, args.seed)
+    print(evaluation.format_evaluation(result))
+    _write_json(args.json, result)
+    return 0
+
+
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from ratenvs import evaluation
+
+    if args.json is not None:
+        output_file("--json", args.json, make_folder=False)
+    result = evaluation.tournament(args.agents, args.games, args.seed)
+    print(evaluation.format_tournament(result))
+    _write_json(args.json, result)
+    return 0
+
+
+def _add_match_arguments(parser: argparse.ArgumentParser, games: str) -> None:
+    from ratenvs.evaluation import MAX_GAMES
+
+    parser.add_argument(
+        "--games",
+        type=int_in(1, MAX_GAMES),
+        default=EVALUATE_GAMES,
+        help=f"{games} (1..{MAX_GAMES:,}; default: {EVALUATE_GAMES})",
+    )
+    parser.add_argument(
+        "--seed", type=SEED, default=0, help="seed of the whole evaluation (default: 0)"
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON here")
+
+
+AGENT_NAMES = (
+    "a shipped agent agent:NAME (ratenvs agents), a checkpoint path (x.pt with its x.json "
+    "card) or a bot game:bot"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="ratenvs", description="RL environments for three rat games.")
     parser.add_argument("--version", action="version", version=f"ratenvs {__version__}")
@@ -230,6 +317,33 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"batch sizes of --batched (1..{MAX_BATCH_SIZE}; default "
         f"{' '.join(map(str, BENCH_BATCH_SIZES))})",
     )
+    agents = sub.add_parser("agents", help="list the shipped agents and their evaluations")
+    agents.add_argument("--json", action="store_true", help="print a JSON list")
+    ev = sub.add_parser(
+        "evaluate",
+        help="evaluate an agent against bots or agents, seats rotated (Wilson 95% intervals)",
+        description="Evaluate an agent in its own game and env options (a bot: its game's "
+        "gymnasium defaults) over seat-rotated games: win rate (Wilson 95%), mean reward "
+        "(normal 95%) and the game's exact grade or counts. Agents: " + AGENT_NAMES + ".",
+    )
+    ev.add_argument("agent", help=AGENT_NAMES)
+    ev.add_argument(
+        "--opponents",
+        nargs="+",
+        metavar="NAME",
+        help="one for every other seat, or one per seat: bot names (bare or game:bot), "
+        "agent:NAME or checkpoints (default: the game's default bot)",
+    )
+    _add_match_arguments(ev, "games")
+    tour = sub.add_parser(
+        "tournament",
+        help="round robin of two-seat games with Bradley-Terry ratings (Elo, 95% intervals)",
+        description="Every agent against every other in two-seat games, seats alternated; "
+        "each pairing's score with its Wilson 95% interval and Bradley-Terry ratings on the "
+        "Elo scale with bootstrap 95% intervals. Agents: " + AGENT_NAMES + ".",
+    )
+    tour.add_argument("agents", nargs="+", metavar="AGENT", help="two or more: " + AGENT_NAMES)
+    _add_match_arguments(tour, "games per pairing")
     return parser
 
 
@@ -252,9 +366,19 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_solve(args)
         if args.command == "replay":
             return _cmd_replay(args)
+        if args.command == "agents":
+            return _cmd_agents(args)
+        if args.command == "evaluate":
+            return _cmd_evaluate(args)
+        if args.command == "tournament":
+            return _cmd_tournament(args)
         return _cmd_bench(args)
-    except (ValueError, OSError) as err:  # UsageError, a bad record, an unwritable file
+    except (ValueError, OSError) as err:  # UsageError, a bad record or agent, an unwritable file
         return report(err)
+    except ModuleNotFoundError as err:  # an extra that is not installed (torch for agents)
+        if err.name in OPTIONAL_MODULES:
+            return report(err)
+        raise
 
 
 if __name__ == "__main__":

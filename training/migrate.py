@@ -16,12 +16,12 @@ again, e.g. with ``python -m training.ship``).
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ratenvs.agents.checkpoint import card_version
 from training.checkpoint import (
     CheckpointError,
     PolicySpec,
@@ -29,18 +29,6 @@ from training.checkpoint import (
     save_checkpoint,
 )
 from training.hooks import hooks_for
-
-
-def card_version(card: Mapping[str, Any]) -> int:
-    """The env version a checkpoint was trained on, from its card's ``gymnasium_id``
-    (``ratenvs/<Game>-v1`` -> 1; a card without one is version 0)."""
-    gid = card.get("gymnasium_id")
-    if not isinstance(gid, str):
-        return 0
-    match = re.search(r"-v(\d+)$", gid)
-    if match is None:
-        raise CheckpointError(f"the card's gymnasium_id {gid!r} has no version suffix")
-    return int(match.group(1))
 
 
 def insert_inputs(state: Mapping[str, Any], at: int, count: int) -> dict[str, Any]:
@@ -61,9 +49,9 @@ def migrate(source: str | Path, dest: str | Path) -> Path:
     ``dest`` (weights and card, each atomically); return the new weights path."""
     from ratenvs.games import GAMES
 
-    ckpt = load_checkpoint(source)
+    ckpt = load_checkpoint(source, any_version=True)
     spec_game = GAMES[ckpt.game]
-    have, want = card_version(ckpt.card), spec_game.version
+    have, want = card_version(ckpt.card) or 0, spec_game.version
     if have == want:
         raise CheckpointError(
             f"{ckpt.path} is already for {spec_game.gymnasium_id}: nothing to migrate"

@@ -33,10 +33,12 @@ def set_up(argv: list[str] | None) -> Table:
     spec = CatzRatzBatz.options
     spec.add_arguments(parser, ["turns", "target_score", "reward"], defaults={"turns": 5})
     args = parser.parse_args(argv)
-    options = {"turns": args.turns, "target_score": args.target_score, "reward": args.reward}
-    return set_table(
-        parser, args, lambda: raw_env(num_players=args.players, **options), "optimal", get_bot
-    )
+
+    def make_env() -> raw_env:  # reads args when called: --vs may set the agent's options
+        options = {"turns": args.turns, "target_score": args.target_score, "reward": args.reward}
+        return raw_env(num_players=args.players, **options)
+
+    return set_table(parser, args, make_env, "optimal", get_bot)
 
 
 def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print) -> int:

@@ -3,8 +3,10 @@ against bots.
 
 A game's ``play.py`` keeps only what is its own (its extra options, how a person's
 move is asked and parsed, what is said about the bots' moves). The arguments every
-game takes (``--players``, ``--bots``, ``--seed``), the set-up (the env, the bots of
-the other seats bound to the env's observer, the seed and its streams: play_game's
+game takes (``--players``, ``--bots``, ``--vs``, ``--seed``), the set-up (the env, the bots of
+the other seats bound to the env's observer, or with ``--vs agent:NAME`` a shipped agent
+or a checkpoint in every other seat and the env options it was trained for, the seed
+and its streams: play_game's
 seeding rule, so a seed is the same game in the terminal as in
 :func:`~ratenvs.common.play.play_game`) and the end (a finished or abandoned game, saved
 as a record for ``ratenvs replay`` with ``--record``) are here.
@@ -44,6 +46,15 @@ def play_parser(
     )
     parser.add_argument(
         "--bots", nargs="*", default=None, help=f"bot per other seat: {sorted(bots)}"
+    )
+    parser.add_argument(
+        "--vs",
+        metavar="AGENT",
+        default=None,
+        help="play against AGENT in every other seat instead of --bots: a shipped agent "
+        "agent:NAME (ratenvs agents), a checkpoint path (x.pt) or a bot name; an agent "
+        "brings the env options it was trained with (needs torch: "
+        'pip install "ratenvs[agents]")',
     )
     parser.add_argument(
         "--seed", type=SEED, default=None, help=f"0..{MAX_SEED} (default: a fresh one)"
@@ -107,9 +118,13 @@ def set_table(
     ``default_bot``), reset with ``args.seed`` (a fresh one when None); bad options end
     the program through ``parser.error``."""
     record_path = getattr(args, "record", None)
+    vs = getattr(args, "vs", None)
     try:
-        env = make_env()
-        names, bots = opponent_bots(args.bots, args.players - 1, default_bot, get_bot)
+        if vs is None:
+            env = make_env()
+            names, bots = opponent_bots(args.bots, args.players - 1, default_bot, get_bot)
+        else:
+            env, names, bots = _against(parser, args, make_env, vs)
         if record_path is not None:
             output_file("--record", record_path)  # before the game, not after it
     except (ValueError, UsageError) as err:
@@ -125,6 +140,46 @@ def set_table(
     if record_path is not None:
         table.actions = _log_moves(env)
     return table
+
+
+def _against(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    make_env: Callable[[], Any],
+    vs: str,
+) -> tuple[Any, list[str], list[Bot]]:
+    """``--vs AGENT``: the env with the agent's env options (a checkpoint's card; options
+    given on the command line must agree with them) and the agent in every other seat."""
+    from ratenvs.agents.checkpoint import check_env_fits
+    from ratenvs.evaluation import resolve_agent
+
+    if args.bots:
+        raise UsageError("--vs and --bots: give one of them")
+    env = make_env()
+    ref = resolve_agent(vs, game=env.game.name)
+    if ref.env_options is not None:
+        wanted = ref.env_options
+        if int(wanted.get("num_players", env.num_players)) < 2:
+            raise UsageError(
+                f"--vs {vs}: the agent plays a one-player game (env options {wanted}); there "
+                "is no seat for it against you"
+            )
+        for key, value in wanted.items():
+            dest = "players" if key == "num_players" else key
+            if not hasattr(args, dest):
+                continue
+            given = getattr(args, dest)
+            if given != parser.get_default(dest) and given != value:
+                flag = "--" + dest.replace("_", "-")
+                raise UsageError(f"{flag} {given}: the agent {vs} plays with {key}={value}")
+            setattr(args, dest, value)
+        env = make_env()
+        if any(env.options.get(k) != v for k, v in wanted.items()):  # options with no flag
+            options = {**env.options, **wanted}
+            env = type(env)(render_mode=env.render_mode, render_view=env.render_view, **options)
+        check_env_fits(ref.checkpoint, env)
+    seats = env.num_players - 1
+    return env, [ref.label] * seats, [ref.make() for _ in range(seats)]
 
 
 def _log_moves(env: Any) -> list[int]:

@@ -58,3 +58,28 @@ def test_implausible_architectures_are_refused_by_the_card_check(tmp_path, polic
     _card_says(path, **policy)
     with pytest.raises(CheckpointError, match=r"implausible|at most"):
         load_checkpoint(path)
+
+
+def test_the_shapes_the_card_implies_are_the_built_networks():
+    for spec in (SPEC, PolicySpec(10, 3, (), "relu"), PolicySpec(9, 5, (16, 4), critic_extra=7)):
+        built = {k: tuple(v.shape) for k, v in build_policy(spec).state_dict().items()}
+        assert list(spec.expected_shapes().items()) == list(built.items())  # keys in order
+
+
+def test_the_shape_check_builds_no_network(tmp_path, monkeypatch):
+    import sys
+
+    import training.checkpoint
+
+    path = _small_checkpoint(tmp_path)
+    monkeypatch.setattr(training.checkpoint, "build_policy", None)  # calling it would fail
+    for name in ("stable_baselines3", "sb3_contrib"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing them would fail
+    assert load_checkpoint(path).spec == SPEC
+    card = json.loads(path.with_suffix(".json").read_text())
+    card["policy"]["net_arch"] = [7, 10]  # 397 weights, as (8, 8): only the shapes differ
+    path.with_suffix(".json").write_text(json.dumps(card))
+    with pytest.raises(
+        CheckpointError, match=r"policy_net.0.weight has shape \(8, 12\), .*\(7, 12\)"
+    ):
+        load_checkpoint(path)

@@ -39,6 +39,7 @@ MAINS = {
     "ship": "training.ship",
     "results": "training.results",
     "vecbench": "training.vecbench",
+    "export_sb3": "training.export_sb3",
     "bench_envs": "benchmarks.bench_envs",
 }
 
@@ -89,6 +90,29 @@ CASES = [
     (FIXED, "ratenvs", "play ratto-zakko --tick-ms 0", r"argument --tick-ms: must be in 1\.\.1000, got 0 \(see ratenvs play ratto-zakko --help\)$"),  # usage block
     (FIXED, "ratenvs", "play rat-a-tat-cat --target-score 0", r"argument --target-score: must be >= 1, got 0 \(see ratenvs play rat-a-tat-cat --help\)$"),  # usage block
     (FIXED, "ratenvs", "play rat-a-tat-cat --eliminate-at sometimes", r"argument --eliminate-at: must be one of \('exceeds', 'reaches'\), got 'sometimes' \(see ratenvs play rat-a-tat-cat --help\)$"),  # usage block
+    # --------------------------------------- ratenvs evaluate / tournament (the library's)
+    (GUARD, "ratenvs", "evaluate {missing_pt}", r"checkpoint card not found: .*missing_agent\.json"),
+    (GUARD, "ratenvs", "evaluate {empty_pt}", r"refused to load .*empty\.pt: it is not a plain tensor checkpoint"),
+    (GUARD, "ratenvs", "evaluate {unknown_game}", r"is for an unknown game 'chess'"),
+    (GUARD, "ratenvs", "evaluate {ratcat_card}", r"do not fit rat_a_tat_cat: unknown option"),
+    (GUARD, "ratenvs", "evaluate agent:nobody", r"unknown agent 'agent:nobody'; the shipped agents are: catz_ratz_batz_1p, "),
+    (GUARD, "ratenvs", "evaluate heuristic", r"agent 'heuristic': write a bot as game:bot"),
+    (GUARD, "ratenvs", "evaluate {agent} --games 0", r"argument --games: must be an integer in 1\.\.1,000,000, got 0"),
+    (GUARD, "ratenvs", "evaluate {agent} --seed -1", r"argument --seed: must be an integer in 0\.\.4,294,967,295, got -1"),
+    (GUARD, "ratenvs", "evaluate {agent} --games 2 --json {folder}", r"--json .*folder: is a folder, not a file"),
+    (GUARD, "ratenvs", "evaluate {agent} --games 2 --json {in_missing_folder}", r"--json .*: no such folder: .*missing_folder$"),
+    (GUARD, "ratenvs", "evaluate {agent} --games 2 --opponents random", r"--opponents: catz_ratz_batz with .* is a one-player game"),
+    (GUARD, "ratenvs", "evaluate {agent_2p} --games 2 --opponents random optimal", r"--opponents: need 1 or 1 names"),
+    (GUARD, "ratenvs", "tournament catz_ratz_batz:optimal", r"needs at least two agents"),
+    (GUARD, "ratenvs", "tournament rat_a_tat_cat:random {ratcat_card}", r"do not fit rat_a_tat_cat"),
+    (GUARD, "ratenvs", "tournament rat_a_tat_cat:random ratto_zakko:random", r"play different games"),
+    (GUARD, "ratenvs", "tournament rat_a_tat_cat:random rat_a_tat_cat:nobody", r"unknown bot 'nobody' for rat_a_tat_cat"),
+    # --------------------------------------------------------------- export_sb3
+    (GUARD, "export_sb3", "{missing_pt} {out}", r"checkpoint card not found"),
+    (GUARD, "export_sb3", "{empty_pt} {out}", r"not a plain tensor checkpoint"),
+    (GUARD, "export_sb3", "agent:nobody {out}", r"unknown agent 'agent:nobody'"),
+    (GUARD, "export_sb3", "{agent} {folder}", r"out .*folder: is a folder, not a file"),
+    (GUARD, "export_sb3", "{agent} {in_missing_folder}", r"no such folder: .*missing_folder$"),
     # ------------------------------------------------------------------ evaluate
     (GUARD, "evaluate", "--checkpoint {missing_pt}", r"checkpoint card not found: .*missing_agent\.json"),
     (FIXED, "evaluate", "--checkpoint {unknown_game}", r"unknown_game\.json is for an unknown game 'chess'; the games are catz_ratz_batz"),  # KeyError

@@ -176,3 +176,24 @@ def test_tournament_with_checkpoints(tmp_path):
         evaluate.tournament([str(one_seat), "catz_ratz_batz:optimal"], games=2, seed=0)
     with pytest.raises(ValueError, match="different games"):
         evaluate.tournament(["catz_ratz_batz:optimal", "rat_a_tat_cat:random"], games=2, seed=0)
+
+
+def test_training_evaluate_and_ratenvs_evaluate_agree(tmp_path, capsys):
+    """``python -m training.evaluate`` is a door onto the library's evaluator: the same
+    checkpoint, games and seed give the same figures and the same tournament."""
+    from ratenvs import cli
+
+    path = make_checkpoint(tmp_path / "agent")
+    ours, theirs = tmp_path / "training.json", tmp_path / "ratenvs.json"
+    argv = ["--games", "12", "--seed", "3", "--json"]
+    assert evaluate.main(["--checkpoint", str(path), *argv, str(ours)]) == 0
+    assert cli.main(["evaluate", str(path), *argv, str(theirs)]) == 0
+    a, b = json.loads(ours.read_text()), json.loads(theirs.read_text())
+    a.pop("seconds"), b.pop("seconds")
+    assert b.pop("agent") == str(path)
+    assert a == b
+    names = ["rat_a_tat_cat:heuristic", "rat_a_tat_cat:random", "agent:rat_a_tat_cat_2p"]
+    assert evaluate.main(["--tournament", *names, "--games", "4", "--json", str(ours)]) == 0
+    assert cli.main(["tournament", *names, "--games", "4", "--json", str(theirs)]) == 0
+    assert json.loads(ours.read_text()) == json.loads(theirs.read_text())
+    capsys.readouterr()

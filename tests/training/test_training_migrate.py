@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from ratenvs.agents.checkpoint import card_version
 from ratenvs.games import GAMES
 from ratenvs.rat_a_tat_cat.rules import NUM_KINDS
 from training.checkpoint import (
@@ -18,7 +19,7 @@ from training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from training.migrate import card_version, main, migrate
+from training.migrate import main, migrate
 
 OPTIONS = {"num_players": 3, "owner_ceilings": True}
 
@@ -61,7 +62,8 @@ def _observations(env, count=64):
 def test_the_migrated_policy_and_values_are_the_old_ones_on_the_new_observations(tmp_path):
     old_path, env = _v0_checkpoint(tmp_path)
     new_path = migrate(old_path, tmp_path / "new")
-    old, new = load_checkpoint(old_path), load_checkpoint(new_path, game="rat_a_tat_cat")
+    old = load_checkpoint(old_path, any_version=True)
+    new = load_checkpoint(new_path, game="rat_a_tat_cat")
     assert new.spec.observation_size == env.observer.size
     obs = _observations(env)
     at = env.observer.offset("draw_pool")
@@ -83,6 +85,14 @@ def test_a_memoryless_agent_migrates_too(tmp_path):
     old_path, env = _v0_checkpoint(tmp_path, {"num_players": 2, "observation": "memoryless"})
     new = load_checkpoint(migrate(old_path, tmp_path / "new"))
     assert new.spec.observation_size == env.observer.size
+
+
+def test_an_old_version_checkpoint_is_refused_at_load_with_the_way_to_migrate_it(tmp_path):
+    old_path, _ = _v0_checkpoint(tmp_path)
+    said = r"trained on ratenvs/RatATatCat-v0; this ratenvs plays ratenvs/RatATatCat-v1 "
+    with pytest.raises(CheckpointError, match=said + r".*python -m training\.migrate"):
+        load_checkpoint(old_path)
+    assert load_checkpoint(old_path, any_version=True).spec.observation_size > 0
 
 
 def test_a_current_checkpoint_is_not_migrated_and_the_cli_says_so(tmp_path, capsys):

@@ -1,4 +1,5 @@
-"""Ratto Zakko's training hooks: the answer tracker of the evaluations, the wrong-answer
+"""Ratto Zakko's training hooks: the answer tracker of the evaluations (the library's
+:mod:`ratenvs.ratto_zakko.evaluation`), the wrong-answer
 penalty (a reward shaping) and the ``answer_beliefs`` observation entries."""
 
 from __future__ import annotations
@@ -9,30 +10,10 @@ from typing import Any
 import gymnasium as gym
 
 from ratenvs.ratto_zakko import rules
+from ratenvs.ratto_zakko.evaluation import AnswerTracker
 from ratenvs.ratto_zakko.rules import ACTION_RESPONSE_FIRST
 from training.config import TrainConfig
 from training.hooks import GameHooks, RewardShaping, require_positive
-
-
-class AnswerTracker:
-    """Counts the evaluated seat's answers and how many were the correct response
-    (``cards``, ``answers``, ``correct_answers``; the evaluator adds ``answer_accuracy``)."""
-
-    def __init__(self, seat: int) -> None:
-        self.seat = seat
-        self.seen: Any = None
-        self.counts = {"cards": 0.0, "answers": 0.0, "correct_answers": 0.0}
-
-    def after_step(self, state: Any) -> None:
-        result = state.last_result
-        if result is None or result is self.seen:
-            return
-        self.seen = result
-        self.counts["cards"] += 1
-        answer = result.answers.get(self.seat)
-        if answer is not None:
-            self.counts["answers"] += 1
-            self.counts["correct_answers"] += float(answer[0] == result.correct)
 
 
 class WrongAnswerPenalty(gym.Wrapper):

@@ -1,0 +1,415 @@
+"""Evaluate agents: an agent against bots or other agents, or a round-robin tournament.
+
+Agents are named as on every command line (:func:`resolve_agent`): a game's bot
+``game:bot`` (e.g. ``rat_a_tat_cat:heuristic``; a bare bot name where the game is known),
+a shipped agent ``agent:NAME`` (:func:`ratenvs.agents.available`) or a checkpoint path
+(``path/to/agent.pt``). In every evaluation the agent's seat rotates game by game (game
+``i``: seat ``i mod players``), and every game is played through the library's one
+harness (:func:`ratenvs.common.play.play_game`, its seeding rule). The win rate counts a
+shared win as ``1/w`` of a win (``w`` tied winners) and carries a Wilson 95% interval;
+the mean reward (the agent's summed rewards per game in the env's reward mode, e.g. its
+total score) carries a normal 95% interval. A game's :class:`EvaluationExtras` (module
+``ratenvs.<game>.evaluation``) can add an exact grade of the agent (Catz, Ratz and Batz:
+the solver's ``exact_expected_score`` and ``ratio_to_optimal``) and counts of its play
+(Ratto Zakko: ``answer_accuracy``). A tournament plays every pair of agents in two-seat
+games and fits Bradley-Terry ratings on the Elo scale with bootstrap 95% intervals.
+Everything is deterministic for a given seed.
+
+``ratenvs evaluate AGENT`` and ``ratenvs tournament A B C ...`` run it from the command
+line; shipped agents and checkpoints need torch (``pip install "ratenvs[agents]"``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ratenvs.common.bots import Bot
+from ratenvs.common.play import play_game as harness_play
+from ratenvs.common.stats import bootstrap_bradley_terry, mean_interval, wilson_interval
+from ratenvs.games import GAMES, GameSpec, get_game
+
+MAX_GAMES = 1_000_000
+"""Most games of one evaluation (as ``eval.games`` in a training config)."""
+TOURNAMENT_SEED_STRIDE = 7919
+"""Pairing ``(i, j)`` of ``k`` agents plays with seed ``seed + 7919 * (i * k + j)``."""
+GAME_SEED_STRIDE = 1_000_003
+"""Game ``g`` of a match with seed ``s`` is dealt with seed ``s * 1_000_003 + g``."""
+
+
+@dataclass(frozen=True)
+class EvaluationExtras:
+    """What a game adds to its evaluations (each optional), from ``ratenvs.<game>.evaluation``'s
+    ``EXTRAS``."""
+
+    exact_grade: Callable[[Any, dict[str, Any]], dict[str, float]] | None = None
+    """``exact_grade(agent, env_options)``: exact figures of the agent (a Bot or a
+    PolicyBot), merged into every evaluation."""
+    tracker: Callable[[int], Any] | None = None
+    """``tracker(seat)``: an object with ``after_step(state)`` (the game's state after every
+    step) and ``counts`` (a dict of floats), made for every evaluation game; the counts are
+    summed over the games."""
+
+
+def extras_for(game: str) -> EvaluationExtras:
+    """The :class:`EvaluationExtras` of ``game`` (``ratenvs.<game>.evaluation.EXTRAS``), or
+    none when the game has no such module."""
+    name = f"ratenvs.{game}.evaluation"
+    if importlib.util.find_spec(name) is None:
+        return EvaluationExtras()
+    extras = importlib.import_module(name).EXTRAS
+    if not isinstance(extras, EvaluationExtras):
+        raise TypeError(f"{name}.EXTRAS must be an EvaluationExtras")
+    return extras
+
+
+# ------------------------------------------------------------------ playing
+@dataclass
+class GameResult:
+    """One finished game from the evaluated seat's point of view."""
+
+    seat: int
+    reward: float
+    """The seat's rewards summed over the game."""
+    win: float
+    """1 for a sole win, 1/w for a win shared by w seats, else 0."""
+    extras: dict[str, float] | None = None
+    """Counts of the game's tracker (:attr:`EvaluationExtras.tracker`), e.g. answers given
+    and how many were right."""
+
+
+def play_game(
+    spec: GameSpec,
+    env_options: dict[str, Any],
+    players: Sequence[Bot],
+    seed: int,
+    env: Any = None,
+    tracker: Any = None,
+) -> tuple[list[float], list[bool]]:
+    """Play one game with ``players[seat]`` in every seat through the library's one harness
+    (:func:`ratenvs.common.play.play_game`, its seeding rule); return each seat's summed
+    rewards and the game's winners. ``tracker.after_step(state)`` sees every step."""
+    if env is None:
+        env = spec.load().raw_env(**env_options)
+    if len(players) != env.num_players:
+        raise ValueError(f"{len(players)} players for a {env.num_players}-seat game")
+    on_step = None if tracker is None else (lambda _g, state, _a, _r: tracker.after_step(state))
+    played = harness_play(env.game, players, seed, on_step=on_step)
+    return played.returns, played.winners
+
+
+def play_match(
+    spec: GameSpec,
+    env_options: dict[str, Any],
+    agent: Bot,
+    opponents: Sequence[Bot],
+    games: int,
+    seed: int,
+    first_seat: int = 0,
+    extras: EvaluationExtras | None = None,
+) -> list[GameResult]:
+    """``games`` games of ``agent`` against ``opponents`` (one per other seat), seats rotated
+    (game ``g``: the agent in seat ``(first_seat + g) mod players``)."""
+    env = spec.load().raw_env(**env_options)
+    n = env.num_players
+    if len(opponents) != n - 1:
+        raise ValueError(f"need {n - 1} opponents for a {n}-seat game, got {len(opponents)}")
+    make_tracker = (extras_for(spec.name) if extras is None else extras).tracker
+    results = []
+    for g in range(games):
+        seat = (first_seat + g) % n
+        players = list(opponents)
+        players.insert(seat, agent)
+        tracker = None if make_tracker is None else make_tracker(seat)
+        totals, winners = play_game(
+            spec, env_options, players, seed * GAME_SEED_STRIDE + g, env, tracker
+        )
+        w = sum(winners)
+        win = (1.0 / w) if winners[seat] else 0.0
+        results.append(GameResult(seat, totals[seat], win, tracker and tracker.counts))
+    return results
+
+
+def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
+    """Win rate (Wilson 95%) and mean reward (normal 95%) of a list of games, and the
+    summed counts of the game's tracker (with ``answer_accuracy`` and its Wilson interval
+    when the counts hold answers)."""
+    n = len(results)
+    wins = float(sum(r.win for r in results))
+    mean, ci = mean_interval([r.reward for r in results])
+    low, high = wilson_interval(wins, n)
+    out = {
+        "games": n,
+        "wins": wins,
+        "win_rate": wins / n,
+        "win_rate_ci": [low, high],
+        "mean_reward": mean,
+        "mean_reward_ci": list(ci),
+    }
+    extras = [r.extras for r in results if r.extras]
+    if extras:
+        totals = {k: sum(e[k] for e in extras) for k in extras[0]}
+        out.update({k: int(v) for k, v in totals.items()})
+        if totals.get("answers"):
+            correct = totals["correct_answers"]
+            out["answer_accuracy"] = correct / totals["answers"]
+            out["answer_accuracy_ci"] = list(wilson_interval(correct, int(totals["answers"])))
+    return out
+
+
+# ------------------------------------------------------------------- agents
+@dataclass
+class AgentRef:
+    """An agent named on a command line: a bot ``game:bot``, a shipped agent ``agent:NAME``
+    or a checkpoint."""
+
+    label: str
+    game: str
+    make: Callable[[], Bot]
+    env_options: dict[str, Any] | None = None
+    """The checkpoint's env options (None for bots)."""
+    checkpoint: Any = None
+    """The loaded :class:`~ratenvs.agents.checkpoint.Checkpoint` (None for bots)."""
+
+
+def resolve_agent(name: str, game: str | None = None) -> AgentRef:
+    """The agent ``name`` names: ``agent:NAME`` (a shipped agent), a checkpoint path (both
+    loaded safely and checked against their game: :func:`ratenvs.agents.checkpoint_env`),
+    ``game:bot`` or, when ``game`` is known, a bare bot name. ``game``, when given, must be
+    the agent's game. A ValueError says what is wrong."""
+    from ratenvs import agents
+
+    if name.startswith(agents.AGENT_PREFIX) or agents.is_checkpoint_path(name):
+        ckpt = agents.load_agent_checkpoint(name, game=game)
+        return AgentRef(name, ckpt.game, ckpt.bot, ckpt.env_options, ckpt)
+    if ":" in name:
+        game_name, bot = name.split(":", 1)
+        spec = get_game(game_name)
+    elif game is not None:
+        spec, bot = GAMES[game], name
+    else:
+        example = next(iter(GAMES.values()))
+        raise ValueError(
+            f"agent {name!r}: write a bot as game:bot (e.g. "
+            f"{example.name}:{example.default_opponent}), a shipped agent as agent:NAME, or "
+            "give a checkpoint path"
+        )
+    if game is not None and spec.name != game:
+        raise ValueError(f"agent {name!r} plays {spec.name}, not {game}")
+    registry = spec.bots()
+    if bot not in registry:
+        raise ValueError(f"unknown bot {bot!r} for {spec.name}; choose one of {sorted(registry)}")
+    return AgentRef(f"{spec.name}:{bot}", spec.name, registry[bot])
+
+
+def make_opponents(
+    game: str, names: Sequence[str] | None, seats: int
+) -> tuple[list[Bot], list[str]]:
+    """Players for ``seats`` opponent seats: one name for all, one name per seat, or the
+    game's default bot (names as :func:`resolve_agent` takes them)."""
+    spec = GAMES[game]
+    if not names:
+        names = [spec.default_opponent]
+    if len(names) == 1:
+        names = list(names) * seats
+    if len(names) != seats:
+        raise ValueError(f"--opponents: need 1 or {seats} names for this game, got {len(names)}")
+    refs = [resolve_agent(n, game) for n in names]
+    return [r.make() for r in refs], [r.label for r in refs]
+
+
+def evaluate_agent(
+    game: str,
+    env_options: dict[str, Any],
+    agent: Bot,
+    opponent_names: Sequence[str] | None,
+    games: int,
+    seed: int,
+    extras: EvaluationExtras | None = None,
+) -> dict[str, Any]:
+    """Evaluate ``agent`` over ``games`` seat-rotated games against the named opponents;
+    add the game's exact grade (:attr:`EvaluationExtras.exact_grade`) if it has one."""
+    spec = GAMES[game]
+    extras = extras_for(game) if extras is None else extras
+    n = int(spec.load().raw_env(**env_options).num_players)
+    opponents, labels = make_opponents(game, opponent_names, n - 1)
+    t0 = time.perf_counter()
+    out = summarise(play_match(spec, env_options, agent, opponents, games, seed, extras=extras))
+    out["opponents"] = labels
+    out["seed"] = seed
+    out["env_options"] = dict(env_options)
+    if extras.exact_grade is not None:
+        out.update(extras.exact_grade(agent, env_options))
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    return out
+
+
+def evaluate(
+    agent: str,
+    opponents: Sequence[str] | None = None,
+    games: int = 200,
+    seed: int = 0,
+    extras: EvaluationExtras | None = None,
+) -> dict[str, Any]:
+    """Evaluate the agent named ``agent`` (:func:`resolve_agent`) in its own game and env
+    options (a bot: its game's gymnasium defaults) against ``opponents`` (default: the
+    game's default bot in every other seat)."""
+    ref = resolve_agent(agent)
+    spec = GAMES[ref.game]
+    env_options = dict(spec.gymnasium_defaults) if ref.env_options is None else ref.env_options
+    n = int(spec.load().raw_env(**env_options).num_players)
+    if opponents and n == 1:
+        raise ValueError(
+            f"--opponents: {ref.game} with {env_options} is a one-player game (no opponent seats)"
+        )
+    out = evaluate_agent(ref.game, env_options, ref.make(), opponents, games, seed, extras)
+    if ref.checkpoint is not None:
+        out["checkpoint"] = str(agent)
+    out["agent"] = ref.label
+    out["game"] = ref.game
+    return out
+
+
+# --------------------------------------------------------------- tournament
+def tournament(names: Sequence[str], games: int, seed: int) -> dict[str, Any]:
+    """Every agent against every other in two-seat games (seats alternated); Elo ratings
+    from a Bradley-Terry fit with bootstrap 95% intervals.
+
+    The agents (:func:`resolve_agent`) must play the same game; checkpoints must share their
+    env options (bots alone play the game's gymnasium defaults with two players), and the
+    games must have two seats. Returns the game, env options, seed, every pairing's score
+    (wins + shared wins, Wilson 95%) and the ratings, best first.
+    """
+    if len(names) < 2:
+        raise ValueError("--tournament needs at least two agents")
+    refs = [resolve_agent(n) for n in names]
+    games_set = {r.game for r in refs}
+    if len(games_set) != 1:
+        raise ValueError(f"tournament agents play different games: {sorted(games_set)}")
+    game = refs[0].game
+    spec = GAMES[game]
+    options = [r.env_options for r in refs if r.env_options is not None]
+    if options and any(o != options[0] for o in options):
+        raise ValueError("tournament checkpoints were trained with different env options")
+    env_options = dict(options[0]) if options else {**spec.gymnasium_defaults, "num_players": 2}
+    if int(env_options.get("num_players", 2)) != 2:
+        raise ValueError(
+            f"tournaments are two-seat matches; these agents play with "
+            f"num_players={env_options.get('num_players')}"
+        )
+    k = len(refs)
+    results: dict[tuple[int, int], list[float]] = {}
+    pairs = []
+    for i in range(k):
+        for j in range(i + 1, k):
+            match = play_match(
+                spec,
+                env_options,
+                refs[i].make(),
+                [refs[j].make()],
+                games,
+                seed + TOURNAMENT_SEED_STRIDE * (i * k + j),
+            )
+            scores = [r.win for r in match]
+            results[(i, j)] = scores
+            summary = summarise(match)
+            pairs.append(
+                {
+                    "agent": refs[i].label,
+                    "opponent": refs[j].label,
+                    "games": games,
+                    "score": summary["win_rate"],
+                    "score_ci": summary["win_rate_ci"],
+                }
+            )
+    elo, ci = bootstrap_bradley_terry(results, k, np.random.default_rng(seed))
+    order = np.argsort(-elo)
+    ratings = [
+        {"agent": refs[i].label, "elo": float(elo[i]), "elo_ci": [float(ci[i, 0]), float(ci[i, 1])]}
+        for i in order
+    ]
+    return {
+        "game": game,
+        "env_options": env_options,
+        "seed": seed,
+        "pairs": pairs,
+        "ratings": ratings,
+    }
+
+
+# ----------------------------------------------------------------- printing
+def format_evaluation(result: dict[str, Any]) -> str:
+    """An evaluation (:func:`evaluate`) as a plain-text table: figure, value, 95% interval."""
+    low, high = result["win_rate_ci"]
+    rows = [("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]")]
+    low, high = result["mean_reward_ci"]
+    rows.append(("mean reward", f"{result['mean_reward']:.3f}", f"[{low:.3f}, {high:.3f}]"))
+    if "answer_accuracy" in result:
+        low, high = result["answer_accuracy_ci"]
+        rows.append(
+            (
+                f"correct answers ({result['answers']} of {result['cards']} cards answered)",
+                f"{result['answer_accuracy']:.3f}",
+                f"[{low:.3f}, {high:.3f}]",
+            )
+        )
+    if "exact_expected_score" in result:
+        rows.append(("exact expected turn score", f"{result['exact_expected_score']:.4f}", "exact"))
+        rows.append(("optimal turn score", f"{result['optimal_expected_score']:.4f}", "exact"))
+        rows.append(("ratio to optimal", f"{result['ratio_to_optimal']:.4%}", "exact"))
+    against = ", ".join(result["opponents"]) or "no opponents"
+    title = (
+        f"{result.get('agent', 'agent')} ({result.get('game', '')}, {result['env_options']}): "
+        f"{result['games']} games against {against}"
+    )
+    return title + "\n" + _table(("figure", "value", "95% interval"), rows, right=(1, 2))
+
+
+def format_tournament(result: dict[str, Any]) -> str:
+    """A tournament (:func:`tournament`) as two plain-text tables: the pairings and the
+    ratings."""
+    pairs = []
+    for p in result["pairs"]:
+        low, high = p["score_ci"]
+        pairs.append(
+            (
+                p["agent"],
+                p["opponent"],
+                str(p["games"]),
+                f"{p['score']:.3f}",
+                f"[{low:.3f}, {high:.3f}]",
+            )
+        )
+    ratings = []
+    for rank, r in enumerate(result["ratings"], 1):
+        low, high = r["elo_ci"]
+        ratings.append((str(rank), r["agent"], f"{r['elo']:+.0f}", f"[{low:+.0f}, {high:+.0f}]"))
+    return "\n".join(
+        [
+            "pairings (score: wins + half ties, seats alternated)",
+            _table(("agent", "opponent", "games", "score", "95% interval"), pairs, (2, 3, 4)),
+            "",
+            "Bradley-Terry ratings (Elo scale, mean 0, bootstrap 95%)",
+            _table(("rank", "agent", "elo", "95% interval"), ratings, right=(0, 2, 3)),
+        ]
+    )
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int]) -> str:
+    widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [
+            str(cell).rjust(w) if c in right else str(cell).ljust(w)
+            for c, (cell, w) in enumerate(zip(cells, widths))
+        ]
+        return "  ".join(out).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in rows)])

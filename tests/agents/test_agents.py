@@ -1,0 +1,262 @@
+"""ratenvs.agents: the shipped agents by name, checkpoints by path, loaded safely as Bots
+without stable-baselines3 (the shapes come from the card alone), and torch only when
+weights are read."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ratenvs import agents
+from ratenvs.agents.checkpoint import (
+    CHECKPOINT_FORMAT,
+    CheckpointError,
+    MissingExtraError,
+    PolicyBot,
+    PolicySpec,
+    load_card,
+    load_checkpoint,
+)
+from ratenvs.games import GAMES
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = sorted(p.stem for p in (ROOT / "checkpoints").glob("*/*.json"))
+TWO_PLAYER = json.loads((ROOT / "checkpoints/rat_a_tat_cat/rat_a_tat_cat_2p.json").read_text())
+"""The card of the shipped 2-player Rat-a-Tat Cat agent (the figures the tests expect)."""
+CATZ_1P = PolicySpec(12, 4, (8, 8), "tanh")  # Catz, Ratz and Batz, one player: 8 + 4 n
+
+
+def write_checkpoint(path: Path, spec: PolicySpec, state=None, **card) -> Path:
+    """A checkpoint written as training writes one (torch.save + card), with no SB3."""
+    torch = pytest.importorskip("torch")
+    if state is None:
+        gen = torch.Generator().manual_seed(0)
+        state = {
+            k: torch.randn(shape, generator=gen) for k, shape in spec.expected_shapes().items()
+        }
+    pt = path.with_suffix(".pt")
+    torch.save({"policy": state}, pt)
+    full = {
+        "format": CHECKPOINT_FORMAT,
+        "game": "catz_ratz_batz",
+        "env_options": {"num_players": 1, "turns": 1},
+        "policy": spec.to_dict(),
+        "weights_sha256": hashlib.sha256(pt.read_bytes()).hexdigest(),
+        **card,
+    }
+    pt.with_suffix(".json").write_text(json.dumps(full))
+    return pt
+
+
+def test_available_lists_every_shipped_card_without_reading_weights(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # no torch: cards only
+    shipped = agents.available()
+    assert [a.name for a in shipped] == SHIPPED
+    for info in shipped:
+        card = json.loads(info.path.with_suffix(".json").read_text())
+        assert info.game == card["game"] in GAMES
+        assert info.env_options == card["env_options"]
+        assert info.evaluation == card["evaluation"]
+        assert info.path.is_file() and info.path.suffix == ".pt"
+        assert info.name in info.summary() and info.game in info.summary()
+    by_name = {a.name: a for a in shipped}
+    assert by_name["rat_a_tat_cat_2p"].env_options == TWO_PLAYER["env_options"]
+    headline = TWO_PLAYER["evaluation"]
+    assert f"win rate {headline['win_rate']:.3f}" in by_name["rat_a_tat_cat_2p"].summary()
+
+
+def test_the_subpackages_are_attributes_of_ratenvs():
+    import ratenvs
+
+    assert ratenvs.agents is agents and ratenvs.evaluation.MAX_GAMES >= 1
+    with pytest.raises(AttributeError, match="no attribute 'agentz'"):
+        ratenvs.agentz  # noqa: B018
+
+
+def test_a_source_checkout_reads_the_repository_checkpoints():
+    # the tests run from the source tree (editable install or PYTHONPATH): no package data
+    # there, so the loader reads checkpoints/ itself (the wheel: tests/test_wheel.py)
+    assert agents.shipped_folder() == ROOT / "checkpoints"
+
+
+def test_load_by_name_prefix_and_path_is_the_same_greedy_bot():
+    pytest.importorskip("torch")
+    by_name = agents.load("rat_a_tat_cat_2p")
+    by_prefix = agents.load("agent:rat_a_tat_cat_2p")
+    by_path = agents.load(ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_2p.pt")
+    assert isinstance(by_name, PolicyBot) and by_name.name == "rat_a_tat_cat_2p"
+    assert by_name.game == "rat_a_tat_cat"
+    assert by_name.env_options == TWO_PLAYER["env_options"]
+    env = GAMES["rat_a_tat_cat"].load().raw_env(**by_name.env_options)
+    env.reset(seed=3)
+    seen = env.observe(env.agent_selection)
+    obs, mask = seen["observation"], seen["action_mask"]
+    rng = np.random.default_rng(0)
+    actions = {bot.act(obs, mask, rng) for bot in (by_name, by_prefix, by_path)}
+    assert len(actions) == 1 and mask[actions.pop()]
+    np.testing.assert_array_equal(by_name.logits(obs), by_path.logits(obs))
+
+
+@pytest.mark.parametrize("name", ["nobody", "agent:nobody", "agent:", "rat_a_tat_cat"])
+def test_an_unknown_name_lists_the_shipped_agents(name):
+    with pytest.raises(CheckpointError, match="the shipped agents are: catz_ratz_batz_1p, ") as e:
+        agents.load(name)
+    assert all(n in str(e.value) for n in SHIPPED)
+
+
+def test_load_refuses_an_agent_of_another_game():
+    with pytest.raises(
+        CheckpointError, match="an agent for 'rat_a_tat_cat', not for 'ratto_zakko'"
+    ):
+        agents.load("rat_a_tat_cat_2p", game="ratto_zakko")
+
+
+def test_without_torch_loading_weights_names_the_extra(monkeypatch, tmp_path):
+    path = write_checkpoint(tmp_path / "agent", CATZ_1P)
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ModuleNotFoundError
+    assert load_card(path)["game"] == "catz_ratz_batz"  # cards need no torch
+    with pytest.raises(MissingExtraError, match=r'pip install "ratenvs\[agents\]"'):
+        load_checkpoint(path)
+
+
+def test_without_torch_a_shipped_agent_names_the_extra(monkeypatch, capsys):
+    from ratenvs import cli
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(ModuleNotFoundError, match=r'pip install "ratenvs\[agents\]"'):
+        agents.load("rat_a_tat_cat_2p")  # an ImportError, as callers expect
+    assert cli.main(["evaluate", "agent:rat_a_tat_cat_2p", "--games", "1"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == (
+        "error: reading checkpoint weights needs torch, which is not installed: "
+        'pip install "ratenvs[agents]"'
+    )
+
+
+def test_expected_shapes_follow_the_card():
+    spec = PolicySpec(9, 5, (16, 4), "relu", critic_extra=7)
+    assert spec.expected_shapes() == {
+        "mlp_extractor.policy_net.0.weight": (16, 9),
+        "mlp_extractor.policy_net.0.bias": (16,),
+        "mlp_extractor.policy_net.2.weight": (4, 16),
+        "mlp_extractor.policy_net.2.bias": (4,),
+        "mlp_extractor.value_net.0.weight": (16, 16),  # 9 observed + 7 privileged entries
+        "mlp_extractor.value_net.0.bias": (16,),
+        "mlp_extractor.value_net.2.weight": (4, 16),
+        "mlp_extractor.value_net.2.bias": (4,),
+        "action_net.weight": (5, 4),
+        "action_net.bias": (5,),
+        "value_net.weight": (1, 4),
+        "value_net.bias": (1,),
+    }
+    linear = PolicySpec(10, 3, ())
+    assert linear.expected_shapes() == {
+        "action_net.weight": (3, 10),
+        "action_net.bias": (3,),
+        "value_net.weight": (1, 10),
+        "value_net.bias": (1,),
+    }
+    assert linear.parameter_count() == 30 + 3 + 10 + 1
+
+
+@pytest.fixture
+def no_sb3(monkeypatch):
+    """stable-baselines3 and sb3-contrib cannot be imported: nothing may build a network."""
+    for name in ("stable_baselines3", "sb3_contrib"):
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_a_checkpoint_loads_and_plays_without_sb3(tmp_path, no_sb3):
+    path = write_checkpoint(tmp_path / "agent", CATZ_1P)
+    bot = agents.load(path)
+    assert bot.game == "catz_ratz_batz" and bot.spec == CATZ_1P
+    from ratenvs.evaluation import evaluate
+
+    result = evaluate(str(path), games=3, seed=1)
+    assert result["games"] == 3 and "ratio_to_optimal" in result
+
+
+def test_shapes_that_differ_from_the_card_are_refused_before_any_network(tmp_path, no_sb3):
+    torch = pytest.importorskip("torch")
+    state = {k: torch.zeros(shape) for k, shape in CATZ_1P.expected_shapes().items()}
+    state["mlp_extractor.value_net.0.weight"] = torch.zeros(12, 8)  # the same count, transposed
+    path = write_checkpoint(tmp_path / "agent", CATZ_1P, state)
+    with pytest.raises(
+        CheckpointError, match=r"value_net\.0\.weight has shape \(12, 8\), .*\(8, 12\)"
+    ):
+        agents.load(path)
+    renamed = {k.replace("action_net", "actor"): v for k, v in state.items()}
+    path = write_checkpoint(tmp_path / "renamed", CATZ_1P, renamed)
+    with pytest.raises(CheckpointError, match=r"missing \['action_net.bias'.*unexpected \['actor"):
+        agents.load(path)
+
+
+@pytest.fixture
+def shipped_copy(tmp_path):
+    """A copy of the shipped 2-player Rat-a-Tat Cat agent to break."""
+    source = ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_2p"
+    for suffix in (".pt", ".json"):
+        shutil.copy(source.with_suffix(suffix), tmp_path / f"copy{suffix}")
+    return tmp_path / "copy.pt"
+
+
+def _edit_card(pt: Path, **changes) -> None:
+    card_file = pt.with_suffix(".json")
+    card = json.loads(card_file.read_text())
+    card.update(changes)
+    card_file.write_text(json.dumps(card))
+
+
+def test_a_changed_weights_file_fails_its_sha256(shipped_copy):
+    data = bytearray(shipped_copy.read_bytes())
+    data[-100] ^= 0xFF
+    shipped_copy.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match=r"SHA-256 mismatch .* changed or corrupted"):
+        agents.load(shipped_copy)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"format": "other/1"}, r"has format 'other/1'"),
+        ({"game": "chess"}, r"unknown game 'chess'"),
+        ({"policy": {"observation_size": 182}}, r"'policy' entry is malformed"),
+        ({"policy": "big"}, r"'policy' must be an object"),
+        ({"weights_sha256": 5}, r"'weights_sha256' must be a string"),
+        ({"env_options": {"num_players": 3, "target_score": 100}}, r"observations of size"),
+        ({"env_options": {"num_players": 2, "bogus": 1}}, r"do not fit rat_a_tat_cat"),
+    ],
+)
+def test_a_card_that_does_not_fit_is_refused(shipped_copy, changes, message):
+    pytest.importorskip("torch")  # some are found after the weights are read
+    _edit_card(shipped_copy, **changes)
+    with pytest.raises(CheckpointError, match=message):
+        agents.load(shipped_copy)
+
+
+def test_a_card_with_another_architecture_or_broken_json_is_refused(shipped_copy):
+    pytest.importorskip("torch")
+    card = json.loads(shipped_copy.with_suffix(".json").read_text())
+    _edit_card(shipped_copy, policy={**card["policy"], "net_arch": [128, 512]})
+    with pytest.raises(CheckpointError, match="card and weights do not match"):
+        agents.load(shipped_copy)
+    (shipped_copy.with_suffix(".json")).write_text("{not json")
+    with pytest.raises(CheckpointError, match="is not valid JSON"):
+        agents.load(shipped_copy)
+
+
+def test_the_docs_page_example_runs(capsys):
+    """docs/agents.md's Python example runs as written."""
+    import re
+
+    pytest.importorskip("torch")
+    page = (ROOT / "docs" / "agents.md").read_text()
+    (block,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    exec(compile(block, "docs/agents.md", "exec"), {})
+    assert "rat_a_tat_cat_2p" in capsys.readouterr().out

@@ -1,0 +1,156 @@
+"""``ratenvs agents``, ``ratenvs evaluate``, ``ratenvs tournament`` and
+``ratenvs play GAME --vs AGENT``."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ratenvs import cli
+from ratenvs.agents.checkpoint import PolicyBot
+from ratenvs.common import terminal
+from ratenvs.games import GAMES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _play_module(game: str):
+    import importlib
+
+    return importlib.import_module(f"ratenvs.{game}.play")
+
+
+def test_agents_lists_the_shipped_agents(capsys):
+    card = json.loads((ROOT / "checkpoints/rat_a_tat_cat/rat_a_tat_cat_2p.json").read_text())
+    assert cli.main(["agents"]) == 0
+    out = capsys.readouterr().out
+    assert "rat_a_tat_cat_2p" in out and f"win rate {card['evaluation']['win_rate']:.3f}" in out
+    assert cli.main(["agents", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert {a["game"] for a in listed} == set(GAMES)
+    two = next(a for a in listed if a["name"] == "rat_a_tat_cat_2p")
+    assert two["env_options"] == card["env_options"]
+    assert two["evaluation"] == card["evaluation"]
+
+
+def test_evaluate_a_shipped_agent_writes_json(capsys, tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "eval.json"
+    argv = ["evaluate", "agent:rat_a_tat_cat_2p", "--opponents", "random", "--games", "4"]
+    assert cli.main([*argv, "--seed", "5", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "win rate" in printed and "agent:rat_a_tat_cat_2p" in printed
+    result = json.loads(out.read_text())
+    assert result["games"] == 4 and result["seed"] == 5
+    assert result["opponents"] == ["rat_a_tat_cat:random"]
+    assert not list(tmp_path.glob(".*.tmp"))  # written through a temporary file
+
+
+def test_tournament_prints_pairings_and_ratings(capsys, tmp_path):
+    out = tmp_path / "t.json"
+    argv = ["tournament", "ratto_zakko:adult", "ratto_zakko:random", "--games", "2"]
+    assert cli.main([*argv, "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "pairings" in printed and "Bradley-Terry ratings" in printed
+    result = json.loads(out.read_text())
+    assert [r["agent"] for r in result["ratings"]] == ["ratto_zakko:adult", "ratto_zakko:random"]
+
+
+def test_help_shows_the_defaults():
+    out = subprocess.run(
+        [sys.executable, "-m", "ratenvs.cli", "evaluate", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "default: 200" in out and "default: 0" in out and "agent:NAME" in out
+    out = subprocess.run(
+        [sys.executable, "-m", "ratenvs.cli", "tournament", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "games per pairing (1..1,000,000; default: 200)" in " ".join(out.split())
+
+
+def test_play_against_a_shipped_agent_to_the_end():
+    pytest.importorskip("torch")
+    moves = itertools.cycle(["k", "n", "d", "x", "t", "r 0", "p 0", "u", "s 0 1 0"])
+    said: list[str] = []
+    play = _play_module("rat_a_tat_cat")
+    argv = ["--vs", "agent:rat_a_tat_cat_2p", "--seed", "3"]
+    assert play.main(argv, ask=lambda _: next(moves), say=said.append) == 0
+    assert "game over" in said[-1]  # the elimination game to 100 points, played out
+
+
+def test_vs_brings_the_agents_env_options(monkeypatch):
+    pytest.importorskip("torch")
+    tables = []
+    real = terminal.set_table
+
+    def spy(*args, **kwargs):
+        tables.append(real(*args, **kwargs))
+        return tables[-1]
+
+    for game, agent, options in (
+        ("rat_a_tat_cat", "agent:rat_a_tat_cat_4p_ceilings", {"owner_ceilings": True}),
+        ("ratto_zakko", "agent:ratto_zakko_4p_dessert", {"answer_beliefs": True}),
+    ):
+        play = _play_module(game)
+        monkeypatch.setattr(play, "set_table", spy)
+
+        def stop(_prompt):
+            raise EOFError
+
+        assert play.main(["--vs", agent, "--seed", "1"], ask=stop, say=lambda _: None) == 0
+        table = tables[-1]
+        assert table.env.num_players == 4 and table.bot_names == [agent] * 3
+        assert all(isinstance(b, PolicyBot) for b in table.bots)
+        for key, value in options.items():  # options with no command-line flag
+            assert table.env.options[key] == value
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            "play rat-a-tat-cat --players 3 --vs agent:rat_a_tat_cat_2p",
+            r"--players 3: the agent agent:rat_a_tat_cat_2p plays with num_players=2",
+        ),
+        (
+            "play rat-a-tat-cat --target-score 50 --vs agent:rat_a_tat_cat_2p",
+            r"--target-score 50: the agent .* plays with target_score=100",
+        ),
+        ("play catz-ratz-batz --vs agent:catz_ratz_batz_1p", r"plays a one-player game"),
+        ("play rat-a-tat-cat --vs agent:ratto_zakko_4p_dessert", r"not for 'rat_a_tat_cat'"),
+        ("play rat-a-tat-cat --vs agent:nobody", r"the shipped agents are: catz_ratz_batz_1p"),
+        ("play rat-a-tat-cat --vs heuristic --bots random", r"--vs and --bots: give one"),
+        ("play ratto-zakko --vs nobody", r"unknown bot 'nobody' for ratto_zakko"),
+    ],
+)
+def test_bad_vs_is_one_line_and_exit_2(argv, message, capsys):
+    import re
+
+    if "agent:" in argv:
+        pytest.importorskip("torch")  # the agent is loaded before its options are compared
+    try:
+        code = cli.main(argv.split())
+    except SystemExit as exc:
+        code = exc.code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("error: ")
+    assert re.search(message, lines[0]), lines[0]
+
+
+def test_vs_a_bot_fills_every_other_seat():
+    said: list[str] = []
+    answers = iter(["", "3", "5", "7"] * 200)
+    play = _play_module("catz_ratz_batz")
+    argv = ["--players", "3", "--turns", "1", "--seed", "2", "--vs", "lowest"]
+    assert play.main(argv, ask=lambda _: next(answers), say=said.append) == 0
+    assert any("(catz_ratz_batz:lowest) keeps" in s for s in said)
