@@ -7,7 +7,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 # torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
 TORCH  ?= torch==2.13.0
 
-.PHONY: train test test-floors lint format bench bench-batched docs clean
+.PHONY: train test test-floors test-frameworks lint format bench bench-batched docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,9 @@ test: $(STAMP)  ## lint + the whole test suite
 
 test-floors: $(STAMP)  ## the tests on the lowest dependency versions pyproject.toml allows (noxfile.py)
 	$(VENV)/bin/nox -s floors
+
+test-frameworks: $(STAMP)  ## TorchRL, Tianshou and AgileRL (tests/integrations/, docs/recipes/) in venvs of their own (noxfile.py)
+	TORCH="$(TORCH)" $(VENV)/bin/nox -s frameworks agilerl
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
