@@ -94,13 +94,15 @@ def _integration_tests(session: nox.Session, extras: str, *packages: str) -> Non
 
 @nox.session(name="frameworks", reuse_venv=True)
 def frameworks_session(session: nox.Session) -> None:
-    """TorchRL and Tianshou (the ``torchrl`` and ``tianshou`` extras): their tests and
-    recipes (``test_agilerl.py`` skips here)."""
+    """TorchRL and Tianshou tests and recipes, in one venv (``torchrl``, ``tianshou`` extras).
+
+    ``test_agilerl.py`` skips here."""
     _integration_tests(session, "torchrl,tianshou")
 
 
 @nox.session(name="agilerl", reuse_venv=True)
 def agilerl_session(session: nox.Session) -> None:
-    """AgileRL (the ``agilerl`` extra) in a venv of its own: its tests and recipe (the
-    TorchRL and Tianshou tests skip here)."""
+    """AgileRL tests and recipe, in a venv of its own (the ``agilerl`` extra).
+
+    The TorchRL and Tianshou tests skip here."""
     _integration_tests(session, "agilerl")
