@@ -74,12 +74,14 @@ def _check_rollout(env, pz, rollout, name: str, one_seat_acts: bool) -> None:
         np.testing.assert_array_equal(states[-1], pz.state())
 
 
+@pytest.mark.parametrize("wrapper", [PettingZooWrapper, TurnBasedPettingZooWrapper])
 @pytest.mark.parametrize("name", NAMES)
-def test_aec_env(name):
-    """The AEC env (``raw_env``, which raises on an illegal action): one group per seat,
-    ``mask`` True for the seat to act, whose ``action_mask`` is ``env.action_mask``."""
+def test_aec_env(name, wrapper):
+    """The AEC env (``raw_env``, which raises on an illegal action), in TorchRL's wrapper and
+    in the adapter alike: one group per seat, ``mask`` True for the seat to act, whose
+    ``action_mask`` is ``env.action_mask``."""
     pz = _pettingzoo(name, "aec")
-    env = PettingZooWrapper(pz, use_mask=True, return_state=True, seed=0)
+    env = wrapper(pz, use_mask=True, return_state=True, seed=0)
     assert env.group_map == {agent: [agent] for agent in pz.possible_agents}
     _check_specs(env, pz)
     check_env_specs(env)
