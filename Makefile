@@ -7,7 +7,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 # torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
 TORCH  ?= torch==2.13.0
 
-.PHONY: train test test-floors test-wheel lint format bench bench-batched docs clean
+.PHONY: train test test-floors test-wheel test-frameworks lint format bench bench-batched docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ test-wheel: $(STAMP)  ## only the packaging test: sdist + wheel installed in a f
 
 test-floors: $(STAMP)  ## the tests on the lowest dependency versions pyproject.toml allows (noxfile.py)
 	$(VENV)/bin/nox -s floors
+
+test-frameworks: $(STAMP)  ## TorchRL, Tianshou and AgileRL (tests/integrations/, docs/recipes/) in venvs of their own (noxfile.py)
+	TORCH="$(TORCH)" $(VENV)/bin/nox -s frameworks agilerl
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -6,10 +6,16 @@ dependency that ``pyproject.toml`` allows for the envs (the core dependencies an
 and runs the test suite there. The tests that need the ``train`` extra (torch,
 stable-baselines3) are left out by ``tests/conftest.py`` in such an install; ``make
 test`` runs them with the newest versions.
+
+``nox -s frameworks agilerl`` (or ``make test-frameworks``) runs the framework integrations
+(``tests/integrations/``, whose recipes are ``docs/recipes/``) on the Makefile's torch pin:
+TorchRL and Tianshou in one venv, AgileRL in one of its own (its exact ``tensordict`` pin
+cannot sit next to TorchRL's, and its ``pygame-ce`` replaces our test extra's ``pygame``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -22,6 +28,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ROOT = Path(__file__).parent
+INTEGRATIONS = "tests/integrations"
+NOT_HERE = ("--ignore=tests/integrations/test_rllib.py",)
+"""Integration tests with sessions of their own elsewhere (RLlib: ``make test``)."""
 FLOOR_EXTRAS = ("batched", "render", "test")
 """Extras whose floors the floors session installs (``train`` needs a torch build of its
 own, and its floors are not tested)."""
@@ -54,3 +63,46 @@ def floors_session(session: nox.Session) -> None:
     session.install("--no-deps", "-e", ".")
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
     session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *session.posargs)
+
+
+def torch_pin() -> str:
+    """The torch requirement the Makefile installs (``TORCH ?= ...``; ``TORCH`` in the
+    environment wins, as in make)."""
+    makefile = (ROOT / "Makefile").read_text()
+    match = re.search(r"^TORCH\s*\?=\s*(\S+)\s*$", makefile, flags=re.M)
+    if match is None:
+        raise ValueError("Makefile: no 'TORCH ?= ...' line")
+    return os.environ.get("TORCH") or match.group(1)
+
+
+def _integration_tests(session: nox.Session, extras: str, *packages: str) -> None:
+    session.install(torch_pin())
+    session.install("-e", f".[{extras}]", "pytest>=8", "pytest-timeout>=2.2", *packages)
+    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        INTEGRATIONS,
+        *NOT_HERE,
+        *session.posargs,
+    )
+
+
+@nox.session(name="frameworks", reuse_venv=True)
+def frameworks_session(session: nox.Session) -> None:
+    """TorchRL and Tianshou tests and recipes, in one venv (``torchrl``, ``tianshou`` extras).
+
+    ``test_agilerl.py`` skips here."""
+    _integration_tests(session, "torchrl,tianshou")
+
+
+@nox.session(name="agilerl", reuse_venv=True)
+def agilerl_session(session: nox.Session) -> None:
+    """AgileRL tests and recipe, in a venv of its own (the ``agilerl`` extra).
+
+    The TorchRL and Tianshou tests skip here."""
+    _integration_tests(session, "agilerl")
