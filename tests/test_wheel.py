@@ -127,6 +127,10 @@ def test_wheel_and_sdist_install_and_run_outside_the_repo(tmp_path):
     assert "ratenvs/_checkpoints/rat_a_tat_cat/rat_a_tat_cat_2p.pt" in in_wheel
     assert "ratenvs/_checkpoints/rat_a_tat_cat/rat_a_tat_cat_2p.json" in in_wheel
     assert not [n for n in in_wheel if n.startswith(("training/", "tests/", "studies/"))]
+    (meta,) = [n for n in in_wheel if n.endswith(".dist-info/METADATA")]
+    description = zipfile.ZipFile(wheel).read(meta).decode()
+    assert "Description-Content-Type: text/markdown" in description
+    assert "## Quick start" in description and "](docs/images/" not in description
     with tarfile.open(sdist) as tar:
         members = tar.getnames()
     assert any(n.endswith("checkpoints/rat_a_tat_cat/rat_a_tat_cat_2p.pt") for n in members)
