@@ -1,0 +1,105 @@
+"""The RLlib run configs (training/rllib_train.py) are validated as strictly as the SB3 ones;
+none of this needs Ray (the training itself is tests/integrations/test_rllib.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ratenvs.games import GAMES
+from training.config import ConfigError
+from training.rllib_train import (
+    RLlibTrainConfig,
+    build_parser,
+    load_rllib_config,
+    main,
+    prepare_out,
+    rllib_config_from_dict,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+RLLIB_CONFIGS = sorted((ROOT / "configs").glob("rllib_*.yaml"))
+
+
+def test_every_game_has_a_shipped_rllib_config():
+    assert [p.name for p in RLLIB_CONFIGS] == sorted(f"rllib_{g}.yaml" for g in GAMES)
+
+
+@pytest.mark.parametrize("path", RLLIB_CONFIGS, ids=[p.name for p in RLLIB_CONFIGS])
+def test_shipped_rllib_configs_are_valid(path):
+    cfg = load_rllib_config(path)
+    assert path.name == f"rllib_{cfg.game}.yaml"
+    assert cfg.iterations >= 1 and cfg.env_runners.num_env_runners >= 1
+    # round trip: the dict form (written to <out>/config.yaml) validates again
+    assert rllib_config_from_dict(cfg.to_dict()) == cfg
+
+
+def test_minimal_config_gets_defaults():
+    cfg = rllib_config_from_dict({"game": "ratto_zakko"})
+    assert isinstance(cfg, RLlibTrainConfig)
+    assert cfg.selfplay.snapshot_every >= 1 and cfg.fault_tolerance.restart_failed_env_runners
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"game": "chess"}, "game: unknown game 'chess'"),
+        ({"game": "ratto_zakko", "iteratons": 3}, "iteratons: unknown key"),
+        ({"game": "ratto_zakko", "ppo": {"lambda": 0.9}}, "ppo.lambda: unknown key"),
+        ({"game": "ratto_zakko", "ppo": {"lr": "1e-3"}}, "ppo.lr: expected a number"),
+        ({"game": "ratto_zakko", "iterations": 0}, "iterations: must be at least 1"),
+        ({"game": "ratto_zakko", "env_runners": {"num_env_runners": -1}}, "must be >= 0"),
+        ({"game": "ratto_zakko", "ppo": {"gamma": 1.5}}, "ppo.gamma: must be in"),
+        (
+            {"game": "ratto_zakko", "ppo": {"minibatch_size": 512, "train_batch_size": 256}},
+            "ppo.minibatch_size",
+        ),
+        ({"game": "ratto_zakko", "selfplay": {"snapshot_prob": 2.0}}, "selfplay.snapshot_prob"),
+        ({"game": "ratto_zakko", "env_options": {"num_players": 99}}, "env_options:"),
+        ({"game": "ratto_zakko", "env_options": {"colour": "red"}}, "env_options:"),
+        ({"game": "ratto_zakko", "env_options": {"render_mode": "ansi"}}, "render_mode"),
+        ({"game": "ratto_zakko", "seed": -1}, "seed: must be in"),
+        ([1, 2], "mapping at the top level"),
+    ],
+)
+def test_bad_configs_name_the_key(data, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        rllib_config_from_dict(data)
+
+
+def test_yaml_is_read_strictly(tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("game: ratto_zakko\niterations: 2\niterations: 3\n")
+    with pytest.raises(ConfigError, match="duplicate key 'iterations'"):
+        load_rllib_config(path)
+    path.write_text("game: &g ratto_zakko\n")
+    with pytest.raises(ConfigError, match="anchors"):
+        load_rllib_config(path)
+    with pytest.raises(ConfigError, match="no such file"):
+        load_rllib_config(tmp_path / "missing.yaml")
+
+
+def test_out_folder_is_not_clobbered(tmp_path):
+    out = tmp_path / "run"
+    (out / "checkpoint_000001").mkdir(parents=True)
+    (out / "results.jsonl").write_text("{}\n")
+    with pytest.raises(ValueError, match="not empty"):
+        prepare_out(out, overwrite=False)
+    assert prepare_out(out, overwrite=True) == out and not any(out.iterdir())
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match=r"notes\.txt"):
+        prepare_out(out, overwrite=True)
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_command_line_mistakes_are_one_line(tmp_path, capsys):
+    config = str(RLLIB_CONFIGS[0])
+    assert main(["--config", config, "--out", str(tmp_path), "--address", "auto",
+                 "--num-cpus", "2"]) == 2  # fmt: skip
+    assert "--num-cpus: only without --address" in capsys.readouterr().err
+    assert main(["--config", str(tmp_path / "none.yaml"), "--out", str(tmp_path)]) == 2
+    assert "no such file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["--config", config, "--out", "x", "--iterations", "0"])
+    assert exit_.value.code == 2
