@@ -7,7 +7,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 # torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
 TORCH  ?= torch==2.13.0
 
-.PHONY: train test test-floors test-wheel test-frameworks lint format bench bench-batched docs clean
+.PHONY: train test test-floors test-wheel test-frameworks test-rllib lint format bench bench-batched docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,9 @@ test-floors: $(STAMP)  ## the tests on the lowest dependency versions pyproject.
 
 test-frameworks: $(STAMP)  ## TorchRL, Tianshou and AgileRL (tests/integrations/, docs/recipes/) in venvs of their own (noxfile.py)
 	TORCH="$(TORCH)" $(VENV)/bin/nox -s frameworks agilerl
+
+test-rllib: $(STAMP)  ## RLlib (tests/integrations/test_rllib.py: self-play on a local Ray) in a venv of its own (noxfile.py)
+	TORCH="$(TORCH)" $(VENV)/bin/nox -s rllib
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

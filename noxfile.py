@@ -11,6 +11,10 @@ test`` runs them with the newest versions.
 (``tests/integrations/``, whose recipes are ``docs/recipes/``) on the Makefile's torch pin:
 TorchRL and Tianshou in one venv, AgileRL in one of its own (its exact ``tensordict`` pin
 cannot sit next to TorchRL's, and its ``pygame-ce`` replaces our test extra's ``pygame``).
+
+``nox -s rllib`` (or ``make test-rllib``) runs the RLlib tests (two self-play iterations of
+every game on a local Ray instance, ``tests/integrations/test_rllib.py``) with the ``rllib``
+extra (Ray) on the same torch pin, in a venv of its own.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ else:  # pragma: no cover
 ROOT = Path(__file__).parent
 INTEGRATIONS = "tests/integrations"
 NOT_HERE = ("--ignore=tests/integrations/test_rllib.py",)
-"""Integration tests with sessions of their own elsewhere (RLlib: ``make test``)."""
+"""Integration tests with sessions of their own elsewhere (RLlib: ``nox -s rllib``)."""
 FLOOR_EXTRAS = ("batched", "render", "test")
 """Extras whose floors the floors session installs (``train`` needs a torch build of its
 own, and its floors are not tested)."""
@@ -106,3 +110,22 @@ def agilerl_session(session: nox.Session) -> None:
 
     The TorchRL and Tianshou tests skip here."""
     _integration_tests(session, "agilerl")
+
+
+@nox.session(name="rllib", reuse_venv=True)
+def rllib_session(session: nox.Session) -> None:
+    """RLlib tests (the ``rllib`` extra: Ray RLlib, newest), in a venv of their own: the env
+    wrapper, the masking module, two self-play iterations per game on two env runners."""
+    session.install(torch_pin())
+    session.install("-e", ".[rllib]", "pytest>=8", "pytest-timeout>=2.2")
+    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"{INTEGRATIONS}/test_rllib.py",
+        *session.posargs,
+    )
