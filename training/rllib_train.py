@@ -355,7 +355,7 @@ def train(cfg: RLlibTrainConfig, out: Path) -> list[dict[str, Any]]:
     import ray
 
     if not ray.is_initialized():
-        ray.init()
+        ray.init(address="local")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
@@ -434,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.address is not None:
         ray.init(address=args.address)
     else:
-        ray.init(num_cpus=args.num_cpus)
+        ray.init(address="local", num_cpus=args.num_cpus)
     try:
         rows = train(cfg, out)
     finally:
