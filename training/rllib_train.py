@@ -293,7 +293,9 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
         "episodes": _count(runners.get("num_episodes_lifetime")),
         "episode_len_mean": _number(runners.get("episode_len_mean")),
         "main_return_mean": _number(returns.get("main")),
-        "module_steps": {m: _count(n) for m, n in sorted(module_steps.items()) if n},
+        "module_steps": {  # modules that did not play this iteration: no count or NaN
+            m: _count(n) for m, n in sorted(module_steps.items()) if n == n and n
+        },
         "env_runner_restarts": _count(
             result.get("fault_tolerance", {}).get("num_remote_worker_restarts", 0)
         ),

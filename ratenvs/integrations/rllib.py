@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -101,6 +102,8 @@ ACTION_MASK = "action_mask"
 """Key of the legal-action mask (1.0 legal, 0.0 not) in every agent's observation."""
 LEARNER = "main"
 """Module id of the policy that self-play trains."""
+_SNAPSHOT = re.compile(rf"{LEARNER}_v\d+")
+"""Module ids of the league's snapshots."""
 
 
 def _spec(game: str) -> GameSpec:
@@ -367,7 +370,8 @@ class SelfPlayLeague(RLlibCallback):
     iteration it freezes a copy of the learner as a new module (``main_v<iteration>``,
     weights copied from the learner and sent to every env runner), keeps at most
     ``max_snapshots`` (the oldest removed first) and installs the :class:`LeagueMapping`
-    over them. Adds ``league`` (the snapshot ids) to every training result."""
+    over them. Adds ``league`` (the snapshot ids) to every training result. An algorithm
+    restored from a checkpoint (``Algorithm.from_checkpoint``) keeps its league."""
 
     def __init__(
         self,
@@ -392,6 +396,14 @@ class SelfPlayLeague(RLlibCallback):
     def mapping(self) -> LeagueMapping:
         """The agent -> module mapping over the current snapshots."""
         return LeagueMapping(self.num_players, tuple(self.snapshots), self.snapshot_prob)
+
+    def on_algorithm_init(
+        self, *, algorithm: Any, metrics_logger: Any = None, **kwargs: Any
+    ) -> None:
+        """Adopt the snapshots an algorithm restored from a checkpoint already has (its
+        modules ``main_v<iteration>``), oldest first."""
+        found = [m for m in algorithm.config.policies if _SNAPSHOT.fullmatch(str(m))]
+        self.snapshots = sorted(found, key=lambda m: int(m.rsplit("_v", 1)[1]))
 
     def on_train_result(
         self, *, algorithm: Any, metrics_logger: Any = None, result: dict, **kwargs: Any

@@ -233,3 +233,14 @@ def test_two_iterations_of_self_play_on_two_env_runners(name, local_ray, tmp_pat
     for it in (1, 2):
         assert (tmp_path / f"checkpoint_{it:06d}").is_dir()
     assert rllib_train.load_rllib_config(tmp_path / "config.yaml") == cfg
+    if name == "catz_ratz_batz":  # a checkpoint restores the league and trains on (once)
+        from ray.rllib.algorithms.algorithm import Algorithm
+
+        algo = Algorithm.from_checkpoint(str(tmp_path / "checkpoint_000002"))
+        try:
+            assert algo.iteration == 2 and set(algo.config.policies) == {"main", "main_v2"}
+            third = rllib_train.summary(algo.train())
+        finally:
+            algo.stop()
+        assert third["iteration"] == 3 and third["league"] == ["main_v3"]
+        assert set(third["module_steps"]) == {"main", "main_v2"}
