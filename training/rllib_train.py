@@ -433,10 +433,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as exc:
         return report(exc)
     start = time.perf_counter()
-    if args.address is not None:
-        ray.init(address=args.address)
-    else:
-        ray.init(address="local", num_cpus=args.num_cpus)
+    try:
+        if args.address is not None:
+            ray.init(address=args.address)
+        else:
+            ray.init(address="local", num_cpus=args.num_cpus)
+    except Exception as exc:  # no cluster there, refused, timed out: one line, no traceback
+        where = f"--address {args.address}" if args.address is not None else "a local Ray"
+        return report(UsageError(f"{where}: {exc}"))
     try:
         rows = train(cfg, out)
     finally:
