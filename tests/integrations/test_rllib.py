@@ -16,6 +16,7 @@ torch = pytest.importorskip("torch")
 import ray  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.utils.torch_utils import FLOAT_MIN  # noqa: E402
+from recipes import run_recipe  # noqa: E402
 
 from ratenvs.common.aec import IllegalActionError  # noqa: E402
 from ratenvs.games import GAMES  # noqa: E402
@@ -244,3 +245,9 @@ def test_two_iterations_of_self_play_on_two_env_runners(name, local_ray, tmp_pat
             algo.stop()
         assert third["iteration"] == 3 and third["league"] == ["main_v3"]
         assert set(third["module_steps"]) == {"main", "main_v2"}
+
+
+def test_the_recipe_runs_as_written(local_ray, capsys):
+    ns = run_recipe("rllib")
+    assert ns["result"]["training_iteration"] == 1 and ns["result"]["league"] == ["main_v1"]
+    assert "['main_v1']" in capsys.readouterr().out
