@@ -390,8 +390,7 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--out", required=True, type=Path, help="output folder (checkpoints)")
     parser.add_argument(
         "--address",
-        help="join this Ray cluster ('auto', HOST:PORT or ray://HOST:10001) instead of "
-        "starting a local instance",
+        help="join this Ray cluster ('auto' or HOST:PORT) instead of starting a local instance",
     )
     parser.add_argument(
         "--num-env-runners",
