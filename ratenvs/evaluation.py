@@ -344,8 +344,9 @@ def tournament(names: Sequence[str], games: int, seed: int) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------- printing
-def format_evaluation(result: dict[str, Any]) -> str:
-    """An evaluation (:func:`evaluate`) as a plain-text table: figure, value, 95% interval."""
+def evaluation_rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The figures of an evaluation (:func:`evaluate`) as (figure, value, 95% interval)
+    rows: win rate, mean reward, and the game's own (correct answers, the exact grade)."""
     low, high = result["win_rate_ci"]
     rows = [("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]")]
     low, high = result["mean_reward_ci"]
@@ -363,6 +364,12 @@ def format_evaluation(result: dict[str, Any]) -> str:
         rows.append(("exact expected turn score", f"{result['exact_expected_score']:.4f}", "exact"))
         rows.append(("optimal turn score", f"{result['optimal_expected_score']:.4f}", "exact"))
         rows.append(("ratio to optimal", f"{result['ratio_to_optimal']:.4%}", "exact"))
+    return rows
+
+
+def format_evaluation(result: dict[str, Any]) -> str:
+    """An evaluation (:func:`evaluate`) as a plain-text table: figure, value, 95% interval."""
+    rows = evaluation_rows(result)
     against = ", ".join(result["opponents"]) or "no opponents"
     title = (
         f"{result.get('agent', 'agent')} ({result.get('game', '')}, {result['env_options']}): "

@@ -578,18 +578,25 @@ def parse_yaml(text: Any) -> Any:
         loader.dispose()
 
 
+def load_yaml(path: str | Path, text: str | None = None) -> Any:
+    """The data of a YAML config file (its ``text`` when already read), by the strict
+    loader (:func:`parse_yaml`); a ConfigError names the file."""
+    path = Path(path)
+    if text is None:
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {path}")
+        text = path.read_text(encoding="utf-8")
+    try:
+        return parse_yaml(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
 def load_config(path: str | Path) -> TrainConfig:
     """Read and validate a YAML training config."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file not found: {path}")
-    with path.open(encoding="utf-8") as fh:
-        try:
-            data = parse_yaml(fh)
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-        except ConfigError as exc:
-            raise ConfigError(f"{path}: {exc}") from None
+    data = load_yaml(path)
     try:
         return config_from_dict(data)
     except ConfigError as exc:

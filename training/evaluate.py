@@ -41,6 +41,7 @@ from ratenvs.evaluation import (
     AgentRef,
     EvaluationExtras,
     GameResult,
+    evaluation_rows,
     make_opponents,
     play_game,
     resolve_agent,
@@ -135,21 +136,8 @@ def _print_evaluation(result: dict[str, Any]) -> None:
     table.add_column("value", justify="right")
     table.add_column("95% interval", justify="right")
     table.add_row("opponents", ", ".join(result["opponents"]) or "-", "")
-    low, high = result["win_rate_ci"]
-    table.add_row("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]")
-    low, high = result["mean_reward_ci"]
-    table.add_row("mean reward", f"{result['mean_reward']:.3f}", f"[{low:.3f}, {high:.3f}]")
-    if "answer_accuracy" in result:
-        low, high = result["answer_accuracy_ci"]
-        table.add_row(
-            f"correct answers ({result['answers']} of {result['cards']} cards answered)",
-            f"{result['answer_accuracy']:.3f}",
-            f"[{low:.3f}, {high:.3f}]",
-        )
-    if "exact_expected_score" in result:
-        table.add_row("exact expected turn score", f"{result['exact_expected_score']:.4f}", "exact")
-        table.add_row("optimal turn score", f"{result['optimal_expected_score']:.4f}", "exact")
-        table.add_row("ratio to optimal", f"{result['ratio_to_optimal']:.4%}", "exact")
+    for row in evaluation_rows(result):
+        table.add_row(*row)
     Console().print(table)
 
 

@@ -56,7 +56,7 @@ from ratenvs.common.arguments import (
     read_text,
     report,
 )
-from training.config import MAX_SEED, ConfigError, _build, parse_yaml
+from training.config import MAX_SEED, ConfigError, _build, load_yaml
 
 RLLIB_MISSING = 'RLlib training needs the rllib extra: pip install "ratenvs[rllib]"'
 MAX_ITERATIONS = 10**7
@@ -223,13 +223,7 @@ def load_rllib_config(path: str | Path) -> RLlibTrainConfig:
     """Read and validate a YAML RLlib training config (the strict loader of
     :func:`training.config.parse_yaml`: no anchors, aliases or duplicate keys)."""
     path = Path(path)
-    text = read_text("--config", path, "a YAML config", error=ConfigError)
-    try:
-        data = parse_yaml(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+    data = load_yaml(path, read_text("--config", path, "a YAML config", error=ConfigError))
     try:
         return rllib_config_from_dict(data)
     except ConfigError as exc:
