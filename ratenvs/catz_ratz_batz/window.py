@@ -23,18 +23,15 @@ from ratenvs.catz_ratz_batz.rules import (
     score,
 )
 from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE
-from ratenvs.common.terminal import SayFn, Table
+from ratenvs.common.terminal import Table
 from ratenvs.common.window import (
-    FPS,
     SLACK_S,
-    Clock,
     KeyPress,
     Line,
     WindowGame,
     key_label,
     panel_keys,
-    play_window,
-    require_pygame,
+    window_main,
 )
 
 BOT_PAUSE_S = 0.8
@@ -168,18 +165,8 @@ class CatzWindow(WindowGame):
 
     def report(self) -> list[str]:
         state = self.env.truth
-        agents = self.env.possible_agents
-        lines = ["Totals: " + ", ".join(f"{a} {t}" for a, t in zip(agents, state.totals))]
-        if state.is_over:
-            names = [a for a, w in zip(agents, state.winners()) if w]
-            lines.append(("Winners: " if len(names) > 1 else "Winner: ") + ", ".join(names))
-        return lines
+        return self.standings(state.totals, state.winners() if state.is_over else None)
 
 
-def main(
-    argv: list[str] | None = None, say: SayFn = print, clock: Clock | None = None, fps: float = FPS
-) -> int:
-    """Play a game in the window; returns the process exit code (2: no pygame)."""
-    table = set_up(argv)
-    require_pygame()
-    return play_window(table, CatzWindow(table), say, clock, fps)
+main = window_main(set_up, CatzWindow)
+"""``ratenvs play catz-ratz-batz --window``: play in the window; returns the exit code."""

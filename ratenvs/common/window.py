@@ -219,6 +219,16 @@ class WindowGame:
         """What is said at the end (also printed to the terminal)."""
         return []
 
+    def standings(self, totals: Sequence[int], winners: Sequence[bool] | None) -> list[str]:
+        """The totals of every player and, when the game is over, its winner(s): the first
+        lines of a report."""
+        agents = self.env.possible_agents
+        lines = ["Totals: " + ", ".join(f"{a} {t}" for a, t in zip(agents, totals))]
+        if winners is not None:
+            names = [a for a, w in zip(agents, winners) if w]
+            lines.append(("Winners: " if len(names) > 1 else "Winner: ") + ", ".join(names))
+        return lines
+
     def record_extra(self) -> dict[str, Any]:
         """What the window adds to the game's record (``--record``), beside the moves."""
         return {}
@@ -413,6 +423,26 @@ def _on_top(behind: np.ndarray | None, card: np.ndarray) -> np.ndarray:
     mask = np.all(card == PANEL_BG, axis=2, keepdims=True)
     faint = (0.85 * np.array(PANEL_BG) + 0.15 * behind).astype(np.uint8)
     return np.where(mask, faint, card)
+
+
+def window_main(
+    set_up: Callable[[list[str] | None], Table], window_class: Callable[[Table], WindowGame]
+) -> Callable[..., int]:
+    """A game's ``main`` for ``ratenvs play GAME --window``: its table from ``set_up`` (the
+    terminal play's arguments), then ``window_class`` played in the window."""
+
+    def main(
+        argv: list[str] | None = None,
+        say: SayFn = print,
+        clock: Clock | None = None,
+        fps: float = FPS,
+    ) -> int:
+        """Play a game in the window; returns the process exit code (2: no pygame)."""
+        table = set_up(argv)
+        require_pygame()
+        return play_window(table, window_class(table), say, clock, fps)
+
+    return main
 
 
 def play_window(

@@ -24,17 +24,14 @@ from __future__ import annotations
 import numpy as np
 
 from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE
-from ratenvs.common.terminal import SayFn, Table
+from ratenvs.common.terminal import Table
 from ratenvs.common.window import (
-    FPS,
     SLACK_S,
-    Clock,
     KeyPress,
     Line,
     WindowGame,
     panel_keys,
-    play_window,
-    require_pygame,
+    window_main,
 )
 from ratenvs.rat_a_tat_cat import render, rules
 from ratenvs.rat_a_tat_cat.play import describe, set_up
@@ -264,18 +261,9 @@ class RatATatCatWindow(WindowGame):
 
     def report(self) -> list[str]:
         state = self.env.truth
-        agents = self.env.possible_agents
-        lines = ["Totals: " + ", ".join(f"{a} {t}" for a, t in zip(agents, state.totals))]
-        if state.is_over:
-            names = [a for a, w in zip(agents, self.env.game.winners(state)) if w]
-            lines.append(("Winners: " if len(names) > 1 else "Winner: ") + ", ".join(names))
-        return lines
+        winners = self.env.game.winners(state) if state.is_over else None
+        return self.standings(state.totals, winners)
 
 
-def main(
-    argv: list[str] | None = None, say: SayFn = print, clock: Clock | None = None, fps: float = FPS
-) -> int:
-    """Play a game in the window; returns the process exit code (2: no pygame)."""
-    table = set_up(argv)
-    require_pygame()
-    return play_window(table, RatATatCatWindow(table), say, clock, fps)
+main = window_main(set_up, RatATatCatWindow)
+"""``ratenvs play rat-a-tat-cat --window``: play in the window; returns the exit code."""

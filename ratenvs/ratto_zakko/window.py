@@ -36,19 +36,16 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE, Canvas, label
-from ratenvs.common.terminal import SayFn, Table
+from ratenvs.common.terminal import Table
 from ratenvs.common.window import (
-    FPS,
     SLACK_S,
-    Clock,
     KeyPress,
     Line,
     WindowGame,
     draw_over,
     key_label,
     panel_keys,
-    play_window,
-    require_pygame,
+    window_main,
 )
 from ratenvs.ratto_zakko import render, rules
 from ratenvs.ratto_zakko.play import describe_relocation, set_up
@@ -503,10 +500,5 @@ class RattoZakkoWindow(WindowGame):
         return lines
 
 
-def main(
-    argv: list[str] | None = None, say: SayFn = print, clock: Clock | None = None, fps: float = FPS
-) -> int:
-    """Play a game in the window; returns the process exit code (2: no pygame)."""
-    table = set_up(argv)
-    require_pygame()
-    return play_window(table, RattoZakkoWindow(table), say, clock, fps)
+main = window_main(set_up, RattoZakkoWindow)
+"""``ratenvs play ratto-zakko --window``: play in the window; returns the exit code."""
