@@ -6,7 +6,7 @@ One YAML per run, validated as strictly as the SB3 configs (:mod:`training.confi
 unknown key, a wrong type, an out-of-range value, an option the game does not have is a
 :class:`~training.config.ConfigError` naming the key). The layout (``configs/rllib_*.yaml``)::
 
-    game: catz_ratz_batz            # package name of the game (ratenvs/games.py)
+    game: <game>                    # package name of the game (ratenvs/games.py)
     env_options: {num_players: 2}   # options of the game env (every seat is an agent)
     iterations: 50                  # training iterations (Algorithm.train() calls)
     seed: 0
@@ -26,7 +26,7 @@ snapshots that an RLlib callback adds every ``snapshot_every`` iterations. Every
 iteration prints one line of results and appends it to ``<out>/results.jsonl``; RLlib
 writes its checkpoints (``Algorithm.save_to_path``) into ``<out>/checkpoint_<iteration>``.
 
-    python -m training.rllib_train --config configs/rllib_catz_ratz_batz.yaml --out runs/rl \\
+    python -m training.rllib_train --config configs/rllib_<game>.yaml --out runs/rl \\
         [--address auto] [--num-env-runners N] [--iterations N] [--num-cpus N] [--overwrite]
 
 Without ``--address`` a local Ray instance is started (``--num-cpus``: its CPUs); with it
