@@ -80,7 +80,7 @@ def _cmd_play(args: argparse.Namespace, rest: list[str]) -> int:
 def solve_report() -> dict[str, Any]:
     """The exact solution of a Catz, Ratz and Batz turn and the bots' exact expected scores."""
     from ratenvs.catz_ratz_batz import solver
-    from ratenvs.catz_ratz_batz.bots import BOTS, exact_expected_score
+    from ratenvs.catz_ratz_batz.bots import BOTS, DICE_BOTS, exact_expected_score
 
     solution = solver.solve()
     return {
@@ -90,7 +90,7 @@ def solve_report() -> dict[str, Any]:
         "states": solution.states,
         "decision_states": solution.decision_states,
         "policy_iterations": solution.iterations,
-        "bots": {name: exact_expected_score(cls()) for name, cls in BOTS.items()},
+        "bots": {name: exact_expected_score(BOTS[name]()) for name in DICE_BOTS},
     }
 
 
