@@ -29,13 +29,16 @@ Bats and Rats set aside never decrease. After a keep the state is a *post-decisi
 (animals, kept number, how many dice show it; 990 of them). Its value is the expectation
 over the reroll: outcomes that end the turn (terminal value ``u``), outcomes with a new
 animal (a class with more animals: already solved, classes are solved in order of
-decreasing animals) and outcomes with no new animal (the same class). Within a class the
-value is the fixed point of ``V = ext + P_same max(V)``, where every row of ``P_same`` sums to
-at most ``2 ** -r <= 1/2`` (``r >= 1`` rerolled dice must all show numbers to stay), so value
-iteration is a contraction of modulus 1/2: it stops when the largest change is at most
-``tol`` (1e-15), which bounds the error by ``tol`` (``change * q / (1 - q)`` with
-``q <= 1/2``). The errors of the 2 ``turns`` turns add up, so every figure is exact to about
-``2 * turns * 1e-15`` plus float rounding. Keeps of equal value (within 1e-12: e.g. a
+decreasing animals) and outcomes with no new animal (the same class, at most 24
+post-decision states). Within a class the values of fixed keeps solve the linear system
+``(I - P_same) V = ext``, solved exactly by Gaussian elimination (every row of ``P_same``
+sums to at most ``2 ** -r <= 1/2``, ``r >= 1`` rerolled dice all showing numbers, so the
+matrix is strictly diagonally dominant: no pivoting needed, well conditioned), and the best
+keeps are found by policy iteration from the score-optimal ones (a keep is switched when
+another is better by more than 1e-14: the loss is at most 1e-14 per keep a turn makes). So
+every figure is exact up to float rounding and that bound (the tests: the kernel reproduces
+:func:`~.solver.solve`'s 24.954... points per turn and an independent policy iteration over
+the dice to 1e-11, and Monte Carlo play). Keeps of equal value (within 1e-12: e.g. in a
 decided position) go to the score-optimal keep, so the bot still plays for points.
 
 :func:`win_probability` gives the exact win, tie and loss probabilities of any pair of
@@ -77,8 +80,9 @@ from ratenvs.catz_ratz_batz.solver import (
     solve,
 )
 
-TOL = 1e-15
-"""Largest change of a turn's values at which the within-turn value iteration stops."""
+IMPROVE_TOL = 1e-14
+"""Policy iteration switches a keep only when another is better by more than this (times the
+largest terminal value)."""
 TIE_TOL = 1e-12
 """Keeps whose win values differ by at most this are equal (the score-optimal one is played)."""
 
@@ -128,6 +132,7 @@ class _TurnModel:
     start_dec: np.ndarray
     start_dec_prob: np.ndarray
     prefer: np.ndarray  # (decisions,): the score-optimal keep (action 0, 1, 2)
+    post_local: np.ndarray  # (posts,): each post-decision state's place in its class
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         return (
@@ -216,6 +221,10 @@ def turn_model() -> _TurnModel:
         cd.extend(i for i, d in enumerate(decisions) if animals(d) == cls)
         cpp.append(len(cp))
         cdp.append(len(cd))
+    post_local = np.zeros(len(post_keys), dtype=np.int64)
+    for c in range(len(classes)):
+        for i, p in enumerate(cp[cpp[c] : cpp[c + 1]]):
+            post_local[p] = i
     term, ext, _ = split(None, 0, NUM_DICE, None)
     best = solve().policy
     prefer = np.array([NUMBERS.index(best[d]) for d in decisions], dtype=np.int64)
@@ -239,18 +248,90 @@ def turn_model() -> _TurnModel:
         start_dec=np.array([i for i, _ in ext], dtype=i64),
         start_dec_prob=np.array([p for _, p in ext], dtype=f64),
         prefer=prefer,
+        post_local=post_local,
     )
 
 
 @njit(cache=True)
-def _turn_kernel(
+def _class_solve(
+    c,
     u,
-    policy,
+    pol,
+    vpost,
+    vdec,
+    a_mat,
+    post_local,
+    dec_post,
+    post_ptr,
+    term_score,
+    term_prob,
+    ext_dec,
+    ext_prob,
+    same_dec,
+    same_prob,
+    class_post_ptr,
+    class_posts,
+    class_dec_ptr,
+    class_decs,
+):
+    """Solve class ``c`` exactly for the keeps ``pol``: ``(I - P_same) V = ext`` by Gaussian
+    elimination (strictly diagonally dominant: off-diagonal rows sum to at most 1/2)."""
+    p0, p1 = class_post_ptr[c], class_post_ptr[c + 1]
+    n = p1 - p0
+    k_dim = u.shape[1]
+    for i in range(n):
+        for j in range(n):
+            a_mat[i, j] = 0.0
+        a_mat[i, i] = 1.0
+        for kk in range(k_dim):
+            a_mat[i, n + kk] = 0.0
+        p = class_posts[p0 + i]
+        for t in range(post_ptr[p, 0], post_ptr[p + 1, 0]):
+            for kk in range(k_dim):
+                a_mat[i, n + kk] += term_prob[t] * u[term_score[t], kk]
+        for t in range(post_ptr[p, 1], post_ptr[p + 1, 1]):
+            for kk in range(k_dim):
+                a_mat[i, n + kk] += ext_prob[t] * vdec[ext_dec[t], kk]
+        for t in range(post_ptr[p, 2], post_ptr[p + 1, 2]):
+            s = same_dec[t]
+            for a in range(3):
+                w = pol[s, a]
+                if w > 0.0:
+                    a_mat[i, post_local[dec_post[s, a]]] -= same_prob[t] * w
+    for col in range(n):  # elimination without pivoting (diagonally dominant)
+        piv = a_mat[col, col]
+        for r in range(col + 1, n):
+            f = a_mat[r, col] / piv
+            if f != 0.0:
+                for j in range(col, n + k_dim):
+                    a_mat[r, j] -= f * a_mat[col, j]
+    for r in range(n - 1, -1, -1):
+        p = class_posts[p0 + r]
+        for kk in range(k_dim):
+            acc = a_mat[r, n + kk]
+            for j in range(r + 1, n):
+                acc -= a_mat[r, j] * vpost[class_posts[p0 + j], kk]
+            vpost[p, kk] = acc / a_mat[r, r]
+    for j in range(class_dec_ptr[c], class_dec_ptr[c + 1]):
+        s = class_decs[j]
+        for kk in range(k_dim):
+            acc = 0.0
+            for a in range(3):
+                if pol[s, a] > 0.0:
+                    acc += pol[s, a] * vpost[dec_post[s, a], kk]
+            vdec[s, kk] = acc
+
+
+@njit(cache=True)
+def _turn_exact(
+    u,
+    pol,
     optimize,
     prefer,
-    tol,
+    eps,
     tie_tol,
     choice,
+    post_local,
     dec_post,
     post_ptr,
     term_score,
@@ -268,75 +349,87 @@ def _turn_kernel(
     start_dec,
     start_dec_prob,
 ):
-    """Values of one turn whose end with score index ``j`` is worth ``u[j]`` (a row of K).
+    """Values of one turn whose end with score index ``j`` is worth ``u[j]`` (a row of K),
+    class by class in order of decreasing animals, each class solved exactly.
 
-    ``optimize``: the best keep (K = 1; its action written to ``choice``, ties within
-    TIE_TOL to ``prefer``); else the keeps of ``policy`` (decisions x 3 probabilities).
-    Returns the value before the first roll (K,)."""
+    ``optimize`` (K = 1): policy iteration from the score-optimal keeps ``prefer`` (``pol``
+    is overwritten), switching a keep only when another is better by more than ``eps``; the
+    final keeps go to ``choice``, ties within ``tie_tol`` to ``prefer``. Else the keeps of
+    ``pol`` (decisions x 3 probabilities). Returns the value before the first roll (K,)."""
     n_post = post_ptr.shape[0] - 1
     n_dec = dec_post.shape[0]
     k_dim = u.shape[1]
     vpost = np.zeros((n_post, k_dim))
     vdec = np.zeros((n_dec, k_dim))
+    a_mat = np.zeros((32, 32 + k_dim))
+    if optimize:
+        for s in range(n_dec):
+            for a in range(3):
+                pol[s, a] = 0.0
+            pol[s, prefer[s]] = 1.0
     for c in range(class_post_ptr.shape[0] - 1):
-        p0, p1 = class_post_ptr[c], class_post_ptr[c + 1]
-        ext = np.zeros((p1 - p0, k_dim))
-        for j in range(p0, p1):
-            p = class_posts[j]
-            for t in range(post_ptr[p, 0], post_ptr[p + 1, 0]):
-                for kk in range(k_dim):
-                    ext[j - p0, kk] += term_prob[t] * u[term_score[t], kk]
-            for t in range(post_ptr[p, 1], post_ptr[p + 1, 1]):
-                for kk in range(k_dim):
-                    ext[j - p0, kk] += ext_prob[t] * vdec[ext_dec[t], kk]
-        for _ in range(400):
-            change = 0.0
-            for j in range(p0, p1):
-                p = class_posts[j]
-                for kk in range(k_dim):
-                    new = ext[j - p0, kk]
-                    for t in range(post_ptr[p, 2], post_ptr[p + 1, 2]):
-                        new += same_prob[t] * vdec[same_dec[t], kk]
-                    diff = abs(new - vpost[p, kk])
-                    if diff > change:
-                        change = diff
-                    vpost[p, kk] = new
+        for _ in range(100):
+            _class_solve(
+                c,
+                u,
+                pol,
+                vpost,
+                vdec,
+                a_mat,
+                post_local,
+                dec_post,
+                post_ptr,
+                term_score,
+                term_prob,
+                ext_dec,
+                ext_prob,
+                same_dec,
+                same_prob,
+                class_post_ptr,
+                class_posts,
+                class_dec_ptr,
+                class_decs,
+            )
+            if not optimize:
+                break
+            changed = False
             for j in range(class_dec_ptr[c], class_dec_ptr[c + 1]):
                 s = class_decs[j]
-                if optimize:
-                    best = -1.0e300
+                best_a = -1
+                best = vdec[s, 0] + eps  # switch only for a clear improvement
+                for a in range(3):
+                    q = dec_post[s, a]
+                    if q >= 0 and pol[s, a] == 0.0 and vpost[q, 0] > best:
+                        best_a, best = a, vpost[q, 0]
+                if best_a >= 0:
                     for a in range(3):
-                        if dec_post[s, a] >= 0 and vpost[dec_post[s, a], 0] > best:
-                            best = vpost[dec_post[s, a], 0]
-                    vdec[s, 0] = best
-                else:
-                    for kk in range(k_dim):
-                        acc = 0.0
-                        for a in range(3):
-                            if policy[s, a] > 0.0:
-                                acc += policy[s, a] * vpost[dec_post[s, a], kk]
-                        vdec[s, kk] = acc
-            if change <= tol:
+                        pol[s, a] = 0.0
+                    pol[s, best_a] = 1.0
+                    changed = True
+            if not changed:
                 break
         if optimize:
             for j in range(class_dec_ptr[c], class_dec_ptr[c + 1]):
                 s = class_decs[j]
+                best = -1.0e300
+                for a in range(3):
+                    if dec_post[s, a] >= 0 and vpost[dec_post[s, a], 0] > best:
+                        best = vpost[dec_post[s, a], 0]
                 pick = prefer[s]
-                if vpost[dec_post[s, pick], 0] < vdec[s, 0] - tie_tol:
+                if vpost[dec_post[s, pick], 0] < best - tie_tol:
                     for a in range(3):
-                        if dec_post[s, a] >= 0 and vpost[dec_post[s, a], 0] >= vdec[s, 0] - tie_tol:
+                        if dec_post[s, a] >= 0 and vpost[dec_post[s, a], 0] >= best - tie_tol:
                             pick = a
                             break
                 choice[s] = pick
     out = np.zeros(k_dim)
     for t in range(start_score.shape[0]):
-        out += start_score_prob[t] * u[start_score[t]]
+        for kk in range(k_dim):
+            out[kk] += start_score_prob[t] * u[start_score[t], kk]
     for t in range(start_dec.shape[0]):
-        out += start_dec_prob[t] * vdec[start_dec[t]]
+        for kk in range(k_dim):
+            out[kk] += start_dec_prob[t] * vdec[start_dec[t], kk]
     return out
-
-
-_NO_POLICY = np.zeros((1, 3))
 
 
 def best_turn(terminal_values: np.ndarray) -> tuple[float, np.ndarray]:
@@ -345,9 +438,12 @@ def best_turn(terminal_values: np.ndarray) -> tuple[float, np.ndarray]:
     3, 5, 7) in every state of :func:`~.solver.all_decision_states`."""
     model = turn_model()
     u = np.ascontiguousarray(terminal_values, dtype=np.float64).reshape(-1, 1)
-    tol = TOL * max(1.0, float(np.abs(u).max()))
+    eps = IMPROVE_TOL * max(1.0, float(np.abs(u).max()))
     choice = np.zeros(len(model.prefer), dtype=np.int64)
-    value = _turn_kernel(u, _NO_POLICY, True, model.prefer, tol, TIE_TOL, choice, *model.arrays())
+    pol = np.zeros((len(model.prefer), 3))
+    value = _turn_exact(
+        u, pol, True, model.prefer, eps, TIE_TOL, choice, model.post_local, *model.arrays()
+    )
     return float(value[0]), choice
 
 
@@ -358,10 +454,11 @@ def turn_values(terminal_values: np.ndarray, policy: np.ndarray) -> np.ndarray:
     model = turn_model()
     u = np.asarray(terminal_values, dtype=np.float64)
     u = np.ascontiguousarray(u.reshape(u.shape[0], -1))
-    tol = TOL * max(1.0, float(np.abs(u).max()))
     table = np.ascontiguousarray(policy, dtype=np.float64)
     choice = np.zeros(1, dtype=np.int64)
-    return _turn_kernel(u, table, False, model.prefer, tol, TIE_TOL, choice, *model.arrays())
+    return _turn_exact(
+        u, table, False, model.prefer, 0.0, TIE_TOL, choice, model.post_local, *model.arrays()
+    )
 
 
 def score_distribution(policy: TurnPolicy) -> dict[int, float]:
@@ -428,7 +525,10 @@ class WinSolution:
     """``shares[(m, o)][d + 175 m]``: the mover's share at Position(m, o, d)."""
     seconds: float
     """Time the solve took."""
-    _keeps: dict[Position, np.ndarray] = field(default_factory=dict, repr=False)
+    departures: dict[Position, tuple[np.ndarray, np.ndarray]] = field(repr=False)
+    """At every undecided position, the decision states (indices into
+    :func:`~.solver.all_decision_states`) where the win-optimal keep is not the score-optimal
+    one, and the keeps (action 0, 1, 2) played there instead."""
 
     @property
     def positions(self) -> int:
@@ -469,12 +569,11 @@ class WinSolution:
     def keeps(self, position: Position) -> np.ndarray:
         """The win-optimal keep (action 0, 1, 2) in every decision state at ``position``."""
         position = self._check(position)
-        if position not in self._keeps:
-            if len(self._keeps) > 4096:
-                self._keeps.clear()
-            keeps = best_turn(self.terminal_values(position))[1]
-            self._keeps[position] = keeps.astype(np.int8)
-        return self._keeps[position]
+        keeps = turn_model().prefer.copy()
+        if position in self.departures:  # elsewhere the game is decided: play for points
+            where, keep = self.departures[position]
+            keeps[where] = keep
+        return keeps
 
     def policy(self, position: Position) -> np.ndarray:
         """The win-optimal turn policy at ``position`` as a table (a :data:`GamePolicy`)."""
@@ -505,16 +604,21 @@ def solve_win(num_players: int = 2, turns: int = 10) -> WinSolution:
         raise ValueError(f"turns must be an int >= 1, got {turns!r}")
     start = time.perf_counter()
     scores = turn_model().scores
+    prefer = turn_model().prefer
     shares: dict[tuple[int, int], np.ndarray] = {}
+    departures: dict[Position, tuple[np.ndarray, np.ndarray]] = {}
     for m, o in _order(turns):
         lo, hi = _span(m, o)
-        table = np.empty((hi - lo + 1, 1))
+        table = np.empty(hi - lo + 1)
         for i, d in enumerate(range(lo, hi + 1)):
             after = _after(shares, m, o, -(d + scores), 1.0, 0.0, 0.5)[:, 0]
-            table[i, 0] = best_turn(1.0 - after)[0]
+            table[i], keeps = best_turn(1.0 - after)
+            where = np.flatnonzero(keeps != prefer)
+            if where.size:
+                keep = keeps[where].astype(np.int8)
+                departures[Position(m, o, d)] = (where.astype(np.int16), keep)
         shares[(m, o)] = table
-    flat = {k: v[:, 0] for k, v in shares.items()}
-    return WinSolution(turns, flat, time.perf_counter() - start)
+    return WinSolution(turns, shares, time.perf_counter() - start, departures)
 
 
 # ------------------------------------------------------------- any pair of policies
