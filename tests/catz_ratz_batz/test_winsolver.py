@@ -1,6 +1,7 @@
 """The win-optimal solver of the 2-player game: exact against independent computations, against
 Monte Carlo through play_game, and the optimal_win bot."""
 
+import json
 import math
 from functools import lru_cache
 
@@ -180,6 +181,22 @@ def test_stored_keeps_are_the_best_turns_of_their_positions():
         assert fresh[0] == pytest.approx(win.share(position), abs=1e-14)
     # decided: the score-optimal keeps
     assert np.array_equal(win.keeps(Position(1, 1, 500)), winsolver.turn_model().prefer)
+
+
+def test_solve_command_win_figures(capsys):
+    from ratenvs import cli
+
+    assert cli.main(["solve", "catz-ratz-batz", "--win", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["turns"] == 1 and data["positions"] == 527
+    assert data["seat_0"]["win_vs_win"]["share"] == pytest.approx(data["first_player_share"])
+    assert data["seat_0"]["score_vs_score"]["share"] == pytest.approx(0.5)  # no position play
+    assert cli.main(["solve", "catz-ratz-batz", "--win", "1"]) == 0
+    assert "win-optimal vs score-optimal" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["solve", "catz-ratz-batz", "--win", "0"])
+    assert refused.value.code == 2
+    assert "--win: must be an integer in 1..50" in capsys.readouterr().err
 
 
 def test_solver_module_door():
