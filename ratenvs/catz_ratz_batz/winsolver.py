@@ -653,6 +653,18 @@ def _as_game_policy(policy: GamePolicy | Solution | WinSolution) -> GamePolicy:
     raise TypeError(f"not a policy: {policy!r} (a GamePolicy, a Solution or a WinSolution)")
 
 
+def _turn_policy(policy: GamePolicy, position: Position) -> TurnPolicy:
+    """``policy(position)``, or a TypeError that says what a game policy is."""
+    hint = "a GamePolicy maps a Position to a turn policy (stationary(f): f of the dice alone)"
+    try:
+        turn = policy(position)
+    except (AttributeError, KeyError, TypeError) as err:
+        raise TypeError(f"{policy!r} failed on {position}: {err!r}; {hint}") from err
+    if not (isinstance(turn, np.ndarray) or callable(turn)):
+        raise TypeError(f"{policy!r} returned {turn!r} at {position}; {hint}")
+    return turn
+
+
 def win_probability(
     policy_a: GamePolicy | Solution | WinSolution,
     policy_b: GamePolicy | Solution | WinSolution,
@@ -678,7 +690,7 @@ def win_probability(
         lo, hi = _span(m, o)
         table = np.empty((hi - lo + 1, 2))
         for i, d in enumerate(range(lo, hi + 1)):
-            turn = mover(Position(m, o, d))
+            turn = _turn_policy(mover, Position(m, o, d))
             after = _after(tables, m, o, -(d + scores), (1.0, 0.0), (0.0, 0.0), (0.0, 1.0))
             u = np.stack([1.0 - after[:, 0] - after[:, 1], after[:, 1]], axis=1)
             memo = last[0 if m == o else 1]

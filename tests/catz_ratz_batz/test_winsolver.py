@@ -257,6 +257,8 @@ def test_a_position_dependent_policy_is_evaluated_per_position():
     assert 0.3 < odds.share < 0.7
     with pytest.raises(TypeError):
         winsolver.win_probability(3, solver.solve(), 2)
+    with pytest.raises(TypeError, match="stationary"):  # a policy of the dice, not wrapped
+        winsolver.win_probability(best, solver.solve(), 1)
 
 
 # --------------------------------------------------------- Monte Carlo, and the bot
@@ -344,5 +346,15 @@ def test_bot_refuses_other_tables_and_unbound_observations_of_another_size():
 
 @pytest.mark.slow
 def test_ten_turns():
+    # the game: 36,770 positions, a minute or two on one core (README figures)
     win = winsolver.solve_win(turns=10)
-    assert 0.49 < win.first_player_share < 0.5
+    assert win.positions == 36770
+    assert win.first_player_share == pytest.approx(0.4981487934426, abs=1e-12)
+    score = solver.solve()
+    first = winsolver.win_probability(win, score, 10)
+    second = winsolver.win_probability(score, win, 10)
+    assert first.share == pytest.approx(0.5017625218291, abs=1e-12)
+    assert second.share == pytest.approx(0.4964003941961, abs=1e-12)
+    # against the win-optimal opponent, the score-optimal policy gives up 0.2-0.4 points
+    assert 0.001 < win.first_player_share - second.share < 0.004
+    assert 0.001 < (1 - win.first_player_share) - (1 - first.share) < 0.004
