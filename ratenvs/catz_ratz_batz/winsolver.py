@@ -592,16 +592,21 @@ def _dec_index() -> dict[Dice, int]:
     return {d: i for i, d in enumerate(all_decision_states())}
 
 
-@lru_cache(maxsize=8)
 def solve_win(num_players: int = 2, turns: int = 10) -> WinSolution:
     """Solve the 2-player game with ``turns`` turns per seat for the win (module docstring:
     the positions, the recursion, why it is exact). Cached per ``turns``."""
-    import time
-
     if num_players != 2:
         raise ValueError(f"the win-optimal solver covers 2 players, not {num_players}")
     if not (isinstance(turns, int) and turns >= 1):
         raise ValueError(f"turns must be an int >= 1, got {turns!r}")
+    return _solve_win(turns)
+
+
+@lru_cache(maxsize=8)
+def _solve_win(turns: int) -> WinSolution:
+    """The backward induction of :func:`solve_win`, positions in order of the turns left."""
+    import time
+
     scores, prefer = turn_model().scores, turn_model().prefer
     best_turn(scores.astype(np.float64))  # compiled before the clock starts
     start = time.perf_counter()

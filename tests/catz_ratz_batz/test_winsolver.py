@@ -201,6 +201,7 @@ def test_solve_command_win_figures(capsys):
 
 def test_solver_module_door():
     assert solver.solve_win(turns=1) is winsolver.solve_win(num_players=2, turns=1)
+    assert winsolver.solve_win(2, 1) is winsolver.solve_win(turns=1)  # one cache entry
 
 
 # ---------------------------------------------------------------- pairs of policies
