@@ -80,7 +80,7 @@ def _cmd_play(args: argparse.Namespace, rest: list[str]) -> int:
 def solve_report() -> dict[str, Any]:
     """The exact solution of a Catz, Ratz and Batz turn and the bots' exact expected scores."""
     from ratenvs.catz_ratz_batz import solver
-    from ratenvs.catz_ratz_batz.bots import BOTS, exact_expected_score
+    from ratenvs.catz_ratz_batz.bots import BOTS, DICE_BOTS, exact_expected_score
 
     solution = solver.solve()
     return {
@@ -90,7 +90,7 @@ def solve_report() -> dict[str, Any]:
         "states": solution.states,
         "decision_states": solution.decision_states,
         "policy_iterations": solution.iterations,
-        "bots": {name: exact_expected_score(cls()) for name, cls in BOTS.items()},
+        "bots": {name: exact_expected_score(BOTS[name]()) for name in DICE_BOTS},
     }
 
 
@@ -98,6 +98,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     spec = get_game(args.game)
     if spec.name != "catz_ratz_batz":
         raise UsageError(f"solve: no exact solver for {spec.title} (only catz-ratz-batz)")
+    if args.win is not None:
+        return _solve_win(args.win, args.json)
     report = solve_report()
     if args.json:
         print(json.dumps(report, indent=2))
@@ -110,6 +112,24 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     print("  bot                exact expected score   % of optimal")
     for name, value in sorted(report["bots"].items(), key=lambda kv: -kv[1]):
         print(f"  {name:18} {value:20.4f}   {100 * value / report['expected_score']:11.2f}%")
+    return 0
+
+
+def _solve_win(turns: int, as_json: bool) -> int:
+    """``solve catz-ratz-batz --win TURNS``: the exact 2-player win figures."""
+    from ratenvs.catz_ratz_batz.winsolver import win_report
+
+    report = win_report(turns)
+    if as_json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"Catz, Ratz and Batz - exact win-optimal play, 2 players, {turns} turns each")
+    print(f"  positions solved       {report['positions']} ({report['solve_seconds']:.1f} s)")
+    print("  seat 0 vs seat 1                 P(seat 0 wins)   P(tie)   seat 0's share")
+    for name, odds in report["seat_0"].items():
+        label = name.replace("_vs_", "-optimal vs ") + "-optimal"
+        print(f"  {label:30} {odds['win']:16.6f} {odds['tie']:8.6f} {odds['share']:16.6f}")
+    print("  (share = P(win) + P(tie) / 2)")
     return 0
 
 
@@ -280,6 +300,13 @@ def build_parser() -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="exact solution (catz-ratz-batz)")
     solve.add_argument("game")
     solve.add_argument("--json", action="store_true", help="print a JSON object")
+    solve.add_argument(
+        "--win",
+        type=int_in(1, 50),
+        metavar="TURNS",
+        help="the exact win-optimal play of the 2-player game with TURNS turns each (1 to 50; "
+        "10 takes a few minutes; needs numba)",
+    )
     rep = sub.add_parser("replay", help="replay a saved game record, optionally as a GIF")
     rep.add_argument("record", help="game record JSON")
     rep.add_argument("--gif", help="write the replay as an animated GIF here")

@@ -7,14 +7,20 @@ must keep a number it chooses by the dice alone:
 - ``most_common``: the number shown by the most dice (ties: the higher number).
 - ``lowest``: the lowest number showing (3s make Bats good).
 - ``optimal``: the solver's optimal keep, maximising the expected turn score.
+- ``optimal_win``: the win-optimal keep of the 2-player game with a fixed number of turns
+  (:func:`~ratenvs.catz_ratz_batz.winsolver.solve_win`), from the dice, both totals and
+  both seats' turns left; it needs numba, and refuses other tables when bound.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from ratenvs.catz_ratz_batz.observe import (
     ACTION_ROLL,
+    TOTAL_SCALE,
     dice_from_observation,
     keep_mask,
     observation_for_dice,
@@ -76,13 +82,90 @@ class OptimalBot(_DiceBot):
         return self._policy[dice]
 
 
+class OptimalWinBot:
+    """Keeps the number that maximises the seat's chance to win the 2-player game (a tie
+    counts half), playing the exact win-optimal policy of
+    :func:`~ratenvs.catz_ratz_batz.winsolver.solve_win` at the position it reads from its
+    observation: its lead (the ``totals`` piece), both seats' turns left (``turns_left``) and
+    the dice.
+
+    Bind it to the env's observer (``play_game`` and ``SingleAgentEnv`` do): that tells it
+    the game's ``turns``. Unbound it reads the default game's observations (2 players, 10
+    turns). The game is solved on the first keep (about a minute for 10 turns, then cached).
+    """
+
+    name = "optimal_win"
+
+    def __init__(self) -> None:
+        self.observer: Any = None
+        self.turns = 10
+
+    def bind(self, observer: Any) -> None:
+        """Read observations through ``observer`` (the env's ``env.observer``); a ValueError
+        for any game but 2 players with a fixed number of turns and no ``target_score``."""
+        game = observer.game
+        if game.num_players != 2 or game.turns is None or game.target_score is not None:
+            raise ValueError(
+                "the 'optimal_win' bot plays the 2-player game with a fixed number of turns "
+                f"(no target_score), not num_players={game.num_players}, turns={game.turns}, "
+                f"target_score={game.target_score}"
+            )
+        self.observer = observer
+        self.turns = int(game.turns)
+
+    def _views(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        if self.observer is None:
+            from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
+
+            self.observer = CatzRatzBatz(num_players=2, turns=self.turns).observer("knowledge")
+        if np.shape(observation)[-1] != self.observer.size:
+            raise ValueError(
+                f"the 'optimal_win' bot reads 2-player observations of {self.observer.size} "
+                f"entries, got {np.shape(observation)[-1]}: bind it to the env's observer "
+                "(bot.bind(env.observer); play_game and SingleAgentEnv do it)"
+            )
+        return self.observer.views(observation)
+
+    def position(self, observation: np.ndarray) -> Any:
+        """The :class:`~ratenvs.catz_ratz_batz.winsolver.Position` of the turn in progress."""
+        from ratenvs.catz_ratz_batz.winsolver import Position
+
+        views = self._views(observation)
+        totals = np.rint(views["totals"].astype(np.float64) * TOTAL_SCALE).astype(int)
+        left = np.rint(views["turns_left"].astype(np.float64) * self.turns).astype(int)
+        return Position(int(left[0]), int(left[1]), int(totals[0] - totals[1]))
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        if action_mask[ACTION_ROLL]:
+            return ACTION_ROLL
+        from ratenvs.catz_ratz_batz.winsolver import solve_win
+
+        position = self.position(observation)
+        dice = dice_from_observation(observation, self.observer)
+        keep = solve_win(num_players=2, turns=self.turns).best_keep(position, dice)
+        return NUMBERS.index(keep)
+
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The exact distribution of :meth:`act` (one-hot)."""
+        probs = np.zeros(len(action_mask))
+        probs[self.act(observation, action_mask, np.random.default_rng(0))] = 1.0
+        return probs
+
+
 BOTS: dict[str, type] = {
     "random": RandomBot,
     "most_common": MostCommonBot,
     "lowest": LowestBot,
     "optimal": OptimalBot,
+    "optimal_win": OptimalWinBot,
 }
 """Bot names accepted by the env wrappers, the CLI and the evaluator."""
+
+DICE_BOTS = ("random", "most_common", "lowest", "optimal")
+"""The bots that keep by the dice alone, whose exact expected turn score grades them
+(``ratenvs solve``); ``optimal_win`` also reads the position."""
 
 
 def get_bot(name: str):

@@ -19,6 +19,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -249,3 +250,12 @@ def value_iteration(tol: float = 1e-10, max_iter: int = 10_000) -> float:
 def all_decision_states() -> tuple[Dice, ...]:
     """Every dice state in which the player must choose a number to keep."""
     return _model().decision_states
+
+
+def solve_win(num_players: int = 2, turns: int = 10) -> Any:
+    """The exact win-probability-optimal play of the 2-player game with ``turns`` turns per
+    seat: a :class:`~ratenvs.catz_ratz_batz.winsolver.WinSolution` (see that module for the
+    method and why it is exact; it needs numba)."""
+    from ratenvs.catz_ratz_batz.winsolver import solve_win as _solve_win
+
+    return _solve_win(num_players=num_players, turns=turns)
