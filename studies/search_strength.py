@@ -2,7 +2,7 @@
 move takes them.
 
     python -m studies.search_strength [--bot ismcts] [--setting one_round] [--minutes 10]
-        [--max-games 100000] [--seed 0] [--json out.json]
+        [--max-games 100000] [--seed 0] [--knock search] [--value VALUE] [--json out.json]
 
 Two-player games of the search bot (``ismcts`` or ``pimc`` from the game's registry, at
 its default budget) against the ``heuristic`` bot, seats rotated (game ``i``: the search
@@ -12,6 +12,9 @@ rule), for as many games as fit in ``--minutes`` (a game started is finished) or
 at 100 (``target_score=100``). Printed (and written to ``--json``): the search bot's win
 rate (a shared win counts ``1/k``) with its Wilson 95% interval, and the seconds per
 searched decision (a decision with one legal action is not searched) and per game.
+``--knock heuristic`` leaves the search bot's knock decisions to the heuristic's threshold
+(the search plays the cards only): where the search loses its games. ``--value win`` or
+``reward`` replaces the bot's default value of a play-out (``ratenvs.common.search``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from ratenvs.common.atomic import atomic_file
 from ratenvs.common.play import play_game
 from ratenvs.common.stats import wilson_interval
 from ratenvs.rat_a_tat_cat.bots import BOTS, HeuristicBot
-from ratenvs.rat_a_tat_cat.rules import RatATatCat
+from ratenvs.rat_a_tat_cat.rules import ACTION_KNOCK, RatATatCat
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "one_round": {"num_players": 2},
@@ -37,15 +40,21 @@ SETTINGS: dict[str, dict[str, Any]] = {
 
 
 class _Timed:
-    """Wraps a search bot and keeps the seconds of every searched decision."""
+    """Wraps a search bot and keeps the seconds of every searched decision; with
+    ``knock_by`` (a bot), that bot decides the knocks from the seat's observation."""
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: Any, knock_by: Any = None) -> None:
         self.bot = bot
         self.name = bot.name
         self.seconds: list[float] = []
+        self.knock_by = knock_by
+        self._observer: Any = None
 
     def bind(self, observer: Any) -> None:
         self.bot.bind(observer)
+        self._observer = observer
+        if self.knock_by is not None:
+            self.knock_by.bind(observer)
 
     def bind_game(self, game: Any, seat: int) -> None:
         self.bot.bind_game(game, seat)
@@ -56,16 +65,28 @@ class _Timed:
     def act_in_state(
         self, state: Any, seat: int, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
+        if self.knock_by is not None and action_mask[ACTION_KNOCK]:
+            seen = self._observer.observe(state, seat)  # what the seat sees, as play_game shows it
+            return int(self.knock_by.act(seen, action_mask, rng))
         action = self.bot.act_in_state(state, seat, action_mask, rng)
         if self.bot.last_search.get("iterations", 0):
             self.seconds.append(float(self.bot.last_search["seconds"]))
         return action
 
 
-def measure(bot: str, setting: str, minutes: float, max_games: int, seed: int) -> dict[str, Any]:
+def measure(
+    bot: str,
+    setting: str,
+    minutes: float,
+    max_games: int,
+    seed: int,
+    knock: str = "search",
+    value: str | None = None,
+) -> dict[str, Any]:
     """Play the games and return the figures (see the module docstring)."""
     game = RatATatCat(**SETTINGS[setting])
-    searcher = _Timed(BOTS[bot]())
+    options = {} if value is None else {"value": value}
+    searcher = _Timed(BOTS[bot](**options), HeuristicBot() if knock == "heuristic" else None)
     wins = 0.0
     games = 0
     start = time.perf_counter()
@@ -85,6 +106,8 @@ def measure(bot: str, setting: str, minutes: float, max_games: int, seed: int) -
         "setting": setting,
         "options": SETTINGS[setting],
         "opponent": "heuristic",
+        "knock": knock,
+        "value": searcher.bot.value,
         "seed": seed,
         "games": games,
         "wins": wins,
@@ -106,12 +129,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--max-games", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--knock", choices=("search", "heuristic"), default="search")
+    parser.add_argument("--value", choices=("win", "reward"), default=None)
     parser.add_argument("--json", default=None, help="write the figures to this file")
     args = parser.parse_args(argv)
-    out = measure(args.bot, args.setting, args.minutes, args.max_games, args.seed)
+    out = measure(
+        args.bot, args.setting, args.minutes, args.max_games, args.seed, args.knock, args.value
+    )
     low, high = out["wilson_95"]
     print(
-        f"{out['bot']} vs heuristic, {out['setting']}: {out['win_rate']:.1%} "
+        f"{out['bot']} vs heuristic, {out['setting']}"
+        + (", knocks by the heuristic" if out["knock"] == "heuristic" else "")
+        + f" (value {out['value']})"
+        + f": {out['win_rate']:.1%} "
         f"[{low:.1%}, {high:.1%}] of {out['games']} games; "
         f"{out['seconds_per_move_mean']:.3f} s per searched move (median "
         f"{out['seconds_per_move_median']:.3f}, p95 {out['seconds_per_move_p95']:.3f}, "

@@ -16,3 +16,11 @@ def test_a_short_measurement_reports_wins_intervals_and_seconds(tmp_path, capsys
     assert 0.0 <= low <= figures["win_rate"] <= high <= 1.0
     assert figures["searched_moves"] > 0 and figures["seconds_per_move_mean"] > 0
     assert "pimc vs heuristic, one_round" in capsys.readouterr().out
+
+
+def test_the_knock_and_the_value_can_be_replaced():
+    figures = search_strength.measure(
+        "ismcts", "one_round", 1.0, 1, seed=2, knock="heuristic", value="reward"
+    )
+    assert figures["knock"] == "heuristic" and figures["value"] == "reward"
+    assert figures["games"] == 1
