@@ -308,10 +308,14 @@ def swap_by_estimate(est: np.ndarray, mask: np.ndarray, minimum: float = 1.0) ->
 
 
 ISMCTS_ITERATIONS = 100
-"""IS-MCTS iterations per decision of the ``ismcts`` bot (about 0.15 s on one core of the
-development machine: ``python -m studies.search_strength``)."""
+"""IS-MCTS iterations per decision of the ``ismcts`` bot: about 0.16 s per searched decision
+of a 2-player game on one free core of the development machine (0.4 s, 0.65 s in the
+elimination game, with the machine's two cores shared by four processes: ``python -m
+studies.search_strength``)."""
 PIMC_DETERMINIZATIONS = 16
-"""Deals per decision of the ``pimc`` bot, every legal action played out once in each."""
+"""Deals per decision of the ``pimc`` bot, every legal action played out once in each: about
+0.09 s per searched decision of a 2-player game on one free core (0.2 s, 0.35 s in the
+elimination game, on the shared machine: ``python -m studies.search_strength``)."""
 
 
 class RatCatISMCTS(ISMCTSBot):
