@@ -1,9 +1,20 @@
-"""The one small protocol every scripted player follows."""
+"""The one small protocol every scripted player follows, and its extension for search bots.
+
+A :class:`Bot` decides from what its seat may see: ``act(observation, action_mask,
+rng)``. A search bot (:class:`StateBot`, e.g. :mod:`ratenvs.common.search`) needs more:
+a game to imagine the rest of the table with. The harness that holds the game's state
+(:func:`ratenvs.common.play.play_game`, and everything that plays through it: the
+evaluator, tournaments) then calls ``bind_game(game, seat)`` once before play and
+``act_in_state(state, seat, action_mask, rng)`` instead of ``act`` at each of the seat's
+decisions. Such a bot reads ``state`` only through ``game.resample(state, seat, rng)``, a
+state dealt anew from everything the seat knows (the leak tests prove that a resample
+carries nothing the seat cannot know), so it sees no more than a plain bot.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -25,6 +36,49 @@ class Bot(Protocol):
     ) -> int:
         """Return a legal action index."""
         ...
+
+
+@runtime_checkable
+class StateBot(Protocol):
+    """A bot that searches from the game's state, read only through ``game.resample``.
+
+    ``bind_game(game, seat)`` gives it the :class:`~ratenvs.common.game.Game` it plays
+    (called by the harness before play; ``seat`` is where it sits, and the ``seat`` of
+    each ``act_in_state`` call is the one it decides for). ``act_in_state(state, seat,
+    action_mask, rng)`` returns a legal action; the bot must pass ``state`` to nothing but
+    ``game.resample(state, seat, rng)`` and must draw every random number from ``rng``.
+    Its plain ``act`` raises :class:`GameStateRequired`.
+    """
+
+    name: str
+
+    def bind_game(self, game: Any, seat: int) -> None: ...
+
+    def act_in_state(
+        self, state: Any, seat: int, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int: ...
+
+
+class GameStateRequired(RuntimeError):
+    """A search bot (:class:`StateBot`) was asked to act from an observation alone."""
+
+
+def searches_state(bot: Any) -> bool:
+    """Whether ``bot`` is a :class:`StateBot` (it has ``act_in_state``): the harness then
+    calls ``bind_game`` and ``act_in_state`` instead of ``act``."""
+    return callable(getattr(bot, "act_in_state", None))
+
+
+def bind_bots(bots: Sequence[Any], game: Any, observer: Any) -> None:
+    """Before play: ``bind(observer)`` every bot that reads named pieces, and
+    ``bind_game(game, seat)`` every search bot (:class:`StateBot`) in its seat."""
+    for seat, bot in enumerate(bots):
+        bind = getattr(bot, "bind", None)
+        if bind is not None:
+            bind(observer)
+        bind_game = getattr(bot, "bind_game", None)
+        if bind_game is not None:
+            bind_game(game, seat)
 
 
 class RandomBot:

@@ -9,6 +9,11 @@ game everywhere. The seeding rule (:func:`seed_streams`):
 - seat ``i``'s bot draws from its own stream, ``default_rng([seed, 1, i])``, so
   one bot's random choices never shift another's.
 
+A search bot (:class:`~ratenvs.common.bots.StateBot`, e.g. ``ismcts``) is bound to the
+game (``bind_game(game, seat)``) and decides with ``act_in_state(state, seat, mask, rng)``,
+reading the state only through ``game.resample`` (what the seat may know); every other
+bot decides with ``act(observation, mask, rng)``.
+
 The actions come in the AEC env's order (seats of a simultaneous step in seat
 order), so ``(seed, options, actions)`` replays in ``raw_env`` exactly
 (:mod:`ratenvs.common.record`).
@@ -24,7 +29,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from ratenvs.common.aec import IllegalActionError
-from ratenvs.common.bots import Bot
+from ratenvs.common.bots import Bot, bind_bots, searches_state
 from ratenvs.common.game import Chance, ChanceLog, Game
 
 StepHook = Callable[[Game, Any, dict[int, int], Sequence[float] | None], None]
@@ -68,7 +73,8 @@ def play_game(
     """Play a whole game with ``bots[i]`` in seat ``i``; the seeding rule is :func:`seed_streams`.
 
     ``observer`` picks the observer kind the bots see (default: the game's);
-    ``chance`` replaces the seeded chance generator (e.g. a ``ChanceReplay``).
+    ``chance`` replaces the seeded chance generator (e.g. a ``ChanceReplay``). A search
+    bot (``act_in_state``) decides from the state through ``game.resample`` only.
     A bot's illegal action is an :class:`IllegalActionError` naming the seat.
     """
     n = game.num_players
@@ -81,10 +87,8 @@ def play_game(
         if record_chance:
             chance = log = ChanceLog(chance_rng)
     view = game.observer(observer or game.observation_kind)
-    for bot in bots:
-        bind = getattr(bot, "bind", None)
-        if bind is not None:
-            bind(view)
+    bind_bots(bots, game, view)
+    search = [searches_state(bot) for bot in bots]
     state = game.init(chance)
     actions: list[int] = []
     returns = [0.0] * n
@@ -92,7 +96,10 @@ def play_game(
         chosen: dict[int, int] = {}
         for seat in game.to_act(state):
             mask = game.legal_mask(state, seat)
-            action = int(bots[seat].act(view.observe(state, seat), mask, bot_rngs[seat]))
+            if search[seat]:
+                action = int(bots[seat].act_in_state(state, seat, mask, bot_rngs[seat]))
+            else:
+                action = int(bots[seat].act(view.observe(state, seat), mask, bot_rngs[seat]))
             if not (0 <= action < len(mask) and mask[action]):
                 raise IllegalActionError(
                     f"seat {seat}'s bot {getattr(bots[seat], 'name', bots[seat])!r} chose "

@@ -23,6 +23,12 @@ the vector is of another table.
   heuristic bots (:data:`KEPT_VALUES`, by ceiling), and with that guess of every
   hand it swaps its highest card for the lowest other card and knocks when its
   hand is ``knock_margin`` points below every other hand.
+- ``ismcts`` and ``pimc``: the search bots of :mod:`ratenvs.common.search` (IS-MCTS and
+  perfect-information Monte Carlo over ``resample_from_infostate``), with heuristic bots
+  playing every seat of the play-outs to the end of the round. They search from the
+  game's state (read only through the resampler), so they play where the harness holds it
+  (:func:`~ratenvs.common.play.play_game`, ``ratenvs evaluate`` / ``tournament``); their
+  plain ``act`` raises.
 
 How strong they are and where their constants come from: ``python -m
 studies.ratcat_bot_tuning`` (figures in ``studies/README.md``).
@@ -35,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.bots import Bot, RandomBot, make_bot
+from ratenvs.common.search import EXPLORATION, ISMCTSBot, PIMCBot
 from ratenvs.rat_a_tat_cat.rules import (
     ACTION_DECLINE,
     ACTION_DISCARD,
@@ -300,7 +307,65 @@ def swap_by_estimate(est: np.ndarray, mask: np.ndarray, minimum: float = 1.0) ->
     return action
 
 
-BOTS: dict[str, type] = {"random": RandomBot, "heuristic": HeuristicBot, "ceiling": CeilingBot}
+ISMCTS_ITERATIONS = 100
+"""IS-MCTS iterations per decision of the ``ismcts`` bot: about 0.16 s per searched decision
+of a 2-player game on one free core of the development machine (0.4 s, 0.65 s in the
+elimination game, with the machine's two cores shared by four processes: ``python -m
+studies.search_strength``)."""
+PIMC_DETERMINIZATIONS = 16
+"""Deals per decision of the ``pimc`` bot, every legal action played out once in each: about
+0.09 s per searched decision of a 2-player game on one free core (0.2 s, 0.35 s in the
+elimination game, on the shared machine: ``python -m studies.search_strength``)."""
+
+
+class RatCatISMCTS(ISMCTSBot):
+    """IS-MCTS over resampled tables, heuristic bots playing out every seat to the round's end.
+
+    The :class:`~ratenvs.common.search.ISMCTSBot` with :data:`ISMCTS_ITERATIONS` iterations
+    per decision: a play-out is won by the seat that scores the fewest points in the round
+    (the end of the game in a one-round game)."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        iterations: int | None = ISMCTS_ITERATIONS,
+        seconds: float | None = None,
+        exploration: float = EXPLORATION,
+        rollout: Any = HeuristicBot,
+        value: str = "win",
+        horizon: str = "reward",
+    ) -> None:
+        super().__init__(iterations, seconds, exploration, rollout, value, horizon)
+
+
+class RatCatPIMC(PIMCBot):
+    """Perfect-information Monte Carlo over resampled tables, heuristic play-outs to the round end.
+
+    The :class:`~ratenvs.common.search.PIMCBot` with :data:`PIMC_DETERMINIZATIONS` deals per
+    decision, every legal action played out once in each; the value as ``ismcts``'s."""
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        determinizations: int | None = PIMC_DETERMINIZATIONS,
+        seconds: float | None = None,
+        rollouts: int = 1,
+        rollout: Any = HeuristicBot,
+        value: str = "win",
+        horizon: str = "reward",
+    ) -> None:
+        super().__init__(determinizations, seconds, rollouts, rollout, value, horizon)
+
+
+BOTS: dict[str, type] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "ceiling": CeilingBot,
+    "ismcts": RatCatISMCTS,
+    "pimc": RatCatPIMC,
+}
 
 
 def get_bot(name: str) -> Bot:

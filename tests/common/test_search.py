@@ -1,0 +1,252 @@
+"""The search bots (ratenvs.common.search) and the harness hook they play through: legal,
+deterministic for a seed, blind to what their seat cannot know, on any game with a
+resampler."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ratenvs.catz_ratz_batz.bots import get_bot as catz_bot
+from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
+from ratenvs.common.bots import Bot, GameStateRequired, StateBot, bind_bots, searches_state
+from ratenvs.common.play import play_game
+from ratenvs.common.search import ISMCTSBot, PIMCBot, search_bot
+from ratenvs.evaluation import play_match
+from ratenvs.games import GAMES
+from ratenvs.rat_a_tat_cat import resample as ratcat_resample
+from ratenvs.rat_a_tat_cat.bots import HeuristicBot, RatCatISMCTS, RatCatPIMC, get_bot
+from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+
+def _ismcts(iterations: int = 12, **kw: Any) -> ISMCTSBot:
+    return ISMCTSBot(iterations=iterations, rollout=HeuristicBot, horizon="reward", **kw)
+
+
+def _pimc(determinizations: int = 3, **kw: Any) -> PIMCBot:
+    return PIMCBot(determinizations=determinizations, rollout=HeuristicBot, horizon="reward", **kw)
+
+
+def _decisions(game: Any, seed: int, seat: int = 0, count: int = 12) -> list[Any]:
+    """States where ``seat`` has a choice (more than one legal action), from a heuristic game."""
+    out: list[Any] = []
+
+    def keep(g: Any, state: Any, _a: Any, _r: Any) -> None:
+        live = len(out) < count and not g.is_terminal(state) and seat in g.to_act(state)
+        if live and g.legal_mask(state, seat).sum() > 1:
+            out.append(state.copy())
+
+    play_game(game, [HeuristicBot() for _ in range(game.num_players)], seed, on_step=keep)
+    return out
+
+
+# ------------------------------------------------------------------ the protocol
+def test_the_registry_builds_search_bots_that_refuse_to_act_without_the_game():
+    for name, cls in (("ismcts", RatCatISMCTS), ("pimc", RatCatPIMC)):
+        bot = get_bot(name)
+        assert isinstance(bot, cls) and bot.name == name
+        assert isinstance(bot, Bot) and isinstance(bot, StateBot) and searches_state(bot)
+        game = RatATatCat()
+        state = game.init(np.random.default_rng(0))
+        mask = game.legal_mask(state, 0)
+        obs = game.observer("knowledge").observe(state, 0)
+        with pytest.raises(GameStateRequired, match="play_game"):
+            bot.act(obs, mask, np.random.default_rng(0))
+        with pytest.raises(GameStateRequired, match="bind_game"):
+            bot.act_in_state(state, 0, mask, np.random.default_rng(0))
+    assert not searches_state(HeuristicBot())
+
+
+def test_options_are_checked():
+    for bad in (
+        {"iterations": 0},
+        {"iterations": None, "seconds": None},
+        {"seconds": 0},
+        {"exploration": -1},
+        {"value": "points"},
+        {"horizon": "turn"},
+        {"rollout": "heuristic"},
+    ):
+        with pytest.raises(ValueError):
+            ISMCTSBot(**bad)
+    with pytest.raises(ValueError, match="rollouts"):
+        PIMCBot(rollouts=0)
+    with pytest.raises(ValueError, match="unknown search"):
+        search_bot("alphazero")
+    bot = ISMCTSBot(rollout=RatCatISMCTS)
+    with pytest.raises(ValueError, match="searches itself"):
+        bot.bind_game(RatATatCat(), 0)
+
+
+class _Recording(ISMCTSBot):
+    def __init__(self) -> None:
+        super().__init__(iterations=2, rollout=HeuristicBot, horizon="reward")
+        self.bound: list[tuple[Any, int]] = []
+        self.calls: list[int] = []
+
+    def bind_game(self, game: Any, seat: int) -> None:
+        self.bound.append((game, seat))
+        super().bind_game(game, seat)
+
+    def act_in_state(self, state: Any, seat: int, action_mask: Any, rng: Any) -> int:
+        self.calls.append(seat)
+        return super().act_in_state(state, seat, action_mask, rng)
+
+
+def test_play_game_binds_search_bots_and_asks_them_in_the_state():
+    game = RatATatCat(num_players=3)
+    bot = _Recording()
+    played = play_game(game, [HeuristicBot(), bot, HeuristicBot()], 4)
+    assert bot.bound == [(game, 1)]
+    assert bot.calls and set(bot.calls) == {1}
+    # every decision of seat 1 went to act_in_state: its plain act raises
+    assert played.state.is_over
+    # bind_bots: the observer binding still reaches plain bots
+    plain = HeuristicBot()
+    bind_bots([plain], game, game.observer("knowledge"))
+    assert plain.observer is game.observer("knowledge")
+
+
+def test_the_evaluator_plays_search_bots_through_the_harness():
+    spec = GAMES["rat_a_tat_cat"]
+    results = play_match(spec, {"num_players": 2}, _pimc(2), [HeuristicBot()], games=2, seed=3)
+    assert [r.seat for r in results] == [0, 1]
+    assert all(0.0 <= r.win <= 1.0 for r in results)
+
+
+# ------------------------------------------------------------------ legal and deterministic
+@pytest.mark.parametrize("make", [_ismcts, _pimc])
+@pytest.mark.parametrize(
+    "options", [{"num_players": 2}, {"num_players": 3, "target_score": 20, "rounds": 3}]
+)
+def test_search_bots_play_legal_games_deterministically(make, options):
+    game = RatATatCat(**options)
+    n = game.num_players
+    for seed in (0, 1):
+
+        def bots(seed: int = seed) -> list[Any]:
+            return [make() if s == seed % n else HeuristicBot() for s in range(n)]
+
+        first = play_game(game, bots(), seed)  # play_game raises on an illegal action
+        again = play_game(game, bots(), seed)
+        assert first.actions == again.actions
+
+
+@pytest.mark.parametrize(
+    "bot",
+    [
+        ISMCTSBot(iterations=1, rollout=HeuristicBot),
+        PIMCBot(determinizations=1, rollout=HeuristicBot),
+        ISMCTSBot(iterations=1),  # random play-outs to the end of the game
+    ],
+)
+def test_a_budget_of_one_iteration_plays_legally(bot):
+    game = RatATatCat(num_players=2, target_score=30)
+    played = play_game(game, [bot, HeuristicBot()], 5)
+    assert played.state.is_over and bot.last_search["iterations"] in (0, 1)
+
+
+def test_the_same_rng_gives_the_same_action_and_the_search_uses_its_budget():
+    game = RatATatCat(num_players=2)
+    bot = _ismcts(20)
+    bot.bind_game(game, 0)
+    for state in _decisions(game, 2)[:5]:
+        mask = game.legal_mask(state, 0)
+        a = bot.act_in_state(state, 0, mask, np.random.default_rng(9))
+        assert bot.last_search["iterations"] == 20
+        assert a == bot.act_in_state(state, 0, mask, np.random.default_rng(9))
+        assert mask[a]
+
+
+def test_a_time_budget_stops_the_search():
+    game = RatATatCat(num_players=2)
+    bot = ISMCTSBot(iterations=None, seconds=0.05, rollout=HeuristicBot, horizon="reward")
+    bot.bind_game(game, 0)
+    state = _decisions(game, 3)[0]
+    bot.act_in_state(state, 0, game.legal_mask(state, 0), np.random.default_rng(0))
+    assert bot.last_search["iterations"] >= 1
+    assert bot.last_search["seconds"] < 1.0
+
+
+# ------------------------------------------------------------------ hidden information
+class _Sealed:
+    """A state nobody may read: only the sealing game's ``resample`` opens it."""
+
+    def __init__(self, state: Any) -> None:
+        object.__setattr__(self, "_inside", state)
+
+    def __getattribute__(self, name: str) -> Any:
+        raise AssertionError(f"the search read the state ({name}) other than through resample")
+
+
+class _SealingRatCat(RatATatCat):
+    def resample(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
+        return super().resample(object.__getattribute__(state, "_inside"), seat, rng)
+
+
+class _CanonicalRatCat(RatATatCat):
+    """Resamples from the seat's information alone: the hidden cards of each shuffle epoch
+    are put in order before they are dealt again, so two states that differ only in what
+    the seat cannot see give the same deal for the same random numbers."""
+
+    def resample(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
+        ordered = state.copy()
+        groups: dict[int, list[tuple]] = {}
+        for pos in ratcat_resample.hidden_positions(state, seat):
+            card = ratcat_resample.card_at(state, pos)
+            groups.setdefault(state.card_epoch[card], []).append(pos)
+        for group in groups.values():
+            cards = sorted(ratcat_resample.card_at(state, pos) for pos in group)
+            for pos, card in zip(group, cards):
+                ratcat_resample.put_card(ordered, pos, card)
+        return super().resample(ordered, seat, rng)
+
+
+@pytest.mark.parametrize("make", [_ismcts, _pimc])
+def test_the_search_reads_the_state_only_through_resample(make):
+    game = _SealingRatCat(num_players=3)
+    bot = make()
+    bot.bind_game(game, 0)
+    for state in _decisions(RatATatCat(num_players=3), 6)[:4]:
+        mask = game.legal_mask(state, 0)
+        action = bot.act_in_state(_Sealed(state), 0, mask, np.random.default_rng(1))
+        assert mask[action]
+
+
+@pytest.mark.parametrize("make", [_ismcts, _pimc])
+def test_states_that_differ_only_in_hidden_cards_get_the_same_search(make):
+    game = _CanonicalRatCat(num_players=2)
+    differed = 0
+    for seed in (7, 8):
+        for state in _decisions(RatATatCat(num_players=2), seed, count=6):
+            other = game.resample(state, 0, np.random.default_rng(seed))  # the rest dealt anew
+            differed += game.to_json(other)["hands"][1] != game.to_json(state)["hands"][1]
+            mask = game.legal_mask(state, 0)
+            assert np.array_equal(mask, game.legal_mask(other, 0))
+            picks, visits = [], []
+            for s in (state, other):
+                bot = make()
+                bot.bind_game(game, 0)
+                picks.append(bot.act_in_state(s, 0, mask, np.random.default_rng(3)))
+                visits.append(dict(bot.last_search))
+            assert picks[0] == picks[1]
+            assert visits[0]["iterations"] == visits[1]["iterations"]
+    assert differed >= 3  # the hidden cards really differed
+
+
+# ------------------------------------------------------------------ any game with a resampler
+@pytest.mark.parametrize(
+    "bot",
+    [
+        ISMCTSBot(iterations=30, rollout=lambda: catz_bot("lowest")),
+        PIMCBot(determinizations=4),
+    ],
+)
+def test_search_bots_play_catz_ratz_and_batz(bot):
+    game = CatzRatzBatz(num_players=2, turns=2)
+    played = play_game(game, [bot, catz_bot("lowest")], 11)
+    assert played.state.is_over
+    again = play_game(game, [bot, catz_bot("lowest")], 11)
+    assert again.actions == played.actions
