@@ -1,5 +1,6 @@
 """The README's Python examples run as written (a block that imports an optional
-integration, e.g. SuperSuit, is skipped where it is not installed: the floors run)."""
+integration, e.g. SuperSuit, or needs an extra, e.g. torch for the shipped agents, is
+skipped where it is not installed: the floors run)."""
 
 import importlib.util
 import re
@@ -20,6 +21,11 @@ OPTIONAL = ("supersuit",)
 them, so ``make test`` runs every block)."""
 
 
+NEEDS = {"torch": r"ratenvs\.agents\.load\(", "numba": r"solve_win\("}
+"""Extras a block needs without importing them itself (the shipped agents' weights need
+torch, the win-optimal solver numba), by a pattern of the call that needs them."""
+
+
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_example_runs(index, capsys):
     block = BLOCKS[index]
@@ -27,5 +33,8 @@ def test_readme_example_runs(index, capsys):
         if re.search(rf"^import {name}\b", block, flags=re.M) and not importlib.util.find_spec(
             name
         ):
+            pytest.skip(f"README block {index} needs {name}, not installed here")
+    for name, call in NEEDS.items():
+        if re.search(call, block) and not importlib.util.find_spec(name):
             pytest.skip(f"README block {index} needs {name}, not installed here")
     exec(compile(block, f"README block {index}", "exec"), {})

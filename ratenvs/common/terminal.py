@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.arguments import MAX_SEED, SEED, ArgumentParser, UsageError, int_in, output_file
-from ratenvs.common.bots import Bot, opponent_bots
+from ratenvs.common.bots import Bot, opponent_bots, searches_state
 from ratenvs.common.game import Game
 from ratenvs.common.play import seed_streams
 
@@ -89,7 +89,10 @@ class Table:
         seat = self.env.agent_name_mapping[agent]
         seen = self.env.observe(agent)
         mask = seen["action_mask"]
-        return int(self.bots[seat - 1].act(seen["observation"], mask, self.bot_rngs[seat]))
+        bot = self.bots[seat - 1]
+        if searches_state(bot):
+            return int(bot.act_in_state(self.env.truth, seat, mask, self.bot_rngs[seat]))
+        return int(bot.act(seen["observation"], mask, self.bot_rngs[seat]))
 
 
 def _as_flags(message: str, parser: argparse.ArgumentParser) -> str:
@@ -131,10 +134,12 @@ def set_table(
         parser.error(_as_flags(str(err), parser))
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
-    for bot in bots:
+    for i, bot in enumerate(bots):
         bind = getattr(bot, "bind", None)
         if bind is not None:
             bind(env.observer)
+        if searches_state(bot):  # a search bot (seat i + 1) reads the game through resample
+            bot.bind_game(env.game, i + 1)
     env.reset(seed=seed)
     table = Table(env, names, bots, bot_rngs, seed=seed, record_path=record_path)
     if record_path is not None:

@@ -16,7 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 from ratenvs.common.aec import GameAECEnv, as_action, refused_action
-from ratenvs.common.bots import Bot
+from ratenvs.common.bots import Bot, searches_state
 from ratenvs.common.options import check_choice, check_seed
 from ratenvs.games import get_game
 
@@ -126,10 +126,12 @@ class SingleAgentEnv(gym.Env):
             self._bots = self._resolve(self._opponents_arg(self.np_random), n - 1)
         else:
             self._bots = self._fixed_opponents
-        for bot in self._bots:
+        for i, bot in enumerate(self._bots):
             bind = getattr(bot, "bind", None)
             if bind is not None:
                 bind(self.aec.observer)
+            if searches_state(bot):  # a search bot reads the game only through resample
+                bot.bind_game(self.aec.game, i if i < self._seat else i + 1)
         self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
         self._advance()
         return self._observation(), self._info()
@@ -169,7 +171,11 @@ class SingleAgentEnv(gym.Env):
                 break
             seen = aec.observe(agent)
             bot = self._bots[seat if seat < self._seat else seat - 1]
-            aec.step(int(bot.act(seen["observation"], seen["action_mask"], rng)))
+            if searches_state(bot):
+                action = bot.act_in_state(aec.truth, seat, seen["action_mask"], rng)
+            else:
+                action = bot.act(seen["observation"], seen["action_mask"], rng)
+            aec.step(int(action))
         self._mask = aec.action_mask(learner)
 
     def _observation(self) -> np.ndarray:

@@ -250,3 +250,27 @@ def test_search_bots_play_catz_ratz_and_batz(bot):
     assert played.state.is_over
     again = play_game(game, [bot, catz_bot("lowest")], 11)
     assert again.actions == played.actions
+
+
+def test_the_gymnasium_door_plays_search_bots_in_the_other_seats():
+    from ratenvs.wrappers.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("rat_a_tat_cat", opponents=RatCatPIMC(determinizations=2))
+    rng = np.random.default_rng(0)
+    for seed in range(3):  # the learner's seat is drawn at every reset
+        _, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, _, term, trunc, info = env.step(action)
+            done = term or trunc
+        assert env.aec.truth.is_over
+
+
+def test_terminal_play_asks_a_search_bot_in_the_state():
+    from ratenvs.rat_a_tat_cat.play import main
+
+    moves = iter(["d", "x", "n"] * 200)
+    said: list[str] = []
+    code = main(["--bots", "pimc", "--seed", "1"], ask=lambda _: next(moves), say=said.append)
+    assert code == 0 and any(line.startswith("player_1 ") for line in said)
