@@ -84,21 +84,14 @@ def torch_pin() -> str:
     return os.environ.get("TORCH") or match.group(1)
 
 
-def _integration_tests(session: nox.Session, extras: str, *packages: str) -> None:
+def _integration_tests(
+    session: nox.Session, extras: str, tests: tuple[str, ...] = (INTEGRATIONS, *NOT_HERE)
+) -> None:
+    """Install the torch pin and ``.[extras]`` in the session's venv, then run ``tests``."""
     session.install(torch_pin())
-    session.install("-e", f".[{extras}]", "pytest>=8", "pytest-timeout>=2.2", *packages)
+    session.install("-e", f".[{extras}]", "pytest>=8", "pytest-timeout>=2.2")
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
-    session.run(
-        "python",
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        INTEGRATIONS,
-        *NOT_HERE,
-        *session.posargs,
-    )
+    session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests, *session.posargs)
 
 
 @nox.session(name="frameworks", reuse_venv=True)
@@ -121,16 +114,4 @@ def agilerl_session(session: nox.Session) -> None:
 def rllib_session(session: nox.Session) -> None:
     """RLlib tests (the ``rllib`` extra: Ray RLlib, newest), in a venv of their own: the env
     wrapper, the masking module, two self-play iterations per game on two env runners."""
-    session.install(torch_pin())
-    session.install("-e", ".[rllib]", "pytest>=8", "pytest-timeout>=2.2")
-    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
-    session.run(
-        "python",
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        f"{INTEGRATIONS}/test_rllib.py",
-        *session.posargs,
-    )
+    _integration_tests(session, "rllib", (f"{INTEGRATIONS}/test_rllib.py",))
