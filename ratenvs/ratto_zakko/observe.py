@@ -60,6 +60,7 @@ from ratenvs.ratto_zakko.rules import (
     ACTION_RESPONSE_FIRST,
     ACTION_WAIT,
     CARD_NAMES,
+    CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
     COLOURS,
     FLY_CARD,
     FOODS,
@@ -77,6 +78,7 @@ from ratenvs.ratto_zakko.rules import (
     RAT_CARD,
     RESPONSES,
     State,
+    build_deck,
     correct_response_index,
 )
 
@@ -92,6 +94,8 @@ __all__ = [
     "PrivilegedObserver",
     "SeatObserver",
     "answer_beliefs",
+    "colour_prior",
+    "joint_response_beliefs",
     "observation_size",
     "response_beliefs",
 ]
@@ -246,6 +250,80 @@ def response_beliefs(
     joint[RAT_CARD] = 0.0 if level == "starter" else identity[NUM_FOODS + 1]
     table = _answer_table(shaker_on, fly_under, level, fly_card_under_shaker)
     return np.bincount(table, weights=joint, minlength=NUM_RESPONSES).astype(np.float32)
+
+
+@cache
+def _colour_prior(original_colour_cards: int) -> np.ndarray:
+    deck = build_deck("main", original_colour_cards)
+    counts = np.bincount([c for c in deck if c < FLY_CARD], minlength=FLY_CARD)
+    counts = counts.reshape(NUM_FOODS, NUM_COLOURS).astype(np.float64)
+    prior = counts / counts.sum(axis=1, keepdims=True)
+    prior.flags.writeable = False
+    return prior
+
+
+def colour_prior(original_colour_cards: int = CARDS_PER_FOOD_IN_ORIGINAL_COLOUR) -> np.ndarray:
+    """The deck's colour prior of a food card, ``P(colour | food)``: a read-only (5, 5)
+    float64 table, row = food, column = colour (counted from
+    :func:`rules.build_deck`; option ``original_colour_cards``: 4, the ruling, gives 0.5 on
+    the diagonal, a food's original colour, and 0.125 elsewhere; 0 gives 0 and 0.25; 8 the
+    identity matrix). Every entry is an exact binary fraction."""
+    return _colour_prior(original_colour_cards)
+
+
+@cache
+def _colour_ratio(original_colour_cards: int) -> np.ndarray:
+    ratio = (_colour_prior(original_colour_cards) * NUM_COLOURS).ravel()
+    ratio.flags.writeable = False
+    return ratio
+
+
+def joint_response_beliefs(
+    identity: np.ndarray,
+    colour: np.ndarray,
+    shaker_on: int,
+    fly_under: int,
+    level: str,
+    fly_card_under_shaker: str = "grab",
+    original_colour_cards: int = CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
+) -> np.ndarray:
+    """How likely each of the 13 responses is the correct answer, with the deck's joint
+    prior over (food, colour): the true ideal observer's beliefs (the ``ideal`` bot's).
+
+    :func:`response_beliefs` weighs a food card (f, c) by ``identity[f] * colour[c]``, as if
+    identity and colour were independent with uniform priors; but of a food's 8 cards
+    ``original_colour_cards`` (4, the ruling) are in its original colour. The posteriors of
+    the observation come from uniform priors, so the card's posterior is their product
+    times ``P(c | f) / (1/5)`` (:func:`colour_prior`), normalised. Fly and rat cards keep the
+    weight ``identity[fly]`` / ``identity[rat]`` (a rat card at the starter level 0): their
+    colour channels are pure noise, and the block-normalised colour posterior cannot give
+    the exact likelihood of "no colour signal", so these weights are those of
+    :func:`response_beliefs` (the one approximation here). With ``original_colour_cards``
+    8 a food card in a foreign colour gets weight 0; if every weight is 0 (no card showing:
+    all posteriors 0) the result is all 0.
+
+    The steps, exactly (the kernel bot of :mod:`~ratenvs.ratto_zakko.batched` repeats
+    them): the posteriors are taken as float32 (the observation's values); a food card's
+    weight is the float32 product ``identity[f] * colour[c]``, widened to float64 and
+    multiplied by the float64 ratio ``5 P(c | f)`` (an exact binary fraction, so exact);
+    the fly and rat weights are the float32 posteriors widened; in float64 the total is the
+    sum of the 27 weights one by one in card-id order, each response's sum adds its cards'
+    weights one by one in card-id order, and each response's sum is divided by the total;
+    the result is rounded to float32.
+    """
+    ident = np.asarray(identity, dtype=np.float32)
+    col = np.asarray(colour, dtype=np.float32)
+    weights = np.empty(len(CARD_NAMES), dtype=np.float64)
+    weights[:FLY_CARD] = np.outer(ident[:NUM_FOODS], col[:NUM_COLOURS]).ravel()
+    weights[:FLY_CARD] *= _colour_ratio(original_colour_cards)
+    weights[FLY_CARD] = ident[NUM_FOODS]
+    weights[RAT_CARD] = 0.0 if level == "starter" else ident[NUM_FOODS + 1]
+    total = float(np.cumsum(weights)[-1])  # one by one, in card-id order
+    if not total > 0.0:
+        return np.zeros(NUM_RESPONSES, dtype=np.float32)
+    table = _answer_table(shaker_on, fly_under, level, fly_card_under_shaker)
+    sums = np.bincount(table, weights=weights, minlength=NUM_RESPONSES)
+    return (sums / total).astype(np.float32)
 
 
 def answer_beliefs(game: RattoZakko, state: State, seat: int) -> np.ndarray:

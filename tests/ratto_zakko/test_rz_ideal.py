@@ -1,0 +1,143 @@
+"""The true ideal observer: answer beliefs with the deck's joint prior over (food, colour)
+(``observe.joint_response_beliefs``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ratenvs.ratto_zakko import observe as ob
+from ratenvs.ratto_zakko import rules
+
+FOOD = rules.FOODS.index
+IDX = rules.RESPONSE_INDEX
+CHOICES = rules.ORIGINAL_COLOUR_CARD_CHOICES
+
+
+# ------------------------------------------------------------------ the prior
+def test_the_colour_prior_counts_the_deck():
+    eye = np.eye(rules.NUM_FOODS)
+    np.testing.assert_array_equal(ob.colour_prior(), 0.5 * eye + 0.125 * (1 - eye))
+    np.testing.assert_array_equal(ob.colour_prior(4), ob.colour_prior())
+    np.testing.assert_array_equal(ob.colour_prior(0), 0.25 * (1 - eye))
+    np.testing.assert_array_equal(ob.colour_prior(8), eye)
+    for k in CHOICES:
+        prior = ob.colour_prior(k)
+        assert prior.shape == (5, 5) and prior.dtype == np.float64
+        np.testing.assert_array_equal(prior.sum(axis=1), np.ones(5))
+        # the deck itself: P(c | f) = copies of card (f, c) / 8
+        deck = rules.build_deck("dessert", k)
+        for f in range(5):
+            for c in range(5):
+                assert prior[f, c] == deck.count(f * 5 + c) / rules.CARDS_PER_FOOD
+        with pytest.raises(ValueError):
+            prior[0, 0] = 1.0  # read-only: a shared cached table
+    with pytest.raises(ValueError, match="original_colour_cards"):
+        ob.colour_prior(3)
+
+
+# ------------------------------------------------------------------ the beliefs
+def _posteriors(identity: dict[str, float], colour: dict[str, float]):
+    ident = np.zeros(7, dtype=np.float32)
+    col = np.zeros(5, dtype=np.float32)
+    for name, p in identity.items():
+        ident[rules.IDENTITIES.index(name)] = p
+    for name, p in colour.items():
+        col[rules.COLOURS.index(name)] = p
+    return ident, col
+
+
+def test_a_hand_computed_case():
+    """Apple or egg, green or white, each 50/50 by the posteriors. The ruling's prior gives
+    apple/green (apple's original colour) 4 times the weight of apple/white: weights 2.5 and
+    0.625 (times 0.25), so at dessert BANG (apple/green or egg/white) is 0.8 likely, each grab
+    0.1; bayes says 0.5 and 0.25."""
+    ident, col = _posteriors({"apple": 0.5, "egg": 0.5}, {"green": 0.5, "white": 0.5})
+    sh, fl = FOOD("cheese"), FOOD("fish")
+    joint = ob.joint_response_beliefs(ident, col, sh, fl, "dessert")
+    want = np.zeros(13, dtype=np.float32)
+    want[IDX["bang"]], want[IDX["grab:apple"]], want[IDX["grab:egg"]] = 0.8, 0.1, 0.1
+    np.testing.assert_array_equal(joint, want)
+    bayes = ob.response_beliefs(ident, col, sh, fl, "dessert")
+    assert bayes[IDX["bang"]] == 0.5 and bayes[IDX["grab:apple"]] == 0.25
+    # no card in its original colour: never BANG; all in it: certainly BANG
+    zero = ob.joint_response_beliefs(ident, col, sh, fl, "dessert", original_colour_cards=0)
+    assert zero[IDX["bang"]] == 0.0 and zero[IDX["grab:apple"]] == zero[IDX["grab:egg"]] == 0.5
+    eight = ob.joint_response_beliefs(ident, col, sh, fl, "dessert", original_colour_cards=8)
+    assert eight[IDX["bang"]] == 1.0 and eight.sum() == 1.0
+    # outside dessert the colour does not matter: the same as bayes
+    main = ob.joint_response_beliefs(ident, col, sh, fl, "main")
+    np.testing.assert_array_equal(main, ob.response_beliefs(ident, col, sh, fl, "main"))
+
+
+def test_fly_and_rat_cards_keep_their_identity_weight():
+    """Food 0.5 (apple, green for sure), fly 0.25, rat 0.25: the apple/green card weighs
+    0.5 * 2.5 = 1.25, so normalised 1.25 / 1.75 against 0.25 / 1.75 each."""
+    ident, col = _posteriors({"apple": 0.5, "fly": 0.25, "rat": 0.25}, {"green": 1.0})
+    sh, fl = FOOD("cheese"), FOOD("fish")
+    got = ob.joint_response_beliefs(ident, col, sh, fl, "dessert")
+    assert got[IDX["bang"]] == np.float32(1.25 / 1.75)
+    assert got[IDX["grab:fish"]] == np.float32(0.25 / 1.75)  # the fly card: the fly's cloche
+    assert got[IDX["shout:cheese"]] == np.float32(0.25 / 1.75)  # the rat card: under the shaker
+    # at the starter level there are no rat cards
+    starter = ob.joint_response_beliefs(ident, col, sh, fl, "starter")
+    assert starter[IDX["shout:rat"]] == 0.0 and starter.sum() == pytest.approx(1.0)
+    assert starter[IDX["grab:fish"]] == np.float32(0.25 / 1.5)
+
+
+def brute_force(ident, colour, shaker, fly, level, rule, k):
+    """The ideal observer's beliefs by name, card by card, through the string oracle."""
+    prior = ob.colour_prior(k)
+    out = np.zeros(rules.NUM_RESPONSES)
+    names = rules.FOODS[shaker], rules.FOODS[fly]
+    for i, name in enumerate(rules.IDENTITIES):
+        if name == rules.RAT and level == "starter":
+            continue
+        if name in (rules.FLY, rules.RAT):
+            ans = rules.correct_response(name, *names, level, fly_card_under_shaker=rule)
+            out[IDX[ans]] += ident[i]
+            continue
+        for c, cname in enumerate(rules.COLOURS):
+            card = f"{name}/{cname}"
+            ans = rules.correct_response(card, *names, level, fly_card_under_shaker=rule)
+            out[IDX[ans]] += ident[i] * colour[c] * prior[i, c] * 5
+    return out / out.sum()
+
+
+@pytest.mark.parametrize("level", rules.LEVELS)
+@pytest.mark.parametrize("k", CHOICES)
+def test_the_beliefs_are_the_joint_posterior_and_sum_to_one(level, k):
+    rng = np.random.default_rng(k)
+    for _ in range(60):
+        ident = rng.dirichlet(np.full(7 if level != "starter" else 6, 0.3))
+        ident = np.resize(ident, 7).astype(np.float32)
+        if level == "starter":
+            ident[rules.RAT_IDENTITY] = 0.0  # the starter level deals no rat cards
+        colour = rng.dirichlet(np.full(5, 0.3)).astype(np.float32)
+        sh, fl = (int(x) for x in rng.integers(5, size=2))
+        rule = rules.FLY_CARD_RULES[int(rng.integers(2))]
+        got = ob.joint_response_beliefs(ident, colour, sh, fl, level, rule, k)
+        assert got.dtype == np.float32 and got.shape == (13,)
+        assert got.sum() == pytest.approx(1.0, abs=1e-6)
+        np.testing.assert_allclose(got, brute_force(ident, colour, sh, fl, level, rule, k),
+                                   atol=1e-6)  # fmt: skip
+        if level == "dessert":
+            continue
+        # below dessert a card's colour does not matter, and a uniform colour posterior
+        # leaves every food its identity weight (the prior averages to 1): bayes's beliefs
+        flat = np.full(5, 0.2, dtype=np.float32)
+        np.testing.assert_allclose(
+            ob.joint_response_beliefs(ident, flat, sh, fl, level, rule, k),
+            ob.response_beliefs(ident, flat, sh, fl, level, rule),
+            atol=1e-6,
+        )
+
+
+def test_no_card_gives_no_beliefs():
+    zeros = np.zeros(7, dtype=np.float32)
+    for k in CHOICES:
+        got = ob.joint_response_beliefs(zeros, zeros[:5], 2, 3, "dessert", "grab", k)
+        assert got.dtype == np.float32 and not got.any()
+    # only impossible cards (a foreign colour when every card is in its original colour)
+    ident, col = _posteriors({"apple": 1.0}, {"white": 1.0})
+    assert not ob.joint_response_beliefs(ident, col, 2, 3, "main", "grab", 8).any()
