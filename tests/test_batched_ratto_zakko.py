@@ -150,12 +150,22 @@ BOT_SEATINGS = (
     # every kind at one table (the order of their draws); the ideal observer wins most cards
     ({"num_players": 5, "level": "main"}, {1: "bayes", 2: "child", 3: "perfect", 4: "random"},
      (1, 3, 4)),
+    # the true ideal observer: the deck's colour prior of each original_colour_cards, against
+    # bayes and itself; dessert (where the colour matters) and starter (no rat cards)
+    ({"num_players": 3, "level": "dessert"}, {1: "ideal", 2: "bayes"}, (1, 2)),
+    ({"num_players": 3, "level": "dessert", "original_colour_cards": 0,
+      "fly_card_under_shaker": "rat"}, {0: "ideal", 2: "ideal"}, (0, 2)),
+    ({"num_players": 4, "level": "dessert", "original_colour_cards": 8,
+      "observation": "memoryless"}, {1: "ideal", 2: "bayes", 3: "random"}, (1, 3)),
+    ({"num_players": 2, "level": "starter", "original_colour_cards": 0}, {1: "ideal"}, (1,)),
 )  # fmt: skip
 """Options, seat -> kernel bot, and the seats that must have answered hundreds of times."""
 
 
 @pytest.mark.parametrize(
-    ("options", "seats", "busy"), BOT_SEATINGS, ids=["child", "adult", "expert", "all"]
+    ("options", "seats", "busy"),
+    BOT_SEATINGS,
+    ids=["child", "adult", "expert", "all", "ideal", "ideal-0", "ideal-8", "ideal-starter"],
 )
 def test_kernel_bots_decide_as_the_reference_bots(options, seats, busy):
     """Seats played inside the kernel: the replay gives the reference bots the kernel bots'

@@ -25,7 +25,7 @@ tests compare the posterior pieces within 1e-6 and report how many entries were
 not bit-identical; everything else is compared exactly).
 
 Bots played inside the kernel: every bot of :data:`~ratenvs.ratto_zakko.bots.BOTS`
-(``random``, ``child``, ``adult``, ``expert``, ``perfect``, ``bayes``), deciding
+(``random``, ``child``, ``adult``, ``expert``, ``perfect``, ``bayes``, ``ideal``), deciding
 from the same float32 observation the reference bot would see and drawing from
 the game's generator. For logged games every bot draw and decision goes on a
 second tape (:meth:`BatchedRattoZakko.bot_logs`), so a replay can feed the
@@ -91,9 +91,9 @@ from ratenvs.ratto_zakko.rules import (
     correct_response_index,
 )
 
-BOT_NAMES = ("random", "child", "adult", "expert", "perfect", "bayes")
+BOT_NAMES = ("random", "child", "adult", "expert", "perfect", "bayes", "ideal")
 """The kernel's bots, by index (the names of :data:`ratenvs.ratto_zakko.bots.BOTS`)."""
-BOT_RANDOM, BOT_CHILD, BOT_ADULT, BOT_EXPERT, BOT_PERFECT, BOT_BAYES = range(6)
+BOT_RANDOM, BOT_CHILD, BOT_ADULT, BOT_EXPERT, BOT_PERFECT, BOT_BAYES, BOT_IDEAL = range(7)
 HUMAN_PRESETS = {BOT_CHILD: "child", BOT_ADULT: "adult", BOT_EXPERT: "expert"}
 
 # per-game scalars: columns of ``gs``
@@ -103,6 +103,9 @@ NUM_G = 12
 # the options as ints: entries of ``cfg``
 (C_P, C_LEVEL, C_WINDOW, C_GRADUAL, C_MEMORYLESS, C_WIN, C_BOTH, C_BELIEFS, C_DECK,
  C_VARIANT) = range(10)  # fmt: skip
+# the float options: entries of ``fcfg``: the glimpse quality d and d^2, the tick in seconds,
+# then the ideal bot's 25 colour-prior ratios 5 P(colour | food) (index food * 5 + colour)
+FC_SNR, FC_SNR2, FC_TICK_S, FC_COLOUR_RATIO = range(4)
 # rows of ``rules_t`` (card, shaker, fly): the oracle's answer, a conflict card, the lure
 R_CORRECT, R_CONFLICT, R_LURE = range(3)
 # rows of ``ftab`` (float32 observation values): tick / window, elapsed seconds, count / deck
@@ -286,7 +289,7 @@ def _deal(g, cfg, fcfg, gs, deck, ss, ev, post, etab, rng, slot, tape, cursor):
             for k in range(NUM_EV):
                 ev[g, s, k] = etab[E_PRIOR, k]
         nid = RAT_CHANNEL if cfg[C_LEVEL] == LEVEL_STARTER else COLOUR_BLOCK
-        _glimpse(g, p, nid, card, ev, post, fcfg[0], fcfg[1], rng, slot, tape, cursor)
+        _glimpse(g, p, nid, card, ev, post, fcfg[FC_SNR], fcfg[FC_SNR2], rng, slot, tape, cursor)
     else:
         for s in range(p):
             for k in range(NUM_EV):
@@ -360,8 +363,8 @@ def _perceived(g, s, post):
 
 
 @njit(cache=True, inline="always")
-def _bot_react(b, g, s, cfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_ms, scratch,
-               rng, slot, btape, bcursor):  # fmt: skip
+def _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_ms,
+               scratch, rng, slot, btape, bcursor):  # fmt: skip
     """The action of kernel bot ``b`` in seat ``s`` for this tick (it has not answered)."""
     t = gs[g, G_TICK]
     level = cfg[C_LEVEL]
@@ -408,6 +411,39 @@ def _bot_react(b, g, s, cfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_
         vb = _f32(scratch[0])
         for r in range(1, NUM_RESPONSES):
             v = _f32(scratch[r])
+            if v > vb:
+                vb = v
+                best = r
+        if float(vb) >= BAYES_CERTAINTY:
+            return ACTION_RESPONSE_FIRST + best
+        return ACTION_WAIT
+    if b == BOT_IDEAL:
+        # observe.joint_response_beliefs on the float32 observation: a food card's float32
+        # product times its float64 ratio 5 P(c | f); the total and the responses' sums one by
+        # one in card-id order (float64); each sum / total in float32
+        for r in range(NUM_RESPONSES):
+            scratch[r] = 0.0
+        total = 0.0
+        for f in range(NUM_FOODS):
+            pf = _f32(post[g, s, f])
+            for c in range(NUM_COLOURS):
+                card = f * NUM_COLOURS + c
+                w = float(pf * _f32(post[g, s, COLOUR_BLOCK + c])) * fcfg[FC_COLOUR_RATIO + card]
+                total += w
+                scratch[rules_t[R_CORRECT, card, sh, fl]] += w
+        w = float(_f32(post[g, s, FLY_CHANNEL]))
+        total += w
+        scratch[rules_t[R_CORRECT, FLY_CARD, sh, fl]] += w
+        if level != LEVEL_STARTER:
+            w = float(_f32(post[g, s, RAT_CHANNEL]))
+            total += w
+            scratch[rules_t[R_CORRECT, RAT_CARD, sh, fl]] += w
+        if not total > 0.0:
+            return ACTION_WAIT
+        best = 0
+        vb = _f32(scratch[0] / total)
+        for r in range(1, NUM_RESPONSES):
+            v = _f32(scratch[r] / total)
             if v > vb:
                 vb = v
                 best = r
@@ -551,8 +587,8 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, ss, ev, post, bst,
         if b < 0:
             ss[g, s, S_SUBMIT] = actions[g, s] if external_ok else ACTION_WAIT
         else:
-            a = _bot_react(b, g, s, cfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_ms,
-                           scratch, rng, slot, btape, bcursor)  # fmt: skip
+            a = _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp,
+                           elapsed_ms, scratch, rng, slot, btape, bcursor)  # fmt: skip
             _log_action(slot, btape, bcursor, s, a)
             ss[g, s, S_SUBMIT] = a
     for s in range(p):
@@ -578,7 +614,9 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, ss, ev, post, bst,
         gs[g, G_FLY_SHOWN] = 0
         if cfg[C_GRADUAL]:
             nid = RAT_CHANNEL if cfg[C_LEVEL] == LEVEL_STARTER else COLOUR_BLOCK
-            _glimpse(g, p, nid, card, ev, post, fcfg[0], fcfg[1], rng, slot, tape, cursor)
+            _glimpse(
+                g, p, nid, card, ev, post, fcfg[FC_SNR], fcfg[FC_SNR2], rng, slot, tape, cursor
+            )
         return False
     # resolve: the wrong return a won card each; the one right alone wins the lot
     cards = not cfg[C_WIN]
@@ -674,7 +712,7 @@ def _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask
         obs[g, s, O_FLY_SHOWN] = 1.0 if shown else 0.0
         for k in range(3):
             obs[g, s, O_LEVEL + k] = 1.0 if k == level else 0.0
-        obs[g, s, O_TICK_S] = fcfg[2]
+        obs[g, s, O_TICK_S] = fcfg[FC_TICK_S]
         obs[g, s, O_RELOCATION] = 1.0 if relocating else 0.0
         obs[g, s, O_I_RELOCATE] = 1.0 if relocating and relocator == s else 0.0
         obs[g, s, O_JACKPOT] = jackpot
@@ -806,7 +844,7 @@ def _state_observation(cfg, fcfg, gs, deck, ss, post, ftab, offs, out):
         out[g, o_fly + gs[g, G_FLY]] = 1.0
         out[g, o_fly_shown] = 1.0 if gs[g, G_FLY_SHOWN] else 0.0
         out[g, o_level + cfg[C_LEVEL]] = 1.0
-        out[g, o_tick_s] = fcfg[2]
+        out[g, o_tick_s] = fcfg[FC_TICK_S]
         if phase == PHASE_RELOCATE:
             out[g, o_stage] = gs[g, G_STAGE]
             out[g, o_relocator + gs[g, G_RELOCATOR]] = 1.0
@@ -932,7 +970,9 @@ class BatchedRattoZakko(BatchedGame):
             dtype=np.int64,
         )
         snr = game.glimpse_snr
-        self.fcfg = np.array([snr, snr * snr, game.tick_ms / ob.MS_PER_S])
+        ratio = ob.colour_prior(game.original_colour_cards).ravel() * NUM_COLOURS
+        self.fcfg = np.concatenate([[snr, snr * snr, game.tick_ms / ob.MS_PER_S], ratio])
+        assert self.fcfg.size == FC_COLOUR_RATIO + FLY_CARD
         self.gs = np.zeros((n, NUM_G), dtype=np.int64)
         self.deck = np.zeros((n, game.total_cards), dtype=np.int64)
         self.ss = np.zeros((n, p, 4), dtype=np.int64)

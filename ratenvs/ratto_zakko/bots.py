@@ -6,17 +6,30 @@
   more errors on conflict cards.
 - ``perfect``: never breaks a rule; answers after a fixed latency (250 ms) once its
   perception is sure.
-- ``bayes``: the ideal observer: no latency, answers the most likely response once it is
-  97% likely (by its posteriors and the table it knows).
+- ``bayes``: an ideal observer that treats the card's identity and colour as independent:
+  no latency, answers the most likely response once it is 97% likely (by the product of its
+  identity and colour posteriors and the table it knows).
+- ``ideal``: the true ideal observer: as ``bayes``, but with the deck's joint prior over
+  (food, colour) (a food's cards are mostly in its original colour: option
+  ``original_colour_cards``, taken from the game when bound).
 
 Every bot decides from its seat's observation; the human-model and perfect bots keep
-per-card state, so use one instance per seat.
+per-card state, so use one instance per seat. ``bayes`` and ``ideal`` differ only in the
+prior: ``bayes`` treats identity and colour as independent (each colour equally likely for
+every food), ``ideal`` uses the deck's joint prior (:func:`observe.joint_response_beliefs`).
 """
 
 from __future__ import annotations
 
 from ratenvs.common.bots import Bot, RandomBot, make_bot
-from ratenvs.ratto_zakko.reaction import AdultBot, BayesBot, ChildBot, ExpertBot, PerfectBot
+from ratenvs.ratto_zakko.reaction import (
+    AdultBot,
+    BayesBot,
+    ChildBot,
+    ExpertBot,
+    IdealBot,
+    PerfectBot,
+)
 
 BOTS: dict[str, type] = {
     "random": RandomBot,
@@ -25,6 +38,7 @@ BOTS: dict[str, type] = {
     "expert": ExpertBot,
     "perfect": PerfectBot,
     "bayes": BayesBot,
+    "ideal": IdealBot,
 }
 """Bot names accepted by the env wrappers, the CLI and the evaluator."""
 

@@ -417,11 +417,14 @@ BAYES_CERTAINTY = 0.97
 
 
 class BayesBot(_CardBot):
-    """The ideal observer: no motor latency and no slips. Every tick it works out how likely
-    each response is the correct answer (:func:`observe.response_beliefs`: its posteriors,
-    the shaker, the fly where it saw it last) and gives the most likely one as soon as that
-    is at least ``certainty`` likely. A strong baseline (and the teacher that warm-starts
-    the shipped agent); it moves the fly or shaker at random after winning an event."""
+    """An ideal observer that treats identity and colour as independent: no motor latency
+    and no slips. Every tick it works out how likely each response is the correct answer
+    (:func:`observe.response_beliefs`: the product of its identity and colour posteriors,
+    each colour equally likely for every food, the shaker, the fly where it saw it last) and
+    gives the most likely one as soon as that is at least ``certainty`` likely. A strong
+    baseline (and the teacher that warm-starts the shipped agent); it moves the fly or
+    shaker at random after winning an event. :class:`IdealBot` adds the deck's joint prior
+    over (food, colour) and is stronger."""
 
     name = "bayes"
 
@@ -447,6 +450,59 @@ class BayesBot(_CardBot):
             self._fly_memory,
             view.level,
             view.fly_card_rule,
+        )
+        best = int(beliefs.argmax())
+        return best if beliefs[best] >= self.certainty else None
+
+
+class IdealBot(BayesBot):
+    """The true ideal observer: :class:`BayesBot` with the deck's joint prior over (food,
+    colour). ``bayes`` weighs every food card by the product of its identity and colour
+    posteriors, as if identity and colour were independent and every colour equally likely;
+    but of a food's 8 cards ``original_colour_cards`` (4, the ruling) are in its original
+    colour, so this bot weighs a food card (f, c) by that product times ``P(c | f) / (1/5)``
+    (:func:`observe.joint_response_beliefs`; fly and rat cards as ``bayes`` does, the one
+    approximation). Otherwise the same: no latency, no slips, the most likely response once
+    it is at least ``certainty`` likely, random relocations.
+
+    The observation does not carry the deck's composition: :meth:`bind` takes
+    ``original_colour_cards`` from the observer's game (``play_game``, ``SingleAgentEnv``,
+    terminal play and the evaluator bind their bots); an unbound bot, or one bound to an
+    observer without a game, uses the constructor's ``original_colour_cards`` (default 4,
+    the ruling)."""
+
+    name = "ideal"
+
+    def __init__(
+        self,
+        certainty: float = BAYES_CERTAINTY,
+        original_colour_cards: int = rules.CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
+    ) -> None:
+        ob.colour_prior(original_colour_cards)  # a ValueError names the option
+        self._default_original_colour_cards = original_colour_cards
+        self.original_colour_cards = original_colour_cards
+        super().__init__(certainty)
+
+    def bind(self, observer: Observer) -> None:
+        """Read observations at ``observer``'s places (:meth:`_CardBot.bind`) and take the
+        deck's ``original_colour_cards`` from its game (the constructor's value if it has
+        none)."""
+        super().bind(observer)
+        game = getattr(observer, "game", None)
+        self.original_colour_cards = getattr(
+            game, "original_colour_cards", self._default_original_colour_cards
+        )
+
+    def decide(self, view: SeatView) -> int | None:
+        o = self._observation
+        beliefs = ob.joint_response_beliefs(
+            o[self.layout.identity],
+            o[self.layout.colour],
+            view.shaker_on,
+            self._fly_memory,
+            view.level,
+            view.fly_card_rule,
+            self.original_colour_cards,
         )
         best = int(beliefs.argmax())
         return best if beliefs[best] >= self.certainty else None

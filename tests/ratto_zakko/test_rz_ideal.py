@@ -1,13 +1,17 @@
 """The true ideal observer: answer beliefs with the deck's joint prior over (food, colour)
-(``observe.joint_response_beliefs``)."""
+(``observe.joint_response_beliefs``) and the ``ideal`` bot that answers by them."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from ratenvs import ratto_zakko_v0
+from ratenvs.common.play import play_game
 from ratenvs.ratto_zakko import observe as ob
 from ratenvs.ratto_zakko import rules
+from ratenvs.ratto_zakko.bots import BOTS, get_bot
+from ratenvs.ratto_zakko.reaction import BayesBot, IdealBot
 
 FOOD = rules.FOODS.index
 IDX = rules.RESPONSE_INDEX
@@ -141,3 +145,104 @@ def test_no_card_gives_no_beliefs():
     # only impossible cards (a foreign colour when every card is in its original colour)
     ident, col = _posteriors({"apple": 1.0}, {"white": 1.0})
     assert not ob.joint_response_beliefs(ident, col, 2, 3, "main", "grab", 8).any()
+
+
+# ------------------------------------------------------------------ the bot
+def test_the_ideal_bot_is_registered_after_bayes():
+    names = list(BOTS)
+    assert names.index("ideal") == names.index("bayes") + 1
+    bot = get_bot("ideal")
+    assert isinstance(bot, IdealBot) and bot.name == "ideal"
+    assert bot.certainty == 0.97 and bot.original_colour_cards == 4
+    with pytest.raises(ValueError, match="certainty"):
+        IdealBot(certainty=0.0)
+    with pytest.raises(ValueError, match="original_colour_cards"):
+        IdealBot(original_colour_cards=2)
+
+
+def test_the_bot_takes_the_deck_from_the_game_it_is_bound_to():
+    for k in CHOICES:
+        env = ratto_zakko_v0.raw_env(num_players=3, original_colour_cards=k)
+        bot = IdealBot(original_colour_cards=8 if k != 8 else 0)
+        bot.bind(env.observer)
+        assert bot.original_colour_cards == k
+        bot.bind(ob.PREFIX)  # an observer without a game: the constructor's value
+        assert bot.original_colour_cards == (8 if k != 8 else 0)
+
+
+def _observation(ident, col, shaker, fly, level):
+    """An observation at tick 1 of a card (the fixed prefix is what unbound bots read)."""
+    vec = np.zeros(ob.observation_size(2), dtype=np.float32)
+    vec[ob.IDENTITY_SLICE], vec[ob.COLOUR_SLICE] = ident, col
+    vec[ob.CARD_SHOWING] = 1.0
+    vec[ob.SHAKER_SLICE.start + shaker] = 1.0
+    vec[ob.FLY_SLICE.start + fly] = 1.0
+    vec[ob.FLY_SHOWN] = 1.0
+    vec[ob.LEVEL_SLICE.start + rules.LEVELS.index(level)] = 1.0
+    vec[ob.TICK_FRACTION] = 1 / 120
+    vec[ob.ELAPSED_S] = 0.05
+    vec[ob.CARDS_LEFT] = 0.5
+    return vec
+
+
+def test_the_prior_makes_the_ideal_bot_answer_where_bayes_waits():
+    """An apple, probably green (0.92): bayes puts BANG at 0.999 * 0.92 < 0.97 and waits;
+    with the ruling's prior apple/green is 4 times as likely as each other colour a priori,
+    so the ideal bot bangs (0.978). With no apple/green cards in the deck it grabs the apple
+    instead (0.989)."""
+    rng = np.random.default_rng(0)
+    ident, col = _posteriors(
+        {"apple": 0.999, "egg": 0.0005, "fly": 0.0005},
+        {"green": 0.92, "white": 0.02, "yellow": 0.02, "blue": 0.02, "red": 0.02},
+    )
+    obs = _observation(ident, col, FOOD("cheese"), FOOD("fish"), "dessert")
+    mask = rules._REACT_MASK
+    assert BayesBot().act(obs, mask, rng) == ob.ACTION_WAIT
+    assert IdealBot().act(obs, mask, rng) == ob.ACTION_RESPONSE_FIRST + IDX["bang"]
+    zero = IdealBot(original_colour_cards=0)
+    assert zero.act(obs, mask, rng) == ob.ACTION_RESPONSE_FIRST + IDX["grab:apple"]
+
+
+def test_the_ideal_bot_answers_what_its_beliefs_say():
+    """Every decision in a game at dessert: the most likely response of
+    ``joint_response_beliefs`` (the fly it remembers) exactly when it reaches 0.97."""
+    for k in CHOICES:
+        env = ratto_zakko_v0.raw_env(num_players=2, level="dessert", original_colour_cards=k)
+        env.reset(seed=5)
+        bots = [get_bot("ideal"), get_bot("ideal")]
+        for bot in bots:
+            bot.bind(env.observer)
+        views = env.observer.views
+        rng = np.random.default_rng(0)
+        answered = 0
+        while not env.truth.is_over:
+            seat = env.agent_name_mapping[env.agent_selection]
+            vec = env.observer.observe(env.truth, seat)
+            mask = env.action_mask(env.possible_agents[seat])
+            action = bots[seat].act(vec, mask, rng)
+            if mask[ob.ACTION_RESPONSE_FIRST]:
+                v = views(vec)
+                beliefs = ob.joint_response_beliefs(
+                    v["identity"], v["colour"], env.truth.shaker_on, env.truth.fly_under,
+                    "dessert", "grab", k,
+                )  # fmt: skip
+                if beliefs.max() >= 0.97:
+                    assert action == ob.ACTION_RESPONSE_FIRST + int(beliefs.argmax())
+                    answered += 1
+                else:
+                    assert action == ob.ACTION_WAIT
+            env.step(action)
+        assert answered > 40
+
+
+@pytest.mark.parametrize("level", rules.LEVELS)
+@pytest.mark.parametrize("k", CHOICES)
+def test_on_clear_perception_ideal_and_bayes_play_alike(level, k):
+    """Seeing every card fully, both bots answer the correct response at the first tick: the
+    same game, action for action."""
+    game = rules.RattoZakko(num_players=3, level=level, perception="clear",
+                            original_colour_cards=k)  # fmt: skip
+    ideal = play_game(game, [get_bot("ideal"), get_bot("random"), get_bot("adult")], 3)
+    bayes = play_game(game, [get_bot("bayes"), get_bot("random"), get_bot("adult")], 3)
+    assert ideal.actions == bayes.actions
+    assert game.to_json(ideal.state) == game.to_json(bayes.state)
