@@ -115,6 +115,8 @@ GAMES: dict[str, GameSpec] = {
                     "observation": "memoryless",
                     "relocation": "both",
                 },
+                # the human-fair latency floor (rules.human_fair_min_reaction_ticks)
+                {"num_players": 4, "level": "dessert", "min_reaction_ticks": 7},
             ),
         ),
     )

@@ -60,7 +60,7 @@ def _check_inexact(stats, trace):
 # ------------------------------------------------------------------ the replay proof
 @pytest.mark.parametrize("options", SPEC.test_options, ids=[_label(o) for o in SPEC.test_options])
 def test_replayed_through_the_reference_game(options):
-    trace = play_logged_simultaneous(BatchedRattoZakko, 100, 3000, 7, finished=1000, **options)
+    trace = play_logged_simultaneous(BatchedRattoZakko, 100, 6000, 7, finished=1000, **options)
     stats = replay_simultaneous(trace)
     assert stats["finished"] >= 1000, stats["finished"]
     _check_inexact(stats, trace)
@@ -175,6 +175,28 @@ def test_kernel_bots_decide_as_the_reference_bots(options, seats, busy):
     assert stats["bot_decisions"] >= 5000 and stats["relocations"] >= 50, stats
     for seat in busy:
         assert stats[f"bot_actions:{seat}"] >= 150, (seats[seat], stats)
+
+
+FLOOR_SEATINGS = (
+    # the human-fair floor: the fast bots answer at once when it lifts
+    ({"num_players": 4, "level": "dessert", "min_reaction_ticks": 7},
+     {0: "bayes", 1: "perfect", 3: "random"}),
+    # a floor of 500 ms, inside the human models' reaction times (the expert's mean is 571 ms)
+    ({"num_players": 4, "level": "main", "min_reaction_ticks": 19},
+     {0: "expert", 1: "child", 3: "random"}),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(("options", "seats"), FLOOR_SEATINGS, ids=["fast", "human"])
+def test_kernel_bots_honour_the_latency_floor(options, seats):
+    """``min_reaction_ticks``: every kernel bot waits until the floor (the human models still
+    draw their lots at the card's first tick), as the reference bots do with a wait-only
+    mask; the reference game refuses any earlier answer, so the replay proves none came."""
+    trace = play_logged_simultaneous(BatchedRattoZakko, 12, 400, 11, bots=seats, **options)
+    stats = replay_simultaneous(trace, bots={s: BOTS[name] for s, name in seats.items()})
+    assert stats["bot_decisions"] >= 10_000, stats
+    for seat in seats:
+        assert stats[f"bot_actions:{seat}"] >= 10, (seats[seat], stats)
 
 
 def test_a_bot_that_takes_a_seat_during_a_card_draws_at_once():

@@ -102,7 +102,7 @@ HUMAN_PRESETS = {BOT_CHILD: "child", BOT_ADULT: "adult", BOT_EXPERT: "expert"}
 NUM_G = 12
 # the options as ints: entries of ``cfg``
 (C_P, C_LEVEL, C_WINDOW, C_GRADUAL, C_MEMORYLESS, C_WIN, C_BOTH, C_BELIEFS, C_DECK,
- C_VARIANT) = range(10)  # fmt: skip
+ C_VARIANT, C_MIN_TICKS) = range(11)  # fmt: skip
 # the float options: entries of ``fcfg``: the glimpse quality d and d^2, the tick in seconds,
 # then the ideal bot's 25 colour-prior ratios 5 P(colour | food) (index food * 5 + colour)
 FC_SNR, FC_SNR2, FC_TICK_S, FC_COLOUR_RATIO = range(4)
@@ -128,8 +128,9 @@ NUM_EV = 14
 """Evidence channels per seat: the identity block (7) and the padded colour block (7)."""
 COLOUR_BLOCK = 7
 MODE_STEP, MODE_RESET, MODE_BOTS = range(3)
-# rows of ``mtab``: the masks a seat can have (the reference rules' mask constants)
-M_REACT, M_WAIT, M_RELOCATE, M_RELOCATE_FLY, M_RELOCATE_SHAKER = range(5)
+# rows of ``mtab``: the masks a seat can have (the reference rules' mask constants);
+# M_EARLY: a seat still answering before ``min_reaction_ticks`` (wait only, but it acts)
+M_REACT, M_WAIT, M_RELOCATE, M_RELOCATE_FLY, M_RELOCATE_SHAKER, M_EARLY = range(6)
 MASKS = np.stack(
     [
         rules._REACT_MASK,
@@ -137,6 +138,7 @@ MASKS = np.stack(
         rules._RELOCATE_MASK,
         rules._RELOCATE_FLY_MASK,
         rules._RELOCATE_SHAKER_MASK,
+        rules._WAIT_MASK,
     ]
 )
 NEG_INF = -np.inf
@@ -586,6 +588,19 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, ss, ev, post, bst,
         b = bots[g, s]
         if b < 0:
             ss[g, s, S_SUBMIT] = actions[g, s] if external_ok else ACTION_WAIT
+        elif t < cfg[C_MIN_TICKS]:
+            # too early to answer: the reference bot sees a wait-only mask (the random bot
+            # draws its one legal action; a human-model bot still draws this card's lots)
+            if b == BOT_RANDOM:
+                if slot >= 0:
+                    tape_put(btape, bcursor, slot, BT_INTEGERS)
+                    tape_put(btape, bcursor, slot, 1)
+                    tape_put(btape, bcursor, slot, 0)
+            else:
+                _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp,
+                           elapsed_ms, scratch, rng, slot, btape, bcursor)  # fmt: skip
+            _log_action(slot, btape, bcursor, s, ACTION_WAIT)
+            ss[g, s, S_SUBMIT] = ACTION_WAIT
         else:
             a = _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp,
                            elapsed_ms, scratch, rng, slot, btape, bcursor)  # fmt: skip
@@ -747,7 +762,7 @@ def _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask
                     obs[g, s, b0 + r] = 0.0
         # the mask: wait or answer; the relocating winner's choices; else wait only
         if reacting and ss[g, s, S_ANSWER] == NO_ANSWER:
-            row = M_REACT
+            row = M_REACT if t >= cfg[C_MIN_TICKS] else M_EARLY
         elif relocating and relocator == s:
             if not cfg[C_BOTH]:
                 row = M_RELOCATE
@@ -966,6 +981,7 @@ class BatchedRattoZakko(BatchedGame):
                 self.observer.with_beliefs,
                 game.total_cards,
                 game.fly_card_under_shaker == "rat",
+                game.min_reaction_ticks,
             ],
             dtype=np.int64,
         )

@@ -151,7 +151,14 @@ def set_up(argv: list[str] | None) -> Table:
     the env reset with the seed, the bots of the other seats."""
     description = "Play Ratto Zakko as player_0 against bots; your real reaction time counts."
     parser = play_parser(rules.RattoZakko, "ratto-zakko", description, BOTS)
-    options = ("level", "tick_ms", "window_ticks", "perception", "observation")
+    options = (
+        "level",
+        "tick_ms",
+        "window_ticks",
+        "min_reaction_ticks",
+        "perception",
+        "observation",
+    )
     rules.RattoZakko.options.add_arguments(parser, options)
     args = parser.parse_args(argv)
 
@@ -172,6 +179,7 @@ def main(
     env = table.env
     tick_ms = env.game.tick_ms
     window = env.game.window_ticks
+    floor = env.game.min_reaction_ticks
     say(f"You are player_0 at the {env.game.level} level. " + HELP)
 
     def play() -> None:
@@ -196,6 +204,9 @@ def main(
                         late = " - too late, the window had closed" if answer_tick >= window else ""
                         said = rules.RESPONSES[response]
                         say(f"  you: {said} after {seconds * MS_PER_S:.0f} ms{late}")
+                        if answer_tick < floor:
+                            say(f"  too early: answers before {floor * tick_ms} ms are refused")
+                            response = NO_RESPONSE
                 give = response is not NO_RESPONSE and state.tick == answer_tick
                 action = rules.ACTION_RESPONSE_FIRST + response if give else rules.ACTION_WAIT
             else:

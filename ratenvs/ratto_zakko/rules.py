@@ -568,6 +568,26 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 MAX_TICK_MS = 1000
 MAX_WINDOW_TICKS = 10_000
+HUMAN_FAIR_REACTION_MS = 200
+"""The human-fair latency floor: no answer lands sooner than 200 ms after the card is
+revealed. It is the simple visual reaction time of a fast adult (pressing a key at a
+flash, with nothing to identify or choose: 190-250 ms, Luce, R. D. (1986). Response
+Times, Oxford University Press; Kosinski, R. J. (2013). A literature review on reaction
+time, Clemson University; our ``expert`` preset's Hick-Hyman intercept is 190 ms, the
+``adult``'s 220 ms). No person answers a choice among 13 responses faster than that, so a
+bot held to it cannot win by reflexes no human has (:func:`human_fair_min_reaction_ticks`)."""
+
+
+def human_fair_min_reaction_ticks(tick_ms: int = 25) -> int:
+    """The ``min_reaction_ticks`` of the human-fair setting for ticks of ``tick_ms``: the
+    first tick whose answers land (at the tick's end) at least
+    :data:`HUMAN_FAIR_REACTION_MS` after the reveal; 7 at the default 25 ms (an answer in
+    tick 7 lands at 200 ms)."""
+    if not 1 <= tick_ms <= MAX_TICK_MS:
+        raise ValueError(f"tick_ms must be in 1..{MAX_TICK_MS}, got {tick_ms}")
+    return max(0, -(-HUMAN_FAIR_REACTION_MS // tick_ms) - 1)
+
+
 PHASE_NAMES = ("react", "relocate", "over")
 
 
@@ -600,6 +620,17 @@ class RattoZakko(Game):
             "ticks a card stays open (120 ticks of 25 ms: 3 s); then nobody was right",
             low=1,
             high=MAX_WINDOW_TICKS,
+        ),
+        Option(
+            "min_reaction_ticks",
+            "int",
+            0,
+            "answers are refused (masked) before this tick of a card (ticks count from 0; an "
+            "answer lands at its tick's end, so the earliest lands (min_reaction_ticks + 1) * "
+            "tick_ms after the reveal); 0: no floor; 7 at 25 ms ticks is the human-fair "
+            "200 ms (rules.human_fair_min_reaction_ticks)",
+            low=0,
+            high=MAX_WINDOW_TICKS - 1,
         ),
         Option(
             "perception",
@@ -670,9 +701,16 @@ class RattoZakko(Game):
                 "option 'answer_beliefs' needs observation='knowledge': the beliefs use where "
                 "the fly hides, which a memoryless observation does not show"
             )
+        if p["min_reaction_ticks"] >= p["window_ticks"]:
+            raise ValueError(
+                f"option 'min_reaction_ticks' must be below 'window_ticks' "
+                f"({p['window_ticks']}), got {p['min_reaction_ticks']}: nobody could ever answer"
+            )
         self.level: str = p["level"]
         self.tick_ms: int = p["tick_ms"]
         self.window_ticks: int = p["window_ticks"]
+        self.min_reaction_ticks: int = p["min_reaction_ticks"]
+        """Answers are refused before this tick of a card (the latency floor)."""
         self.perception: str = p["perception"]
         self.observation_kind = p["observation"]
         self.memoryless = p["observation"] == "memoryless"
@@ -707,13 +745,17 @@ class RattoZakko(Game):
         )
 
     def legal_mask(self, state: State, seat: int) -> np.ndarray:
-        """Reaction: wait or any of the 13 responses if ``seat`` has not answered this card.
-        Relocation (the winner): the 11 choices (``relocation="both"``: first a fly move or
-        none, then a shaker move or none); moving a piece back where it was is legal, so
+        """Reaction: wait or any of the 13 responses if ``seat`` has not answered this card
+        (before tick ``min_reaction_ticks``: wait only, the seat still acts). Relocation
+        (the winner): the 11 choices (``relocation="both"``: first a fly move or none, then
+        a shaker move or none); moving a piece back where it was is legal, so
         the mask never reveals where the fly hides. All zero for a seat not to act."""
         phase = state.phase
         if phase == PHASE_REACT:
-            return (_REACT_MASK if state.answer[seat] == NO_ANSWER else _NO_ACTIONS).copy()
+            if state.answer[seat] != NO_ANSWER:
+                return _NO_ACTIONS.copy()
+            early = state.tick < self.min_reaction_ticks
+            return (_WAIT_MASK if early else _REACT_MASK).copy()
         if phase == PHASE_RELOCATE and seat == state.relocator:
             if self.relocation == "one":
                 return _RELOCATE_MASK.copy()
@@ -742,6 +784,14 @@ class RattoZakko(Game):
             seat = state.relocator
             relocate(self, state, seat, actions[seat] - ACTION_RELOCATE_FIRST, rng)
         else:
+            if state.tick < self.min_reaction_ticks:
+                early = [s for s, a in actions.items() if a != ACTION_WAIT]
+                if early:
+                    raise ValueError(
+                        f"seat {early[0]} answered too early: tick {state.tick} of the card, "
+                        f"answers are refused before tick {self.min_reaction_ticks} "
+                        "(option min_reaction_ticks)"
+                    )
             for seat, action in actions.items():
                 submit(
                     state, seat, WAIT if action == ACTION_WAIT else action - ACTION_RESPONSE_FIRST

@@ -357,6 +357,11 @@ class RattoZakkoWindow(WindowGame):
         if not self.answering():
             return False  # decided before the key press, or answered already
         truth = self.env.truth
+        floor = self.env.game.min_reaction_ticks
+        if truth.tick < floor:
+            refused = floor * self.tick_ms
+            self.say(f"too early ({elapsed:.0f} ms): answers before {refused} ms are refused")
+            return True
         correct = self.env.game.correct(truth)
         card = truth.card
         conflict = self.cards_shown[-1][1]

@@ -277,6 +277,31 @@ def test_ratto_zakko_rules_card_stops_the_clock(monkeypatch):
     assert "Game abandoned." in said
 
 
+def test_ratto_zakko_window_refuses_a_key_before_the_floor(monkeypatch):
+    """With ``--min-reaction-ticks 7`` a key at 100 ms is refused (said so) and the person
+    may answer again; the second key, at 260 ms, is the answer."""
+    monkeypatch.setattr(rz_window, "READY_S", 0.3)
+    argv = ["--seed", "1", "--players", "2", "--bots", "child", "--min-reaction-ticks", "7"]
+    table = rz_set_up(argv)
+    game = rz_window.RattoZakkoWindow(table)
+    script = {"done": False}
+
+    def driver(clock):
+        if game.answering() and not script["done"]:
+            script["done"] = True
+            shown = game.revealed_at
+            clock.at(shown + 0.1, lambda: post(rz_window.GRAB_KEYS[0]))
+            clock.at(shown + 0.26, lambda: post(rz_window.GRAB_KEYS[1]))
+            clock.at(shown + 1.0, lambda: post("escape"))
+
+    said = []
+    window.play_window(table, game, said.append, FakeClock(driver), FPS)
+    lines = [text for text, _ in game.messages]
+    assert "too early (100 ms): answers before 175 ms are refused" in lines
+    (answer,) = game.reaction_times
+    assert answer.ms == pytest.approx(260.0, abs=1e-6) and answer.tick == 10
+
+
 # ------------------------------------------------------------ the command line
 def test_cli_window_esc_quits_and_saves_the_record(tmp_path, capsys, monkeypatch):
     path = tmp_path / "abandoned.json"

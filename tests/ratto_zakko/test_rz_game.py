@@ -16,7 +16,7 @@ from helpers import random_action, turns
 from pettingzoo.test import api_test, parallel_api_test
 
 from ratenvs import ratto_zakko_v0
-from ratenvs.common.aec import options_table
+from ratenvs.common.aec import IllegalActionError, options_table
 from ratenvs.common.game import ChanceReplay
 from ratenvs.common.play import play_game
 from ratenvs.ratto_zakko import env as env_module
@@ -29,6 +29,7 @@ COMBOS = [
     {"num_players": 2, "level": "main", "perception": "clear", "reward": "win"},
     {"num_players": 5, "level": "main", "fly_card_under_shaker": "rat", "original_colour_cards": 0},
     {"num_players": 4, "level": "starter", "answer_beliefs": True, "tick_ms": 40},
+    {"num_players": 3, "level": "dessert", "min_reaction_ticks": 3},
 ]
 
 
@@ -38,6 +39,7 @@ def test_the_options_are_declared_once_with_todays_defaults():
         "num_players": 4,
         "level": "starter",
         "tick_ms": 25,
+        "min_reaction_ticks": 0,
         "window_ticks": 120,
         "perception": "gradual",
         "observation": "knowledge",
@@ -78,6 +80,66 @@ def test_docs_equal_code():
             assert obs.slices["cards_won"].start == ob.PER_SEAT
             assert obs.high[obs.offset("elapsed_s")] == np.float32(7 * 40 / 1000)
             assert obs.high[obs.offset("tick_s")] == np.float32(0.04)
+
+
+# ------------------------------------------------------------------ the latency floor
+def test_the_human_fair_floor_is_200_ms_whatever_the_tick():
+    assert rules.HUMAN_FAIR_REACTION_MS == 200
+    assert rules.human_fair_min_reaction_ticks() == 7  # an answer in tick 7 lands at 200 ms
+    for tick_ms in (1, 7, 10, 25, 40, 199, 200, 201, 1000):
+        k = rules.human_fair_min_reaction_ticks(tick_ms)
+        assert (k + 1) * tick_ms >= 200 and (k == 0 or k * tick_ms < 200), tick_ms
+    with pytest.raises(ValueError, match="tick_ms"):
+        rules.human_fair_min_reaction_ticks(0)
+
+
+def test_a_floor_at_or_past_the_window_is_refused():
+    with pytest.raises(ValueError, match=r"min_reaction_ticks.*below 'window_ticks'"):
+        RattoZakko(window_ticks=10, min_reaction_ticks=10)
+    with pytest.raises(ValueError, match="min_reaction_ticks"):
+        RattoZakko(min_reaction_ticks=-1)
+    assert RattoZakko(window_ticks=10, min_reaction_ticks=9).min_reaction_ticks == 9
+
+
+def test_before_the_floor_a_seat_may_only_wait_and_an_answer_is_refused():
+    game = RattoZakko(num_players=3, level="dessert", min_reaction_ticks=4)
+    state = game.init(np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    for tick in range(4):
+        assert state.tick == tick and game.to_act(state) == (0, 1, 2)
+        for seat in range(3):
+            assert game.legal_mask(state, seat).tolist() == game.waiting_mask(state, seat).tolist()
+        before = copy.deepcopy(state)
+        with pytest.raises(ValueError, match="seat 1 answered too early: tick"):
+            game.apply(state, {0: ACTION_WAIT, 1: ACTION_RESPONSE_FIRST, 2: ACTION_WAIT}, rng)
+        assert pickle.dumps(state) == pickle.dumps(before)
+        game.apply(state, dict.fromkeys(range(3), ACTION_WAIT), rng)
+    assert state.tick == 4
+    assert game.legal_mask(state, 0)[: ACTION_RESPONSE_FIRST + 13].all()
+    # raw_env refuses the early answer with the legal actions, the game unchanged
+    raw = ratto_zakko_v0.raw_env(num_players=2, min_reaction_ticks=4)
+    raw.reset(seed=0)
+    snapshot = pickle.dumps(raw.truth)
+    with pytest.raises(IllegalActionError, match=r"legal actions: \[0\]"):
+        raw.step(ACTION_RESPONSE_FIRST + 2)
+    assert pickle.dumps(raw.truth) == snapshot
+
+
+@pytest.mark.parametrize("bot", ["random", "child", "expert", "perfect", "bayes"])
+def test_every_bot_honours_the_floor(bot):
+    """Bots follow their masks: no answer of theirs comes before the floor (tick 7, the
+    human-fair 200 ms), and they still answer after it."""
+    from ratenvs.ratto_zakko.bots import get_bot
+
+    game = RattoZakko(num_players=3, level="dessert", min_reaction_ticks=7, window_ticks=40)
+    ticks = []
+
+    def hook(_game, state, _chosen, _rewards):
+        if state.last_result is not None and state.last_result.tick >= 0:
+            ticks.extend(t for _, t in state.last_result.answers.values())
+
+    play_game(game, [get_bot(bot) for _ in range(3)], seed=3, on_step=hook)
+    assert ticks and min(ticks) >= 7, (bot, ticks[:10])
 
 
 # ------------------------------------------------------------------ the envs

@@ -128,3 +128,14 @@ def test_a_whole_game_with_no_answers_ends():
         play.main(["--players", "2", "--seed", "2"], ask=typist, say=out.append, clock=clock) == 0
     )
     assert "game over" in out[-1]
+
+
+def test_an_answer_before_the_floor_is_refused():
+    clock = FakeClock()
+    out: list[str] = []
+    typist = Typist(clock, ["bang"] * 60, delay=0.1)  # every answer after 100 ms: tick 4
+    argv = ["--players", "2", "--bots", "perfect", "--seed", "0", "--min-reaction-ticks", "7"]
+    code = play.main(argv, ask=typist, say=out.append, clock=clock)
+    assert code == 0
+    assert any("too early: answers before 175 ms are refused" in line for line in out)
+    assert not any("player_0 said bang" in line for line in out)
