@@ -179,8 +179,8 @@ def test_kernel_bots_decide_as_the_reference_bots(options, seats, busy):
 
 FLOOR_SEATINGS = (
     # the human-fair floor: the fast bots answer at once when it lifts
-    ({"num_players": 4, "level": "dessert", "min_reaction_ticks": 7},
-     {0: "bayes", 1: "perfect", 3: "random"}),
+    ({"num_players": 5, "level": "dessert", "min_reaction_ticks": 7},
+     {0: "bayes", 1: "perfect", 2: "ideal", 3: "random"}),
     # a floor of 500 ms, inside the human models' reaction times (the expert's mean is 571 ms)
     ({"num_players": 4, "level": "main", "min_reaction_ticks": 19},
      {0: "expert", 1: "child", 3: "random"}),
