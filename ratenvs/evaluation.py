@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,9 @@ TOURNAMENT_SEED_STRIDE = 7919
 """Pairing ``(i, j)`` of ``k`` agents plays with seed ``seed + 7919 * (i * k + j)``."""
 GAME_SEED_STRIDE = 1_000_003
 """Game ``g`` of a match with seed ``s`` is dealt with seed ``s * 1_000_003 + g``."""
+BY_RESPONSE = "by_correct_response"
+"""Tracker counts (and evaluation figures) by the cards' correct response (Ratto Zakko)."""
+COUNT_KEYS = ("cards", "answers", "correct_answers")
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,10 @@ class EvaluationExtras:
     PolicyBot), merged into every evaluation."""
     tracker: Callable[[int], Any] | None = None
     """``tracker(seat)``: an object with ``after_step(state)`` (the game's state after every
-    step) and ``counts`` (a dict of floats), made for every evaluation game; the counts are
-    summed over the games."""
+    step), optionally ``start(game)`` (the :class:`~ratenvs.common.game.Game` before the
+    first step), and ``counts``: a dict of floats, or of dicts of floats (to any depth),
+    made for every evaluation game; the counts are summed key by key over the games
+    (:func:`sum_counts`)."""
 
 
 def extras_for(game: str) -> EvaluationExtras:
@@ -94,12 +99,15 @@ def play_game(
 ) -> tuple[list[float], list[bool]]:
     """Play one game with ``players[seat]`` in every seat through the library's one harness
     (:func:`ratenvs.common.play.play_game`, its seeding rule); return each seat's summed
-    rewards and the game's winners. ``tracker.after_step(state)`` sees every step."""
+    rewards and the game's winners. ``tracker.after_step(state)`` sees every step (after
+    ``tracker.start(game)``, if the tracker has it)."""
     if env is None:
         env = spec.load().raw_env(**env_options)
     if len(players) != env.num_players:
         raise ValueError(f"{len(players)} players for a {env.num_players}-seat game")
     on_step = None if tracker is None else (lambda _g, state, _a, _r: tracker.after_step(state))
+    if tracker is not None and hasattr(tracker, "start"):
+        tracker.start(env.game)
     played = harness_play(env.game, players, seed, on_step=on_step)
     return played.returns, played.winners
 
@@ -136,10 +144,71 @@ def play_match(
     return results
 
 
+def sum_counts(counts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Trackers' counts summed key by key: numbers are added, nested dicts summed the same
+    way (a key missing from some games counts 0 there); the keys keep the order in which
+    they first occur."""
+    out: dict[str, Any] = {}
+    for c in counts:
+        for key, value in c.items():
+            if isinstance(value, Mapping):
+                out[key] = sum_counts([out.get(key, {}), value])
+            else:
+                out[key] = out.get(key, 0.0) + float(value)
+    return out
+
+
+def _as_ints(counts: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _as_ints(v) if isinstance(v, Mapping) else int(v) for k, v in counts.items()}
+
+
+def _rate(successes: float, n: float) -> tuple[float | None, list[float] | None]:
+    """A proportion and its Wilson 95% interval, or (None, None) when ``n`` is 0."""
+    if not n:
+        return None, None
+    return successes / n, list(wilson_interval(successes, int(n)))
+
+
+def response_figures(by_response: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
+    """The figures of summed per-response counts (:class:`~ratenvs.ratto_zakko.evaluation.
+    AnswerTracker`'s ``by_correct_response``): for every correct response type its
+    ``cards``, ``answers`` and ``correct_answers``, ``answer_rate`` (answers / cards) and
+    ``accuracy`` (correct answers / answers), each with a Wilson 95% interval (None where
+    its denominator is 0), and the lowest answer rate over the types that had cards:
+    ``min_answer_rate`` (with its interval) and ``min_answer_rate_response``.
+
+    An answer counts only if the seat gave it before the card resolved: against fast
+    opponents a card someone already won is gone before a slow seat answers, so the
+    answer rate is "answered before the card resolved", not "would have answered"."""
+    table: dict[str, Any] = {}
+    for name, c in by_response.items():
+        cards, answers, correct = (int(c.get(k, 0)) for k in COUNT_KEYS)
+        answer_rate, answer_rate_ci = _rate(answers, cards)
+        accuracy, accuracy_ci = _rate(correct, answers)
+        table[name] = {
+            "cards": cards,
+            "answers": answers,
+            "correct_answers": correct,
+            "answer_rate": answer_rate,
+            "answer_rate_ci": answer_rate_ci,
+            "accuracy": accuracy,
+            "accuracy_ci": accuracy_ci,
+        }
+    out: dict[str, Any] = {BY_RESPONSE: table}
+    seen = [(t["answer_rate"], name) for name, t in table.items() if t["cards"]]
+    if seen:
+        rate, name = min(seen, key=lambda t: t[0])  # the first of equals
+        out["min_answer_rate"] = rate
+        out["min_answer_rate_ci"] = table[name]["answer_rate_ci"]
+        out["min_answer_rate_response"] = name
+    return out
+
+
 def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     """Win rate (Wilson 95%) and mean reward (normal 95%) of a list of games, and the
     summed counts of the game's tracker (with ``answer_accuracy`` and its Wilson interval
-    when the counts hold answers)."""
+    when the counts hold answers, and the per-response figures of
+    :func:`response_figures` when they hold ``by_correct_response``)."""
     n = len(results)
     wins = float(sum(r.win for r in results))
     mean, ci = mean_interval([r.reward for r in results])
@@ -154,12 +223,15 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     }
     extras = [r.extras for r in results if r.extras]
     if extras:
-        totals = {k: sum(e[k] for e in extras) for k in extras[0]}
-        out.update({k: int(v) for k, v in totals.items()})
+        totals = sum_counts(extras)
+        by_response = totals.pop(BY_RESPONSE, None)
+        out.update(_as_ints(totals))
         if totals.get("answers"):
             correct = totals["correct_answers"]
             out["answer_accuracy"] = correct / totals["answers"]
             out["answer_accuracy_ci"] = list(wilson_interval(correct, int(totals["answers"])))
+        if by_response is not None:
+            out.update(response_figures(by_response))
     return out
 
 
@@ -360,6 +432,17 @@ def evaluation_rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
                 f"[{low:.3f}, {high:.3f}]",
             )
         )
+    if "min_answer_rate" in result:
+        low, high = result["min_answer_rate_ci"]
+        name = result["min_answer_rate_response"]
+        kind = result[BY_RESPONSE][name]
+        rows.append(
+            (
+                f"lowest answer rate ({name}: {kind['answers']} of {kind['cards']} cards)",
+                f"{result['min_answer_rate']:.3f}",
+                f"[{low:.3f}, {high:.3f}]",
+            )
+        )
     if "exact_expected_score" in result:
         rows.append(("exact expected turn score", f"{result['exact_expected_score']:.4f}", "exact"))
         rows.append(("optimal turn score", f"{result['optimal_expected_score']:.4f}", "exact"))
@@ -367,15 +450,61 @@ def evaluation_rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
     return rows
 
 
+RESPONSE_HEADER = (
+    "correct response",
+    "cards",
+    "answered",
+    "answer rate",
+    "95% interval",
+    "correct",
+    "accuracy",
+    "95% interval",
+)
+"""The columns of :func:`response_rows`."""
+RESPONSE_TITLE = "answers by the card's correct response (answered: before the card resolved)"
+
+
+def _share(value: float | None, ci: Sequence[float] | None) -> tuple[str, str]:
+    if value is None or ci is None:
+        return "-", "-"
+    return f"{value:.3f}", f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def response_rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The per-response figures of an evaluation (:func:`response_figures`) as rows of
+    :data:`RESPONSE_HEADER` (none when the evaluation has no such figures)."""
+    rows = []
+    for name, t in result.get(BY_RESPONSE, {}).items():
+        rows.append(
+            (
+                name,
+                str(t["cards"]),
+                str(t["answers"]),
+                *_share(t["answer_rate"], t["answer_rate_ci"]),
+                str(t["correct_answers"]),
+                *_share(t["accuracy"], t["accuracy_ci"]),
+            )
+        )
+    return rows
+
+
 def format_evaluation(result: dict[str, Any]) -> str:
-    """An evaluation (:func:`evaluate`) as a plain-text table: figure, value, 95% interval."""
+    """An evaluation (:func:`evaluate`) as a plain-text table: figure, value, 95% interval;
+    then, for Ratto Zakko, the answers by correct response (:func:`response_rows`)."""
     rows = evaluation_rows(result)
     against = ", ".join(result["opponents"]) or "no opponents"
     title = (
         f"{result.get('agent', 'agent')} ({result.get('game', '')}, {result['env_options']}): "
         f"{result['games']} games against {against}"
     )
-    return title + "\n" + _table(("figure", "value", "95% interval"), rows, right=(1, 2))
+    if result.get("env_overrides"):
+        title += f" (env overrides {result['env_overrides']})"
+    text = title + "\n" + _table(("figure", "value", "95% interval"), rows, right=(1, 2))
+    by_response = response_rows(result)
+    if by_response:
+        right = tuple(range(1, len(RESPONSE_HEADER)))
+        text += "\n\n" + RESPONSE_TITLE + "\n" + _table(RESPONSE_HEADER, by_response, right)
+    return text
 
 
 def format_tournament(result: dict[str, Any]) -> str:

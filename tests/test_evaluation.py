@@ -3,6 +3,8 @@ Bradley-Terry ratings, agents named as on the command lines (bots, agent:NAME, p
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ratenvs import evaluation
@@ -14,9 +16,16 @@ from ratenvs.evaluation import (
     format_evaluation,
     format_tournament,
     resolve_agent,
+    sum_counts,
     tournament,
 )
 from ratenvs.games import GAMES
+from ratenvs.ratto_zakko.rules import (
+    ACTION_RESPONSE_FIRST,
+    ACTION_WAIT,
+    RESPONSES,
+    RESPONSES_AT_LEVEL,
+)
 
 
 def test_every_game_has_its_extras_or_none():
@@ -53,6 +62,88 @@ def test_ratto_zakko_evaluations_count_answers():
     result = evaluate("ratto_zakko:adult", ["ratto_zakko:child"], games=2, seed=0)
     assert result["answers"] > 0 and 0 <= result["answer_accuracy"] <= 1
     assert "correct answers" in format_evaluation(result)
+
+
+@pytest.mark.parametrize("level", ["starter", "dessert"])
+def test_ratto_zakko_answers_by_correct_response_add_up(level):
+    spec = GAMES["ratto_zakko"]
+    bots = spec.bots()
+    options = {"num_players": 3, "level": level}
+    result = evaluation.evaluate_agent("ratto_zakko", options, bots["adult"](), ["child"], 3, 4)
+    table = result["by_correct_response"]
+    assert list(table) == list(RESPONSES_AT_LEVEL[level])  # every type of the level, in order
+    for key in ("cards", "answers", "correct_answers"):
+        assert sum(t[key] for t in table.values()) == result[key]
+    rates = {}
+    for name, t in table.items():
+        assert t["correct_answers"] <= t["answers"] <= t["cards"]
+        if t["cards"]:
+            rates[name] = t["answers"] / t["cards"]
+            assert t["answer_rate"] == rates[name]
+            assert t["answer_rate_ci"] == list(wilson_interval(t["answers"], t["cards"]))
+        else:
+            assert t["answer_rate"] is None and t["answer_rate_ci"] is None
+        if t["answers"]:
+            assert t["accuracy"] == t["correct_answers"] / t["answers"]
+            assert t["accuracy_ci"] == list(wilson_interval(t["correct_answers"], t["answers"]))
+        else:
+            assert t["accuracy"] is None and t["accuracy_ci"] is None
+    lowest = min(rates.values())
+    assert result["min_answer_rate"] == lowest
+    assert rates[result["min_answer_rate_response"]] == lowest
+    assert (
+        result["min_answer_rate_ci"] == table[result["min_answer_rate_response"]]["answer_rate_ci"]
+    )
+    if level == "dessert":
+        assert table["bang"]["cards"] > 0 and table["shout:apple"]["cards"] >= 0
+    json.dumps(result, allow_nan=False)  # plain JSON (None for an empty type)
+    again = evaluation.evaluate_agent("ratto_zakko", options, bots["adult"](), ["child"], 3, 4)
+    assert again["by_correct_response"] == table  # deterministic for a seed
+    text = format_evaluation({**result, "agent": "ratto_zakko:adult", "game": "ratto_zakko"})
+    assert "answers by the card's correct response" in text
+    assert f"lowest answer rate ({result['min_answer_rate_response']}:" in text
+    for name in table:
+        assert any(line.startswith(name + " ") for line in text.splitlines())
+
+
+class OnlyBangs:
+    """The adult bot, but waiting unless it would bang (the failure of an agent that answered
+    almost only "bang" cards, its accuracy counted over the cards it answered)."""
+
+    def __init__(self) -> None:
+        self.inner = GAMES["ratto_zakko"].bots()["adult"]()
+
+    def act(self, observation, action_mask, rng):
+        action = self.inner.act(observation, action_mask, rng)
+        if ACTION_RESPONSE_FIRST <= action < ACTION_RESPONSE_FIRST + len(RESPONSES):
+            return action if RESPONSES[action - ACTION_RESPONSE_FIRST] == "bang" else ACTION_WAIT
+        return action  # a relocation
+
+
+def test_a_seat_that_only_bangs_shows_in_the_lowest_answer_rate():
+    options = {"num_players": 2, "level": "dessert", "perception": "clear"}
+    result = evaluation.evaluate_agent("ratto_zakko", options, OnlyBangs(), ["child"], 2, 0)
+    table = result["by_correct_response"]
+    assert result["answer_accuracy"] > 0.9  # the flat figure alone hides it
+    assert table["bang"]["answer_rate"] >= 0.5
+    for name, t in table.items():
+        if name != "bang":
+            assert t["correct_answers"] == 0
+    assert result["min_answer_rate"] == 0.0 and result["min_answer_rate_response"] != "bang"
+
+
+def test_sum_counts_adds_nested_counts_key_by_key():
+    games = [
+        {"cards": 2.0, "by": {"a": {"n": 1.0}, "b": {"n": 1.0}}},
+        {"cards": 3.0, "by": {"a": {"n": 2.0}, "c": {"n": 4.0}}, "new": 1.0},
+    ]
+    assert sum_counts(games) == {
+        "cards": 5.0,
+        "by": {"a": {"n": 3.0}, "b": {"n": 1.0}, "c": {"n": 4.0}},
+        "new": 1.0,
+    }
+    assert list(sum_counts(games)["by"]) == ["a", "b", "c"]
+    assert sum_counts([]) == {}
 
 
 def test_a_tournament_of_bots_rates_them():
