@@ -11,12 +11,16 @@ the mean reward (the agent's summed rewards per game in the env's reward mode, e
 total score) carries a normal 95% interval. A game's :class:`EvaluationExtras` (module
 ``ratenvs.<game>.evaluation``) can add an exact grade of the agent (Catz, Ratz and Batz:
 the solver's ``exact_expected_score`` and ``ratio_to_optimal``) and counts of its play
-(Ratto Zakko: ``answer_accuracy``). A tournament plays every pair of agents in two-seat
-games and fits Bradley-Terry ratings on the Elo scale with bootstrap 95% intervals.
-Everything is deterministic for a given seed.
+(Ratto Zakko: ``answer_accuracy``, and by the card's correct response the cards, the
+answer rate and the accuracy, with the lowest answer rate ``min_answer_rate``). An
+evaluation plays the agent's own env options, or some of them overridden
+(``env_overrides``; not a checkpoint's observation or action size). A tournament plays
+every pair of agents in two-seat games and fits Bradley-Terry ratings on the Elo scale
+with bootstrap 95% intervals. Everything is deterministic for a given seed.
 
-``ratenvs evaluate AGENT`` and ``ratenvs tournament A B C ...`` run it from the command
-line; shipped agents and checkpoints need torch (``pip install "ratenvs[agents]"``).
+``ratenvs evaluate AGENT [--env KEY=VALUE ...]`` and ``ratenvs tournament A B C ...`` run
+it from the command line; shipped agents and checkpoints need torch
+(``pip install "ratenvs[agents]"``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.bots import Bot
+from ratenvs.common.options import Option, OptionSpec
 from ratenvs.common.play import play_game as harness_play
 from ratenvs.common.stats import bootstrap_bradley_terry, mean_interval, wilson_interval
 from ratenvs.games import GAMES, GameSpec, get_game
@@ -296,6 +301,136 @@ def make_opponents(
     return [r.make() for r in refs], [r.label for r in refs]
 
 
+# ------------------------------------------------------------ env overrides
+BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
+"""How ``--env KEY=VALUE`` writes a switch."""
+
+
+def game_options(game: str) -> OptionSpec:
+    """The declared options of ``game`` (its Game class's ``options``): the env options."""
+    return GAMES[game].load().raw_env.game_class.options
+
+
+def _option(game: str, key: str, what: str) -> Option:
+    options = game_options(game)
+    if key not in options:
+        raise ValueError(f"{what}: {game} has no option {key!r}; its options are {list(options)}")
+    return options[key]
+
+
+def parse_option_value(option: Option, text: str) -> Any:
+    """The value ``text`` writes for ``option``, by its declared type: an int (``none`` for
+    an optional int), a switch (true / false, yes / no, 1 / 0) or one of its choices
+    (written as printed: ``dessert``, ``4``); then checked by the option (its range). A
+    ValueError says what is wrong."""
+    value: Any
+    if option.kind == "int":
+        if option.optional and text.strip().lower() == "none":
+            value = None
+        else:
+            try:
+                value = int(text)
+            except ValueError:
+                raise ValueError(
+                    f"option {option.name!r} must be an integer ({option.allowed}), got {text!r}"
+                ) from None
+    elif option.kind == "bool":
+        if text.strip().lower() not in BOOL_WORDS:
+            raise ValueError(f"option {option.name!r} takes true or false, got {text!r}")
+        value = BOOL_WORDS[text.strip().lower()]
+    else:
+        matches = [c for c in option.choices if str(c) == text.strip()]
+        if not matches:
+            raise ValueError(
+                f"option {option.name!r} must be one of "
+                f"{', '.join(str(c) for c in option.choices)}, got {text!r}"
+            )
+        value = matches[0]
+    return option.check(value)
+
+
+def parse_env_overrides(game: str, texts: Sequence[str], flag: str = "--env") -> dict[str, Any]:
+    """``KEY=VALUE`` texts (``--env``, repeatable) as typed env options of ``game``
+    (:func:`parse_option_value`); a malformed text, an unknown option, a bad value or an
+    option given twice is a ValueError naming ``flag`` and the text."""
+    out: dict[str, Any] = {}
+    for text in texts:
+        what = f"{flag} {text}"
+        key, sep, value = text.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"{what}: write KEY=VALUE (e.g. {flag} num_players=2)")
+        if key in out:
+            raise ValueError(f"{what}: option {key!r} given twice")
+        option = _option(game, key, what)
+        try:
+            out[key] = parse_option_value(option, value)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+    return out
+
+
+def _policy_fits(label: str, bot: Any, env: Any, game: str, options: Mapping[str, Any]) -> None:
+    """A policy (a :class:`~ratenvs.agents.checkpoint.PolicyBot`, or its
+    :class:`~ratenvs.agents.checkpoint.PolicySpec`) reads the observations and chooses among
+    the actions of ``env``; else a ValueError naming it (before any game). Other bots fit
+    every env."""
+    from ratenvs.agents.checkpoint import PolicyBot, PolicySpec
+
+    spec = bot.spec if isinstance(bot, PolicyBot) else bot
+    if not isinstance(spec, PolicySpec):
+        return
+    agent = env.possible_agents[0]
+    size = int(env.observation_space(agent)["observation"].shape[0])
+    actions = int(env.action_space(agent).n)
+    if (size, actions) != (spec.observation_size, spec.num_actions):
+        raise ValueError(
+            f"{label}: its policy reads observations of size {spec.observation_size} and has "
+            f"{spec.num_actions} actions; {game} with {dict(options)} gives {size} and "
+            f"{actions}"
+        )
+
+
+def apply_env_overrides(
+    ref: AgentRef, overrides: Mapping[str, Any] | None, flag: str = "env_overrides"
+) -> dict[str, Any]:
+    """The env options of an evaluation of ``ref``: its own (a bot: its game's gymnasium
+    defaults) with ``overrides`` (typed values, e.g. ``{"window_ticks": 60}``) on top. Every
+    override is checked by its option, the whole set by the game; for a checkpoint agent an
+    override may not change the observation size or the action count its policy was
+    trained for. A ValueError names ``flag`` (``--env`` on the command line) and says what
+    is wrong."""
+    spec = GAMES[ref.game]
+    base = dict(spec.gymnasium_defaults) if ref.env_options is None else dict(ref.env_options)
+    overrides = dict(overrides or {})
+    if not overrides:
+        return base
+    if flag.startswith("--"):
+        what = " ".join(f"{flag} {k}={v}" for k, v in overrides.items())
+    else:
+        what = f"{flag} {overrides}"
+    for key, value in overrides.items():
+        option = _option(ref.game, key, what)
+        try:
+            option.check(value)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+    options = {**base, **overrides}
+    try:
+        env = spec.load().raw_env(**options)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{what}: {ref.game} with {options}: {exc}") from None
+    if ref.checkpoint is not None:
+        try:
+            _policy_fits(f"the agent {ref.label}", ref.checkpoint.spec, env, ref.game, options)
+        except ValueError as exc:
+            raise ValueError(
+                f"{what}: {exc}; an override may not change the observation or action size "
+                "of a checkpoint"
+            ) from None
+    return options
+
+
 def evaluate_agent(
     game: str,
     env_options: dict[str, Any],
@@ -306,11 +441,17 @@ def evaluate_agent(
     extras: EvaluationExtras | None = None,
 ) -> dict[str, Any]:
     """Evaluate ``agent`` over ``games`` seat-rotated games against the named opponents;
-    add the game's exact grade (:attr:`EvaluationExtras.exact_grade`) if it has one."""
+    add the game's exact grade (:attr:`EvaluationExtras.exact_grade`) if it has one. A
+    policy among the players (the agent or a checkpoint opponent) must fit the env's
+    observation and action sizes (a ValueError before any game)."""
     spec = GAMES[game]
     extras = extras_for(game) if extras is None else extras
-    n = int(spec.load().raw_env(**env_options).num_players)
+    env = spec.load().raw_env(**env_options)
+    n = int(env.num_players)
     opponents, labels = make_opponents(game, opponent_names, n - 1)
+    players = [("the agent", agent)] + [(f"opponent {n}", b) for n, b in zip(labels, opponents)]
+    for label, bot in players:
+        _policy_fits(label, bot, env, game, env_options)
     t0 = time.perf_counter()
     out = summarise(play_match(spec, env_options, agent, opponents, games, seed, extras=extras))
     out["opponents"] = labels
@@ -323,26 +464,34 @@ def evaluate_agent(
 
 
 def evaluate(
-    agent: str,
+    agent: str | AgentRef,
     opponents: Sequence[str] | None = None,
     games: int = 200,
     seed: int = 0,
     extras: EvaluationExtras | None = None,
+    *,
+    env_overrides: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Evaluate the agent named ``agent`` (:func:`resolve_agent`) in its own game and env
-    options (a bot: its game's gymnasium defaults) against ``opponents`` (default: the
-    game's default bot in every other seat)."""
-    ref = resolve_agent(agent)
+    """Evaluate the agent named ``agent`` (:func:`resolve_agent`, or an :class:`AgentRef`
+    already resolved) in its own game and env options (a bot: its game's gymnasium
+    defaults) against ``opponents`` (default: the game's default bot in every other seat).
+
+    ``env_overrides`` (typed values, e.g. ``{"window_ticks": 60}``) changes options of
+    that env for this evaluation (:func:`apply_env_overrides`: checked by the game; not
+    the observation or action size of a checkpoint). The result's ``env_options`` are the
+    options played, ``env_overrides`` what was overridden."""
+    ref = agent if isinstance(agent, AgentRef) else resolve_agent(agent)
     spec = GAMES[ref.game]
-    env_options = dict(spec.gymnasium_defaults) if ref.env_options is None else ref.env_options
+    env_options = apply_env_overrides(ref, env_overrides)
     n = int(spec.load().raw_env(**env_options).num_players)
     if opponents and n == 1:
         raise ValueError(
             f"--opponents: {ref.game} with {env_options} is a one-player game (no opponent seats)"
         )
     out = evaluate_agent(ref.game, env_options, ref.make(), opponents, games, seed, extras)
+    out["env_overrides"] = dict(env_overrides or {})
     if ref.checkpoint is not None:
-        out["checkpoint"] = str(agent)
+        out["checkpoint"] = ref.label
     out["agent"] = ref.label
     out["game"] = ref.game
     return out

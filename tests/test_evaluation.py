@@ -198,3 +198,122 @@ def test_shipped_agents_are_named_agent_name():
         "rat_a_tat_cat:random",
         "agent:rat_a_tat_cat_4p",
     ]
+
+
+SEEN: list[dict] = []
+"""The options of every game an :class:`OptionsSeen` tracker was started on."""
+
+
+class OptionsSeen:
+    """A tracker that keeps the options of every game it is started on (in ``SEEN``)."""
+
+    def __init__(self, seat: int) -> None:
+        self.counts: dict[str, float] = {}
+
+    def start(self, game) -> None:
+        SEEN.append(dict(game.params))
+
+    def after_step(self, state) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("agent", "overrides"),
+    [
+        ("ratto_zakko:adult", {"window_ticks": 60, "tick_ms": 10}),
+        ("rat_a_tat_cat:heuristic", {"target_score": 50}),
+    ],
+)
+def test_env_overrides_reach_the_env_and_are_recorded(agent, overrides):
+    SEEN.clear()
+    extras = EvaluationExtras(tracker=OptionsSeen)
+    result = evaluate(agent, games=2, seed=1, extras=extras, env_overrides=overrides)
+    game = agent.split(":")[0]
+    assert result["env_overrides"] == overrides
+    assert result["env_options"] == {**GAMES[game].gymnasium_defaults, **overrides}
+    assert len(SEEN) == 2
+    for params in SEEN:
+        assert {k: params[k] for k in overrides} == overrides
+    assert "env overrides" in format_evaluation(result)
+    assert evaluate(agent, games=1, seed=1)["env_overrides"] == {}
+
+
+def test_a_short_window_leaves_the_human_models_no_time_to_answer():
+    quick = evaluate("ratto_zakko:adult", games=1, seed=0, env_overrides={"window_ticks": 1})
+    assert quick["cards"] > 0 and quick["answers"] == 0
+    assert "answer_accuracy" not in quick and quick["min_answer_rate"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["window_ticks=60"], {"window_ticks": 60}),
+        (["level=dessert", "answer_beliefs=true"], {"level": "dessert", "answer_beliefs": True}),
+        (["answer_beliefs=No"], {"answer_beliefs": False}),
+        (["original_colour_cards=8"], {"original_colour_cards": 8}),
+        ([" tick_ms = 10"], {"tick_ms": 10}),
+        ([], {}),
+    ],
+)
+def test_env_override_texts_are_typed_by_the_options(texts, expected):
+    parsed = evaluation.parse_env_overrides("ratto_zakko", texts)
+    assert parsed == expected
+    assert [type(v) for v in parsed.values()] == [type(v) for v in expected.values()]
+
+
+def test_an_optional_int_is_none_when_written_none():
+    parsed = evaluation.parse_env_overrides("rat_a_tat_cat", ["rounds=none", "target_score=7"])
+    assert parsed == {"rounds": None, "target_score": 7}
+
+
+@pytest.mark.parametrize(
+    ("texts", "message"),
+    [
+        (["window_ticks"], r"^--env window_ticks: write KEY=VALUE"),
+        (["=3"], r"^--env =3: write KEY=VALUE"),
+        (["window=60"], r"^--env window=60: ratto_zakko has no option 'window'; its options are"),
+        (["window_ticks=0"], r"^--env window_ticks=0: option 'window_ticks' must be in 1\.\.10000"),
+        (["window_ticks=1.5"], r"^--env window_ticks=1\.5: option 'window_ticks' must be an int"),
+        (["window_ticks=none"], r"option 'window_ticks' must be an integer \(1\.\.10000\)"),
+        (["level=desert"], r"^--env level=desert: option 'level' must be one of starter, main,"),
+        (["answer_beliefs=maybe"], r"option 'answer_beliefs' takes true or false, got 'maybe'"),
+        (["tick_ms=5", "tick_ms=6"], r"^--env tick_ms=6: option 'tick_ms' given twice$"),
+    ],
+)
+def test_a_bad_env_override_text_is_one_clear_error(texts, message):
+    with pytest.raises(ValueError, match=message):
+        evaluation.parse_env_overrides("ratto_zakko", texts)
+
+
+@pytest.mark.parametrize(
+    ("agent", "overrides", "message"),
+    [
+        ("ratto_zakko:adult", {"bogus": 1}, r"^env_overrides \{'bogus': 1\}: ratto_zakko has no"),
+        (
+            "ratto_zakko:adult",
+            {"window_ticks": "60"},
+            r"'window_ticks' must be an integer, got '60'",
+        ),
+        (
+            "ratto_zakko:adult",
+            {"answer_beliefs": True, "observation": "memoryless"},
+            r"needs observation='knowledge'",
+        ),
+        ("catz_ratz_batz:lowest", {"turns": None}, r"may be None only in a race"),
+    ],
+)
+def test_bad_env_overrides_are_refused_before_any_game(agent, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        evaluate(agent, games=1, env_overrides=overrides)
+
+
+def test_an_override_may_not_change_a_checkpoints_observation_or_action_size():
+    pytest.importorskip("torch")
+    with pytest.raises(ValueError, match=r"env_overrides \{'num_players': 3\}: the agent agent:r"):
+        evaluate("agent:rat_a_tat_cat_2p", games=1, env_overrides={"num_players": 3})
+    with pytest.raises(ValueError, match=r"may not change the observation or action size"):
+        evaluate("agent:rat_a_tat_cat_2p", games=1, env_overrides={"owner_ceilings": True})
+    result = evaluate("agent:rat_a_tat_cat_2p", ["random"], 2, 0, env_overrides={"rounds": 1})
+    assert result["env_options"] == {"num_players": 2, "target_score": 100, "rounds": 1}
+    with pytest.raises(ValueError, match=r"^opponent agent:rat_a_tat_cat_4p: its policy reads"):
+        evaluate("rat_a_tat_cat:random", ["agent:rat_a_tat_cat_4p"], games=1)
