@@ -9,9 +9,9 @@ Usage::
 Each ``--vs`` is one evaluation (comma-separated bots, one per opponent seat or
 one for all); the first is the card's headline ``evaluation``, all of them are
 under ``evaluations``. An evaluation is the library's, as ``training.evaluate`` runs
-it, so a Ratto Zakko card also carries the answers by correct response
-(``by_correct_response``: cards, answers, correct answers, answer rate and accuracy
-with Wilson 95% intervals) and the lowest answer rate (``min_answer_rate``,
+it, so a card also carries what the game's tracker counts: e.g. the answers by correct
+response (``by_correct_response``: cards, answers, correct answers, answer rate and
+accuracy with Wilson 95% intervals) and the lowest answer rate (``min_answer_rate``,
 ``min_answer_rate_response``). The weights file is copied byte for byte, so its
 SHA-256 (verified on every load) stays the one the run recorded.
 """
