@@ -175,8 +175,8 @@ def _rate(successes: float, n: float) -> tuple[float | None, list[float] | None]
 
 
 def response_figures(by_response: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
-    """The figures of summed per-response counts (:class:`~ratenvs.ratto_zakko.evaluation.
-    AnswerTracker`'s ``by_correct_response``): for every correct response type its
+    """The figures of summed per-response counts (the ``by_correct_response`` of
+    :class:`~ratenvs.ratto_zakko.evaluation.AnswerTracker`): for every correct response type its
     ``cards``, ``answers`` and ``correct_answers``, ``answer_rate`` (answers / cards) and
     ``accuracy`` (correct answers / answers), each with a Wilson 95% interval (None where
     its denominator is 0), and the lowest answer rate over the types that had cards:
