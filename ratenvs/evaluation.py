@@ -180,7 +180,8 @@ def response_figures(by_response: Mapping[str, Mapping[str, float]]) -> dict[str
     ``cards``, ``answers`` and ``correct_answers``, ``answer_rate`` (answers / cards) and
     ``accuracy`` (correct answers / answers), each with a Wilson 95% interval (None where
     its denominator is 0), and the lowest answer rate over the types that had cards:
-    ``min_answer_rate`` (with its interval) and ``min_answer_rate_response``.
+    ``min_answer_rate`` (with its interval) and ``min_answer_rate_response`` (of types with
+    equal rates, the one with the most cards).
 
     An answer counts only if the seat gave it before the card resolved: against fast
     opponents a card someone already won is gone before a slow seat answers, so the
@@ -200,9 +201,9 @@ def response_figures(by_response: Mapping[str, Mapping[str, float]]) -> dict[str
             "accuracy_ci": accuracy_ci,
         }
     out: dict[str, Any] = {BY_RESPONSE: table}
-    seen = [(t["answer_rate"], name) for name, t in table.items() if t["cards"]]
-    if seen:
-        rate, name = min(seen, key=lambda t: t[0])  # the first of equals
+    seen = [(t["answer_rate"], -t["cards"], name) for name, t in table.items() if t["cards"]]
+    if seen:  # of equal rates the best measured (most cards), then the first
+        rate, _, name = min(seen, key=lambda t: t[:2])
         out["min_answer_rate"] = rate
         out["min_answer_rate_ci"] = table[name]["answer_rate_ci"]
         out["min_answer_rate_response"] = name

@@ -130,6 +130,8 @@ def test_a_seat_that_only_bangs_shows_in_the_lowest_answer_rate():
         if name != "bang":
             assert t["correct_answers"] == 0
     assert result["min_answer_rate"] == 0.0 and result["min_answer_rate_response"] != "bang"
+    never = [t["cards"] for t in table.values() if t["cards"] and not t["answers"]]
+    assert table[result["min_answer_rate_response"]]["cards"] == max(never)  # best measured
 
 
 def test_sum_counts_adds_nested_counts_key_by_key():
@@ -317,3 +319,21 @@ def test_an_override_may_not_change_a_checkpoints_observation_or_action_size():
     assert result["env_options"] == {"num_players": 2, "target_score": 100, "rounds": 1}
     with pytest.raises(ValueError, match=r"^opponent agent:rat_a_tat_cat_4p: its policy reads"):
         evaluate("rat_a_tat_cat:random", ["agent:rat_a_tat_cat_4p"], games=1)
+
+
+def test_response_figures_of_hand_made_counts():
+    counts = {
+        "grab:apple": {"cards": 5.0, "answers": 0.0, "correct_answers": 0.0},
+        "shout:fly": {"cards": 20.0, "answers": 0.0, "correct_answers": 0.0},
+        "shout:rat": {"cards": 0.0, "answers": 0.0, "correct_answers": 0.0},
+        "bang": {"cards": 10.0, "answers": 9.0, "correct_answers": 9.0},
+    }
+    out = evaluation.response_figures(counts)
+    table = out["by_correct_response"]
+    assert table["bang"]["answer_rate"] == 0.9 and table["bang"]["accuracy"] == 1.0
+    assert table["shout:rat"]["answer_rate"] is None and table["shout:rat"]["accuracy"] is None
+    assert out["min_answer_rate"] == 0.0
+    assert out["min_answer_rate_response"] == "shout:fly"  # of equal rates, the most cards
+    assert out["min_answer_rate_ci"] == list(wilson_interval(0, 20))
+    assert evaluation.response_figures({})["by_correct_response"] == {}
+    assert "min_answer_rate" not in evaluation.response_figures({})
