@@ -480,7 +480,7 @@ def evaluate(
     ``env_overrides`` (typed values, e.g. ``{"window_ticks": 60}``) changes options of
     that env for this evaluation (:func:`apply_env_overrides`: checked by the game; not
     the observation or action size of a checkpoint). The result's ``env_options`` are the
-    options played, ``env_overrides`` what was overridden."""
+    options played, ``env_overrides`` (when some were given) what was overridden."""
     ref = agent if isinstance(agent, AgentRef) else resolve_agent(agent)
     spec = GAMES[ref.game]
     env_options = apply_env_overrides(ref, env_overrides)
@@ -490,7 +490,8 @@ def evaluate(
             f"--opponents: {ref.game} with {env_options} is a one-player game (no opponent seats)"
         )
     out = evaluate_agent(ref.game, env_options, ref.make(), opponents, games, seed, extras)
-    out["env_overrides"] = dict(env_overrides or {})
+    if env_overrides:
+        out["env_overrides"] = dict(env_overrides)
     if ref.checkpoint is not None:
         out["checkpoint"] = ref.label
     out["agent"] = ref.label

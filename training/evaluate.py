@@ -130,6 +130,10 @@ def evaluate_checkpoint(
 
 
 # ---------------------------------------------------------------------- CLI
+RESPONSE_TABLE_WIDTH = 112
+"""Columns the rich table of answers by correct response needs (not cut to 80 in a pipe)."""
+
+
 def _print_evaluation(result: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -147,10 +151,10 @@ def _print_evaluation(result: dict[str, Any]) -> None:
     if rows:
         kinds = Table(title=RESPONSE_TITLE)
         for i, col in enumerate(RESPONSE_HEADER):
-            kinds.add_column(col, justify="right" if i else "left")
+            kinds.add_column(col, justify="right" if i else "left", no_wrap=True)
         for row in rows:
             kinds.add_row(*row)
-        console.print(kinds)
+        Console(width=max(console.width, RESPONSE_TABLE_WIDTH)).print(kinds)
 
 
 def _print_tournament(result: dict[str, Any]) -> None:

@@ -60,3 +60,18 @@ def test_cards_without_the_figures_still_make_the_results_table(tmp_path):
     card_file.write_text(json.dumps(card))
     table = results_table(tmp_path)
     assert "correct answers (3)" in table and "lowest answer rate" not in table
+
+
+def test_training_evaluate_prints_the_answers_by_correct_response(tmp_path, capsys):
+    from training import evaluate
+
+    src = make_ratto_zakko_checkpoint(tmp_path / "run" / "final")
+    out = tmp_path / "eval.json"
+    argv = ["--checkpoint", str(src), "--opponents", "child", "--games", "1", "--json", str(out)]
+    assert evaluate.main(argv) == 0
+    printed = capsys.readouterr().out
+    result = json.loads(out.read_text())
+    assert "answers by the card's correct response" in printed
+    for name, t in result["by_correct_response"].items():
+        row = next(line for line in printed.splitlines() if f" {name} " in line)
+        assert row.split("│")[2].strip() == str(t["cards"])  # not cut to fit 80 columns
