@@ -450,7 +450,10 @@ def evaluate_agent(
     env = spec.load().raw_env(**env_options)
     n = int(env.num_players)
     opponents, labels = make_opponents(game, opponent_names, n - 1)
-    players = [("the agent", agent)] + [(f"opponent {n}", b) for n, b in zip(labels, opponents)]
+    players = [
+        ("the agent", agent),
+        *((f"opponent {name}", b) for name, b in zip(labels, opponents)),
+    ]
     for label, bot in players:
         _policy_fits(label, bot, env, game, env_options)
     t0 = time.perf_counter()
