@@ -251,7 +251,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
     if args.json is not None:  # before the games, not after them
         output_file("--json", args.json, make_folder=False)
-    result = evaluation.evaluate(args.agent, args.opponents, args.games, args.seed)
+    ref = evaluation.resolve_agent(args.agent)
+    overrides = evaluation.parse_env_overrides(ref.game, args.env or [])
+    evaluation.apply_env_overrides(ref, overrides, flag="--env")  # named as on the command line
+    result = evaluation.evaluate(
+        ref, args.opponents, args.games, args.seed, env_overrides=overrides
+    )
     print(evaluation.format_evaluation(result))
     _write_json(args.json, result)
     return 0
@@ -351,9 +356,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluate an agent against bots or agents, seats rotated (Wilson 95% intervals)",
         description="Evaluate an agent in its own game and env options (a bot: its game's "
         "gymnasium defaults) over seat-rotated games: win rate (Wilson 95%), mean reward "
-        "(normal 95%) and the game's exact grade or counts. Agents: " + AGENT_NAMES + ".",
+        "(normal 95%) and the game's exact grade or counts (Ratto Zakko: correct answers, "
+        "and by the card's correct response the cards, the answers given before the card "
+        "resolved and how many were right). Agents: " + AGENT_NAMES + ".",
     )
     ev.add_argument("agent", help=AGENT_NAMES)
+    ev.add_argument(
+        "--env",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override an env option of the agent's own env for this evaluation, e.g. "
+        "--env window_ticks=60 (repeatable; values by the option's type: an integer or none, "
+        "true/false, a choice; not the observation or action size of a checkpoint; `ratenvs "
+        "play GAME --help` lists the options)",
+    )
     ev.add_argument(
         "--opponents",
         nargs="+",

@@ -11,12 +11,16 @@ the mean reward (the agent's summed rewards per game in the env's reward mode, e
 total score) carries a normal 95% interval. A game's :class:`EvaluationExtras` (module
 ``ratenvs.<game>.evaluation``) can add an exact grade of the agent (Catz, Ratz and Batz:
 the solver's ``exact_expected_score`` and ``ratio_to_optimal``) and counts of its play
-(Ratto Zakko: ``answer_accuracy``). A tournament plays every pair of agents in two-seat
-games and fits Bradley-Terry ratings on the Elo scale with bootstrap 95% intervals.
-Everything is deterministic for a given seed.
+(Ratto Zakko: ``answer_accuracy``, and by the card's correct response the cards, the
+answer rate and the accuracy, with the lowest answer rate ``min_answer_rate``). An
+evaluation plays the agent's own env options, or some of them overridden
+(``env_overrides``; not a checkpoint's observation or action size). A tournament plays
+every pair of agents in two-seat games and fits Bradley-Terry ratings on the Elo scale
+with bootstrap 95% intervals. Everything is deterministic for a given seed.
 
-``ratenvs evaluate AGENT`` and ``ratenvs tournament A B C ...`` run it from the command
-line; shipped agents and checkpoints need torch (``pip install "ratenvs[agents]"``).
+``ratenvs evaluate AGENT [--env KEY=VALUE ...]`` and ``ratenvs tournament A B C ...`` run
+it from the command line; shipped agents and checkpoints need torch
+(``pip install "ratenvs[agents]"``).
 """
 
 from __future__ import annotations
@@ -24,13 +28,14 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ratenvs.common.bots import Bot
+from ratenvs.common.options import Option, OptionSpec
 from ratenvs.common.play import play_game as harness_play
 from ratenvs.common.stats import bootstrap_bradley_terry, mean_interval, wilson_interval
 from ratenvs.games import GAMES, GameSpec, get_game
@@ -41,6 +46,9 @@ TOURNAMENT_SEED_STRIDE = 7919
 """Pairing ``(i, j)`` of ``k`` agents plays with seed ``seed + 7919 * (i * k + j)``."""
 GAME_SEED_STRIDE = 1_000_003
 """Game ``g`` of a match with seed ``s`` is dealt with seed ``s * 1_000_003 + g``."""
+BY_RESPONSE = "by_correct_response"
+"""Tracker counts (and evaluation figures) by the cards' correct response (Ratto Zakko)."""
+COUNT_KEYS = ("cards", "answers", "correct_answers")
 
 
 @dataclass(frozen=True)
@@ -53,8 +61,10 @@ class EvaluationExtras:
     PolicyBot), merged into every evaluation."""
     tracker: Callable[[int], Any] | None = None
     """``tracker(seat)``: an object with ``after_step(state)`` (the game's state after every
-    step) and ``counts`` (a dict of floats), made for every evaluation game; the counts are
-    summed over the games."""
+    step), optionally ``start(game)`` (the :class:`~ratenvs.common.game.Game` before the
+    first step), and ``counts``: a dict of floats, or of dicts of floats (to any depth),
+    made for every evaluation game; the counts are summed key by key over the games
+    (:func:`sum_counts`)."""
 
 
 def extras_for(game: str) -> EvaluationExtras:
@@ -94,12 +104,15 @@ def play_game(
 ) -> tuple[list[float], list[bool]]:
     """Play one game with ``players[seat]`` in every seat through the library's one harness
     (:func:`ratenvs.common.play.play_game`, its seeding rule); return each seat's summed
-    rewards and the game's winners. ``tracker.after_step(state)`` sees every step."""
+    rewards and the game's winners. ``tracker.after_step(state)`` sees every step (after
+    ``tracker.start(game)``, if the tracker has it)."""
     if env is None:
         env = spec.load().raw_env(**env_options)
     if len(players) != env.num_players:
         raise ValueError(f"{len(players)} players for a {env.num_players}-seat game")
     on_step = None if tracker is None else (lambda _g, state, _a, _r: tracker.after_step(state))
+    if tracker is not None and hasattr(tracker, "start"):
+        tracker.start(env.game)
     played = harness_play(env.game, players, seed, on_step=on_step)
     return played.returns, played.winners
 
@@ -136,10 +149,72 @@ def play_match(
     return results
 
 
+def sum_counts(counts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Trackers' counts summed key by key: numbers are added, nested dicts summed the same
+    way (a key missing from some games counts 0 there); the keys keep the order in which
+    they first occur."""
+    out: dict[str, Any] = {}
+    for c in counts:
+        for key, value in c.items():
+            if isinstance(value, Mapping):
+                out[key] = sum_counts([out.get(key, {}), value])
+            else:
+                out[key] = out.get(key, 0.0) + float(value)
+    return out
+
+
+def _as_ints(counts: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _as_ints(v) if isinstance(v, Mapping) else int(v) for k, v in counts.items()}
+
+
+def _rate(successes: float, n: float) -> tuple[float | None, list[float] | None]:
+    """A proportion and its Wilson 95% interval, or (None, None) when ``n`` is 0."""
+    if not n:
+        return None, None
+    return successes / n, list(wilson_interval(successes, int(n)))
+
+
+def response_figures(by_response: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
+    """The figures of summed per-response counts (the ``by_correct_response`` of
+    :class:`~ratenvs.ratto_zakko.evaluation.AnswerTracker`): for every correct response type its
+    ``cards``, ``answers`` and ``correct_answers``, ``answer_rate`` (answers / cards) and
+    ``accuracy`` (correct answers / answers), each with a Wilson 95% interval (None where
+    its denominator is 0), and the lowest answer rate over the types that had cards:
+    ``min_answer_rate`` (with its interval) and ``min_answer_rate_response`` (of types with
+    equal rates, the one with the most cards).
+
+    An answer counts only if the seat gave it before the card resolved: against fast
+    opponents a card someone already won is gone before a slow seat answers, so the
+    answer rate is "answered before the card resolved", not "would have answered"."""
+    table: dict[str, Any] = {}
+    for name, c in by_response.items():
+        cards, answers, correct = (int(c.get(k, 0)) for k in COUNT_KEYS)
+        answer_rate, answer_rate_ci = _rate(answers, cards)
+        accuracy, accuracy_ci = _rate(correct, answers)
+        table[name] = {
+            "cards": cards,
+            "answers": answers,
+            "correct_answers": correct,
+            "answer_rate": answer_rate,
+            "answer_rate_ci": answer_rate_ci,
+            "accuracy": accuracy,
+            "accuracy_ci": accuracy_ci,
+        }
+    out: dict[str, Any] = {BY_RESPONSE: table}
+    seen = [(t["answer_rate"], -t["cards"], name) for name, t in table.items() if t["cards"]]
+    if seen:  # of equal rates the best measured (most cards), then the first
+        rate, _, name = min(seen, key=lambda t: t[:2])
+        out["min_answer_rate"] = rate
+        out["min_answer_rate_ci"] = table[name]["answer_rate_ci"]
+        out["min_answer_rate_response"] = name
+    return out
+
+
 def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     """Win rate (Wilson 95%) and mean reward (normal 95%) of a list of games, and the
     summed counts of the game's tracker (with ``answer_accuracy`` and its Wilson interval
-    when the counts hold answers)."""
+    when the counts hold answers, and the per-response figures of
+    :func:`response_figures` when they hold ``by_correct_response``)."""
     n = len(results)
     wins = float(sum(r.win for r in results))
     mean, ci = mean_interval([r.reward for r in results])
@@ -154,12 +229,15 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     }
     extras = [r.extras for r in results if r.extras]
     if extras:
-        totals = {k: sum(e[k] for e in extras) for k in extras[0]}
-        out.update({k: int(v) for k, v in totals.items()})
+        totals = sum_counts(extras)
+        by_response = totals.pop(BY_RESPONSE, None)
+        out.update(_as_ints(totals))
         if totals.get("answers"):
             correct = totals["correct_answers"]
             out["answer_accuracy"] = correct / totals["answers"]
             out["answer_accuracy_ci"] = list(wilson_interval(correct, int(totals["answers"])))
+        if by_response is not None:
+            out.update(response_figures(by_response))
     return out
 
 
@@ -224,6 +302,136 @@ def make_opponents(
     return [r.make() for r in refs], [r.label for r in refs]
 
 
+# ------------------------------------------------------------ env overrides
+BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
+"""How ``--env KEY=VALUE`` writes a switch."""
+
+
+def game_options(game: str) -> OptionSpec:
+    """The declared options of ``game`` (its Game class's ``options``): the env options."""
+    return GAMES[game].load().raw_env.game_class.options
+
+
+def _option(game: str, key: str, what: str) -> Option:
+    options = game_options(game)
+    if key not in options:
+        raise ValueError(f"{what}: {game} has no option {key!r}; its options are {list(options)}")
+    return options[key]
+
+
+def parse_option_value(option: Option, text: str) -> Any:
+    """The value ``text`` writes for ``option``, by its declared type: an int (``none`` for
+    an optional int), a switch (true / false, yes / no, 1 / 0) or one of its choices
+    (written as printed: ``dessert``, ``4``); then checked by the option (its range). A
+    ValueError says what is wrong."""
+    value: Any
+    if option.kind == "int":
+        if option.optional and text.strip().lower() == "none":
+            value = None
+        else:
+            try:
+                value = int(text)
+            except ValueError:
+                raise ValueError(
+                    f"option {option.name!r} must be an integer ({option.allowed}), got {text!r}"
+                ) from None
+    elif option.kind == "bool":
+        if text.strip().lower() not in BOOL_WORDS:
+            raise ValueError(f"option {option.name!r} takes true or false, got {text!r}")
+        value = BOOL_WORDS[text.strip().lower()]
+    else:
+        matches = [c for c in option.choices if str(c) == text.strip()]
+        if not matches:
+            raise ValueError(
+                f"option {option.name!r} must be one of "
+                f"{', '.join(str(c) for c in option.choices)}, got {text!r}"
+            )
+        value = matches[0]
+    return option.check(value)
+
+
+def parse_env_overrides(game: str, texts: Sequence[str], flag: str = "--env") -> dict[str, Any]:
+    """``KEY=VALUE`` texts (``--env``, repeatable) as typed env options of ``game``
+    (:func:`parse_option_value`); a malformed text, an unknown option, a bad value or an
+    option given twice is a ValueError naming ``flag`` and the text."""
+    out: dict[str, Any] = {}
+    for text in texts:
+        what = f"{flag} {text}"
+        key, sep, value = text.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"{what}: write KEY=VALUE (e.g. {flag} num_players=2)")
+        if key in out:
+            raise ValueError(f"{what}: option {key!r} given twice")
+        option = _option(game, key, what)
+        try:
+            out[key] = parse_option_value(option, value)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+    return out
+
+
+def _policy_fits(label: str, bot: Any, env: Any, game: str, options: Mapping[str, Any]) -> None:
+    """A policy (a :class:`~ratenvs.agents.checkpoint.PolicyBot`, or its
+    :class:`~ratenvs.agents.checkpoint.PolicySpec`) reads the observations and chooses among
+    the actions of ``env``; else a ValueError naming it (before any game). Other bots fit
+    every env."""
+    from ratenvs.agents.checkpoint import PolicyBot, PolicySpec
+
+    spec = bot.spec if isinstance(bot, PolicyBot) else bot
+    if not isinstance(spec, PolicySpec):
+        return
+    agent = env.possible_agents[0]
+    size = int(env.observation_space(agent)["observation"].shape[0])
+    actions = int(env.action_space(agent).n)
+    if (size, actions) != (spec.observation_size, spec.num_actions):
+        raise ValueError(
+            f"{label}: its policy reads observations of size {spec.observation_size} and has "
+            f"{spec.num_actions} actions; {game} with {dict(options)} gives {size} and "
+            f"{actions}"
+        )
+
+
+def apply_env_overrides(
+    ref: AgentRef, overrides: Mapping[str, Any] | None, flag: str = "env_overrides"
+) -> dict[str, Any]:
+    """The env options of an evaluation of ``ref``: its own (a bot: its game's gymnasium
+    defaults) with ``overrides`` (typed values, e.g. ``{"window_ticks": 60}``) on top. Every
+    override is checked by its option, the whole set by the game; for a checkpoint agent an
+    override may not change the observation size or the action count its policy was
+    trained for. A ValueError names ``flag`` (``--env`` on the command line) and says what
+    is wrong."""
+    spec = GAMES[ref.game]
+    base = dict(spec.gymnasium_defaults) if ref.env_options is None else dict(ref.env_options)
+    overrides = dict(overrides or {})
+    if not overrides:
+        return base
+    if flag.startswith("--"):
+        what = " ".join(f"{flag} {k}={v}" for k, v in overrides.items())
+    else:
+        what = f"{flag} {overrides}"
+    for key, value in overrides.items():
+        option = _option(ref.game, key, what)
+        try:
+            option.check(value)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+    options = {**base, **overrides}
+    try:
+        env = spec.load().raw_env(**options)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{what}: {ref.game} with {options}: {exc}") from None
+    if ref.checkpoint is not None:
+        try:
+            _policy_fits(f"the agent {ref.label}", ref.checkpoint.spec, env, ref.game, options)
+        except ValueError as exc:
+            raise ValueError(
+                f"{what}: {exc}; an override may not change the observation or action size "
+                "of a checkpoint"
+            ) from None
+    return options
+
+
 def evaluate_agent(
     game: str,
     env_options: dict[str, Any],
@@ -234,11 +442,20 @@ def evaluate_agent(
     extras: EvaluationExtras | None = None,
 ) -> dict[str, Any]:
     """Evaluate ``agent`` over ``games`` seat-rotated games against the named opponents;
-    add the game's exact grade (:attr:`EvaluationExtras.exact_grade`) if it has one."""
+    add the game's exact grade (:attr:`EvaluationExtras.exact_grade`) if it has one. A
+    policy among the players (the agent or a checkpoint opponent) must fit the env's
+    observation and action sizes (a ValueError before any game)."""
     spec = GAMES[game]
     extras = extras_for(game) if extras is None else extras
-    n = int(spec.load().raw_env(**env_options).num_players)
+    env = spec.load().raw_env(**env_options)
+    n = int(env.num_players)
     opponents, labels = make_opponents(game, opponent_names, n - 1)
+    players = [
+        ("the agent", agent),
+        *((f"opponent {name}", b) for name, b in zip(labels, opponents)),
+    ]
+    for label, bot in players:
+        _policy_fits(label, bot, env, game, env_options)
     t0 = time.perf_counter()
     out = summarise(play_match(spec, env_options, agent, opponents, games, seed, extras=extras))
     out["opponents"] = labels
@@ -251,26 +468,35 @@ def evaluate_agent(
 
 
 def evaluate(
-    agent: str,
+    agent: str | AgentRef,
     opponents: Sequence[str] | None = None,
     games: int = 200,
     seed: int = 0,
     extras: EvaluationExtras | None = None,
+    *,
+    env_overrides: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Evaluate the agent named ``agent`` (:func:`resolve_agent`) in its own game and env
-    options (a bot: its game's gymnasium defaults) against ``opponents`` (default: the
-    game's default bot in every other seat)."""
-    ref = resolve_agent(agent)
+    """Evaluate the agent named ``agent`` (:func:`resolve_agent`, or an :class:`AgentRef`
+    already resolved) in its own game and env options (a bot: its game's gymnasium
+    defaults) against ``opponents`` (default: the game's default bot in every other seat).
+
+    ``env_overrides`` (typed values, e.g. ``{"window_ticks": 60}``) changes options of
+    that env for this evaluation (:func:`apply_env_overrides`: checked by the game; not
+    the observation or action size of a checkpoint). The result's ``env_options`` are the
+    options played, ``env_overrides`` (when some were given) what was overridden."""
+    ref = agent if isinstance(agent, AgentRef) else resolve_agent(agent)
     spec = GAMES[ref.game]
-    env_options = dict(spec.gymnasium_defaults) if ref.env_options is None else ref.env_options
+    env_options = apply_env_overrides(ref, env_overrides)
     n = int(spec.load().raw_env(**env_options).num_players)
     if opponents and n == 1:
         raise ValueError(
             f"--opponents: {ref.game} with {env_options} is a one-player game (no opponent seats)"
         )
     out = evaluate_agent(ref.game, env_options, ref.make(), opponents, games, seed, extras)
+    if env_overrides:
+        out["env_overrides"] = dict(env_overrides)
     if ref.checkpoint is not None:
-        out["checkpoint"] = str(agent)
+        out["checkpoint"] = ref.label
     out["agent"] = ref.label
     out["game"] = ref.game
     return out
@@ -360,6 +586,17 @@ def evaluation_rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
                 f"[{low:.3f}, {high:.3f}]",
             )
         )
+    if "min_answer_rate" in result:
+        low, high = result["min_answer_rate_ci"]
+        name = result["min_answer_rate_response"]
+        kind = result[BY_RESPONSE][name]
+        rows.append(
+            (
+                f"lowest answer rate ({name}: {kind['answers']} of {kind['cards']} cards)",
+                f"{result['min_answer_rate']:.3f}",
+                f"[{low:.3f}, {high:.3f}]",
+            )
+        )
     if "exact_expected_score" in result:
         rows.append(("exact expected turn score", f"{result['exact_expected_score']:.4f}", "exact"))
         rows.append(("optimal turn score", f"{result['optimal_expected_score']:.4f}", "exact"))
@@ -367,15 +604,61 @@ def evaluation_rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
     return rows
 
 
+RESPONSE_HEADER = (
+    "correct response",
+    "cards",
+    "answered",
+    "answer rate",
+    "95% interval",
+    "correct",
+    "accuracy",
+    "95% interval",
+)
+"""The columns of :func:`response_rows`."""
+RESPONSE_TITLE = "answers by the card's correct response (answered: before the card resolved)"
+
+
+def _share(value: float | None, ci: Sequence[float] | None) -> tuple[str, str]:
+    if value is None or ci is None:
+        return "-", "-"
+    return f"{value:.3f}", f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def response_rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The per-response figures of an evaluation (:func:`response_figures`) as rows of
+    :data:`RESPONSE_HEADER` (none when the evaluation has no such figures)."""
+    rows = []
+    for name, t in result.get(BY_RESPONSE, {}).items():
+        rows.append(
+            (
+                name,
+                str(t["cards"]),
+                str(t["answers"]),
+                *_share(t["answer_rate"], t["answer_rate_ci"]),
+                str(t["correct_answers"]),
+                *_share(t["accuracy"], t["accuracy_ci"]),
+            )
+        )
+    return rows
+
+
 def format_evaluation(result: dict[str, Any]) -> str:
-    """An evaluation (:func:`evaluate`) as a plain-text table: figure, value, 95% interval."""
+    """An evaluation (:func:`evaluate`) as a plain-text table: figure, value, 95% interval;
+    then, for Ratto Zakko, the answers by correct response (:func:`response_rows`)."""
     rows = evaluation_rows(result)
     against = ", ".join(result["opponents"]) or "no opponents"
     title = (
         f"{result.get('agent', 'agent')} ({result.get('game', '')}, {result['env_options']}): "
         f"{result['games']} games against {against}"
     )
-    return title + "\n" + _table(("figure", "value", "95% interval"), rows, right=(1, 2))
+    if result.get("env_overrides"):
+        title += f" (env overrides {result['env_overrides']})"
+    text = title + "\n" + _table(("figure", "value", "95% interval"), rows, right=(1, 2))
+    by_response = response_rows(result)
+    if by_response:
+        right = tuple(range(1, len(RESPONSE_HEADER)))
+        text += "\n\n" + RESPONSE_TITLE + "\n" + _table(RESPONSE_HEADER, by_response, right)
+    return text
 
 
 def format_tournament(result: dict[str, Any]) -> str:

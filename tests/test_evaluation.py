@@ -3,6 +3,8 @@ Bradley-Terry ratings, agents named as on the command lines (bots, agent:NAME, p
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ratenvs import evaluation
@@ -14,9 +16,16 @@ from ratenvs.evaluation import (
     format_evaluation,
     format_tournament,
     resolve_agent,
+    sum_counts,
     tournament,
 )
 from ratenvs.games import GAMES
+from ratenvs.ratto_zakko.rules import (
+    ACTION_RESPONSE_FIRST,
+    ACTION_WAIT,
+    RESPONSES,
+    RESPONSES_AT_LEVEL,
+)
 
 
 def test_every_game_has_its_extras_or_none():
@@ -53,6 +62,90 @@ def test_ratto_zakko_evaluations_count_answers():
     result = evaluate("ratto_zakko:adult", ["ratto_zakko:child"], games=2, seed=0)
     assert result["answers"] > 0 and 0 <= result["answer_accuracy"] <= 1
     assert "correct answers" in format_evaluation(result)
+
+
+@pytest.mark.parametrize("level", ["starter", "dessert"])
+def test_ratto_zakko_answers_by_correct_response_add_up(level):
+    spec = GAMES["ratto_zakko"]
+    bots = spec.bots()
+    options = {"num_players": 3, "level": level}
+    result = evaluation.evaluate_agent("ratto_zakko", options, bots["adult"](), ["child"], 3, 4)
+    table = result["by_correct_response"]
+    assert list(table) == list(RESPONSES_AT_LEVEL[level])  # every type of the level, in order
+    for key in ("cards", "answers", "correct_answers"):
+        assert sum(t[key] for t in table.values()) == result[key]
+    rates = {}
+    for name, t in table.items():
+        assert t["correct_answers"] <= t["answers"] <= t["cards"]
+        if t["cards"]:
+            rates[name] = t["answers"] / t["cards"]
+            assert t["answer_rate"] == rates[name]
+            assert t["answer_rate_ci"] == list(wilson_interval(t["answers"], t["cards"]))
+        else:
+            assert t["answer_rate"] is None and t["answer_rate_ci"] is None
+        if t["answers"]:
+            assert t["accuracy"] == t["correct_answers"] / t["answers"]
+            assert t["accuracy_ci"] == list(wilson_interval(t["correct_answers"], t["answers"]))
+        else:
+            assert t["accuracy"] is None and t["accuracy_ci"] is None
+    lowest = min(rates.values())
+    assert result["min_answer_rate"] == lowest
+    assert rates[result["min_answer_rate_response"]] == lowest
+    assert (
+        result["min_answer_rate_ci"] == table[result["min_answer_rate_response"]]["answer_rate_ci"]
+    )
+    if level == "dessert":
+        assert table["bang"]["cards"] > 0 and table["shout:apple"]["cards"] >= 0
+    json.dumps(result, allow_nan=False)  # plain JSON (None for an empty type)
+    again = evaluation.evaluate_agent("ratto_zakko", options, bots["adult"](), ["child"], 3, 4)
+    assert again["by_correct_response"] == table  # deterministic for a seed
+    text = format_evaluation({**result, "agent": "ratto_zakko:adult", "game": "ratto_zakko"})
+    assert "answers by the card's correct response" in text
+    assert f"lowest answer rate ({result['min_answer_rate_response']}:" in text
+    for name in table:
+        assert any(line.startswith(name + " ") for line in text.splitlines())
+
+
+class OnlyBangs:
+    """The adult bot, but waiting unless it would bang (the failure of an agent that answered
+    almost only "bang" cards, its accuracy counted over the cards it answered)."""
+
+    def __init__(self) -> None:
+        self.inner = GAMES["ratto_zakko"].bots()["adult"]()
+
+    def act(self, observation, action_mask, rng):
+        action = self.inner.act(observation, action_mask, rng)
+        if ACTION_RESPONSE_FIRST <= action < ACTION_RESPONSE_FIRST + len(RESPONSES):
+            return action if RESPONSES[action - ACTION_RESPONSE_FIRST] == "bang" else ACTION_WAIT
+        return action  # a relocation
+
+
+def test_a_seat_that_only_bangs_shows_in_the_lowest_answer_rate():
+    options = {"num_players": 2, "level": "dessert", "perception": "clear"}
+    result = evaluation.evaluate_agent("ratto_zakko", options, OnlyBangs(), ["child"], 2, 0)
+    table = result["by_correct_response"]
+    assert result["answer_accuracy"] > 0.9  # the flat figure alone hides it
+    assert table["bang"]["answer_rate"] >= 0.5
+    for name, t in table.items():
+        if name != "bang":
+            assert t["correct_answers"] == 0
+    assert result["min_answer_rate"] == 0.0 and result["min_answer_rate_response"] != "bang"
+    never = [t["cards"] for t in table.values() if t["cards"] and not t["answers"]]
+    assert table[result["min_answer_rate_response"]]["cards"] == max(never)  # best measured
+
+
+def test_sum_counts_adds_nested_counts_key_by_key():
+    games = [
+        {"cards": 2.0, "by": {"a": {"n": 1.0}, "b": {"n": 1.0}}},
+        {"cards": 3.0, "by": {"a": {"n": 2.0}, "c": {"n": 4.0}}, "new": 1.0},
+    ]
+    assert sum_counts(games) == {
+        "cards": 5.0,
+        "by": {"a": {"n": 3.0}, "b": {"n": 1.0}, "c": {"n": 4.0}},
+        "new": 1.0,
+    }
+    assert list(sum_counts(games)["by"]) == ["a", "b", "c"]
+    assert sum_counts([]) == {}
 
 
 def test_a_tournament_of_bots_rates_them():
@@ -107,3 +200,140 @@ def test_shipped_agents_are_named_agent_name():
         "rat_a_tat_cat:random",
         "agent:rat_a_tat_cat_4p",
     ]
+
+
+SEEN: list[dict] = []
+"""The options of every game an :class:`OptionsSeen` tracker was started on."""
+
+
+class OptionsSeen:
+    """A tracker that keeps the options of every game it is started on (in ``SEEN``)."""
+
+    def __init__(self, seat: int) -> None:
+        self.counts: dict[str, float] = {}
+
+    def start(self, game) -> None:
+        SEEN.append(dict(game.params))
+
+    def after_step(self, state) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("agent", "overrides"),
+    [
+        ("ratto_zakko:adult", {"window_ticks": 60, "tick_ms": 10}),
+        ("rat_a_tat_cat:heuristic", {"target_score": 50}),
+    ],
+)
+def test_env_overrides_reach_the_env_and_are_recorded(agent, overrides):
+    SEEN.clear()
+    extras = EvaluationExtras(tracker=OptionsSeen)
+    result = evaluate(agent, games=2, seed=1, extras=extras, env_overrides=overrides)
+    game = agent.split(":")[0]
+    assert result["env_overrides"] == overrides
+    assert result["env_options"] == {**GAMES[game].gymnasium_defaults, **overrides}
+    assert len(SEEN) == 2
+    for params in SEEN:
+        assert {k: params[k] for k in overrides} == overrides
+    assert "env overrides" in format_evaluation(result)
+    assert "env_overrides" not in evaluate(agent, games=1, seed=1)  # as before: none given
+
+
+def test_a_short_window_leaves_the_human_models_no_time_to_answer():
+    quick = evaluate("ratto_zakko:adult", games=1, seed=0, env_overrides={"window_ticks": 1})
+    assert quick["cards"] > 0 and quick["answers"] == 0
+    assert "answer_accuracy" not in quick and quick["min_answer_rate"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["window_ticks=60"], {"window_ticks": 60}),
+        (["level=dessert", "answer_beliefs=true"], {"level": "dessert", "answer_beliefs": True}),
+        (["answer_beliefs=No"], {"answer_beliefs": False}),
+        (["original_colour_cards=8"], {"original_colour_cards": 8}),
+        ([" tick_ms = 10"], {"tick_ms": 10}),
+        ([], {}),
+    ],
+)
+def test_env_override_texts_are_typed_by_the_options(texts, expected):
+    parsed = evaluation.parse_env_overrides("ratto_zakko", texts)
+    assert parsed == expected
+    assert [type(v) for v in parsed.values()] == [type(v) for v in expected.values()]
+
+
+def test_an_optional_int_is_none_when_written_none():
+    parsed = evaluation.parse_env_overrides("rat_a_tat_cat", ["rounds=none", "target_score=7"])
+    assert parsed == {"rounds": None, "target_score": 7}
+
+
+@pytest.mark.parametrize(
+    ("texts", "message"),
+    [
+        (["window_ticks"], r"^--env window_ticks: write KEY=VALUE"),
+        (["=3"], r"^--env =3: write KEY=VALUE"),
+        (["window=60"], r"^--env window=60: ratto_zakko has no option 'window'; its options are"),
+        (["window_ticks=0"], r"^--env window_ticks=0: option 'window_ticks' must be in 1\.\.10000"),
+        (["window_ticks=1.5"], r"^--env window_ticks=1\.5: option 'window_ticks' must be an int"),
+        (["window_ticks=none"], r"option 'window_ticks' must be an integer \(1\.\.10000\)"),
+        (["level=desert"], r"^--env level=desert: option 'level' must be one of starter, main,"),
+        (["answer_beliefs=maybe"], r"option 'answer_beliefs' takes true or false, got 'maybe'"),
+        (["tick_ms=5", "tick_ms=6"], r"^--env tick_ms=6: option 'tick_ms' given twice$"),
+    ],
+)
+def test_a_bad_env_override_text_is_one_clear_error(texts, message):
+    with pytest.raises(ValueError, match=message):
+        evaluation.parse_env_overrides("ratto_zakko", texts)
+
+
+@pytest.mark.parametrize(
+    ("agent", "overrides", "message"),
+    [
+        ("ratto_zakko:adult", {"bogus": 1}, r"^env_overrides \{'bogus': 1\}: ratto_zakko has no"),
+        (
+            "ratto_zakko:adult",
+            {"window_ticks": "60"},
+            r"'window_ticks' must be an integer, got '60'",
+        ),
+        (
+            "ratto_zakko:adult",
+            {"answer_beliefs": True, "observation": "memoryless"},
+            r"needs observation='knowledge'",
+        ),
+        ("catz_ratz_batz:lowest", {"turns": None}, r"may be None only in a race"),
+    ],
+)
+def test_bad_env_overrides_are_refused_before_any_game(agent, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        evaluate(agent, games=1, env_overrides=overrides)
+
+
+def test_an_override_may_not_change_a_checkpoints_observation_or_action_size():
+    pytest.importorskip("torch")
+    with pytest.raises(ValueError, match=r"env_overrides \{'num_players': 3\}: the agent agent:r"):
+        evaluate("agent:rat_a_tat_cat_2p", games=1, env_overrides={"num_players": 3})
+    with pytest.raises(ValueError, match=r"may not change the observation or action size"):
+        evaluate("agent:rat_a_tat_cat_2p", games=1, env_overrides={"owner_ceilings": True})
+    result = evaluate("agent:rat_a_tat_cat_2p", ["random"], 2, 0, env_overrides={"rounds": 1})
+    assert result["env_options"] == {"num_players": 2, "target_score": 100, "rounds": 1}
+    with pytest.raises(ValueError, match=r"^opponent agent:rat_a_tat_cat_4p: its policy reads"):
+        evaluate("rat_a_tat_cat:random", ["agent:rat_a_tat_cat_4p"], games=1)
+
+
+def test_response_figures_of_hand_made_counts():
+    counts = {
+        "grab:apple": {"cards": 5.0, "answers": 0.0, "correct_answers": 0.0},
+        "shout:fly": {"cards": 20.0, "answers": 0.0, "correct_answers": 0.0},
+        "shout:rat": {"cards": 0.0, "answers": 0.0, "correct_answers": 0.0},
+        "bang": {"cards": 10.0, "answers": 9.0, "correct_answers": 9.0},
+    }
+    out = evaluation.response_figures(counts)
+    table = out["by_correct_response"]
+    assert table["bang"]["answer_rate"] == 0.9 and table["bang"]["accuracy"] == 1.0
+    assert table["shout:rat"]["answer_rate"] is None and table["shout:rat"]["accuracy"] is None
+    assert out["min_answer_rate"] == 0.0
+    assert out["min_answer_rate_response"] == "shout:fly"  # of equal rates, the most cards
+    assert out["min_answer_rate_ci"] == list(wilson_interval(0, 20))
+    assert evaluation.response_figures({})["by_correct_response"] == {}
+    assert "min_answer_rate" not in evaluation.response_figures({})

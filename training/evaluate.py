@@ -38,6 +38,8 @@ from ratenvs.common.arguments import SEED, ArgumentParser, int_in, output_file, 
 from ratenvs.common.bots import Bot
 from ratenvs.evaluation import (
     MAX_GAMES,
+    RESPONSE_HEADER,
+    RESPONSE_TITLE,
     AgentRef,
     EvaluationExtras,
     GameResult,
@@ -45,6 +47,7 @@ from ratenvs.evaluation import (
     make_opponents,
     play_game,
     resolve_agent,
+    response_rows,
     summarise,
     tournament,
 )
@@ -127,6 +130,10 @@ def evaluate_checkpoint(
 
 
 # ---------------------------------------------------------------------- CLI
+RESPONSE_TABLE_WIDTH = 112
+"""Columns the rich table of answers by correct response needs (not cut to 80 in a pipe)."""
+
+
 def _print_evaluation(result: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -138,7 +145,16 @@ def _print_evaluation(result: dict[str, Any]) -> None:
     table.add_row("opponents", ", ".join(result["opponents"]) or "-", "")
     for row in evaluation_rows(result):
         table.add_row(*row)
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    rows = response_rows(result)
+    if rows:
+        kinds = Table(title=RESPONSE_TITLE)
+        for i, col in enumerate(RESPONSE_HEADER):
+            kinds.add_column(col, justify="right" if i else "left", no_wrap=True)
+        for row in rows:
+            kinds.add_row(*row)
+        Console(width=max(console.width, RESPONSE_TABLE_WIDTH)).print(kinds)
 
 
 def _print_tournament(result: dict[str, Any]) -> None:

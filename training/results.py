@@ -73,6 +73,18 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
                     f"[{lo:.3f}, {hi:.3f}]",
                 ]
             )
+        if "min_answer_rate" in ev:
+            lo, hi = ev["min_answer_rate_ci"]
+            rows.append(
+                [
+                    agent,
+                    opts,
+                    opponents,
+                    f"lowest answer rate ({ev['min_answer_rate_response']})",
+                    f"{ev['min_answer_rate']:.3f}",
+                    f"[{lo:.3f}, {hi:.3f}]",
+                ]
+            )
     return rows
 
 

@@ -8,8 +8,12 @@ Usage::
 
 Each ``--vs`` is one evaluation (comma-separated bots, one per opponent seat or
 one for all); the first is the card's headline ``evaluation``, all of them are
-under ``evaluations``. The weights file is copied byte for byte, so its SHA-256
-(verified on every load) stays the one the run recorded.
+under ``evaluations``. An evaluation is the library's, as ``training.evaluate`` runs
+it, so a card also carries what the game's tracker counts: e.g. the answers by correct
+response (``by_correct_response``: cards, answers, correct answers, answer rate and
+accuracy with Wilson 95% intervals) and the lowest answer rate (``min_answer_rate``,
+``min_answer_rate_response``). The weights file is copied byte for byte, so its
+SHA-256 (verified on every load) stays the one the run recorded.
 """
 
 from __future__ import annotations
@@ -96,6 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             line += f", exact {ev['exact_expected_score']:.4f} ({ev['ratio_to_optimal']:.4%})"
         if "answer_accuracy" in ev:
             line += f", correct answers {ev['answer_accuracy']:.3f}"
+        if "min_answer_rate" in ev:
+            line += (
+                f", lowest answer rate {ev['min_answer_rate']:.3f} "
+                f"({ev['min_answer_rate_response']})"
+            )
         print(line)
     return 0
 

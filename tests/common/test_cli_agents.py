@@ -51,6 +51,41 @@ def test_evaluate_a_shipped_agent_writes_json(capsys, tmp_path):
     assert not list(tmp_path.glob(".*.tmp"))  # written through a temporary file
 
 
+def test_evaluate_prints_and_writes_the_answers_by_correct_response(capsys, tmp_path):
+    out = tmp_path / "rz.json"
+    argv = ["evaluate", "ratto_zakko:adult", "--opponents", "child", "--games", "2"]
+    assert cli.main([*argv, "--env", "window_ticks=60", "--env", "level=dessert"]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        cli.main([*argv, "--env", "window_ticks=60", "--env", "level=dessert", "--json", str(out)])
+        == 0
+    )
+    assert capsys.readouterr().out == printed  # deterministic
+    result = json.loads(out.read_text())
+    assert result["env_overrides"] == {"window_ticks": 60, "level": "dessert"}
+    assert result["env_options"] == {"num_players": 4, "window_ticks": 60, "level": "dessert"}
+    table = result["by_correct_response"]
+    assert len(table) == 13 and sum(t["cards"] for t in table.values()) == result["cards"]
+    assert "env overrides {'window_ticks': 60, 'level': 'dessert'}" in printed
+    assert "answers by the card's correct response" in printed
+    assert f"lowest answer rate ({result['min_answer_rate_response']}:" in printed
+    for name, t in table.items():
+        row = next(line.split() for line in printed.splitlines() if line.startswith(name + " "))
+        assert row[1:3] == [str(t["cards"]), str(t["answers"])]
+
+
+def test_evaluate_a_shipped_agent_with_an_env_override(capsys):
+    pytest.importorskip("torch")
+    argv = ["evaluate", "agent:rat_a_tat_cat_2p", "--opponents", "random", "--games", "2"]
+    assert cli.main([*argv, "--env", "target_score=50"]) == 0
+    assert "{'num_players': 2, 'target_score': 50}" in capsys.readouterr().out
+    assert cli.main([*argv, "--env", "num_players=3"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --env num_players=3: the agent agent:rat_a_tat_cat_2p: its")
+    assert "an override may not change the observation or action size" in err
+    assert len(err.splitlines()) == 1
+
+
 def test_tournament_prints_pairings_and_ratings(capsys, tmp_path):
     out = tmp_path / "t.json"
     argv = ["tournament", "ratto_zakko:adult", "ratto_zakko:random", "--games", "2"]
@@ -69,6 +104,7 @@ def test_help_shows_the_defaults():
         check=True,
     ).stdout
     assert "default: 200" in out and "default: 0" in out and "agent:NAME" in out
+    assert "--env KEY=VALUE" in out
     out = subprocess.run(
         [sys.executable, "-m", "ratenvs.cli", "tournament", "--help"],
         capture_output=True,

@@ -1,0 +1,77 @@
+"""``training.ship``: a Ratto Zakko card carries the answers by correct response of every
+evaluation (as the library's evaluator gives them), written atomically, and the results
+table and the printed summary show the lowest answer rate."""
+
+from __future__ import annotations
+
+import json
+
+import torch
+
+from ratenvs.games import GAMES
+from ratenvs.ratto_zakko.rules import RESPONSES_AT_LEVEL
+from training import ship
+from training.checkpoint import PolicySpec, build_policy, save_checkpoint
+from training.results import results_table
+
+OPTIONS = {"num_players": 2, "level": "main", "perception": "clear"}
+
+
+def make_ratto_zakko_checkpoint(path):
+    env = GAMES["ratto_zakko"].load().raw_env(**OPTIONS)
+    agent = env.possible_agents[0]
+    size = env.observation_space(agent)["observation"].shape[0]
+    spec = PolicySpec(size, int(env.action_space(agent).n), (8,), "tanh")
+    torch.manual_seed(0)
+    card = {"game": "ratto_zakko", "env_options": OPTIONS, "policy": spec.to_dict()}
+    return save_checkpoint(path, build_policy(spec).state_dict(), card)
+
+
+def test_a_ratto_zakko_card_carries_the_answers_by_correct_response(tmp_path, capsys):
+    src = make_ratto_zakko_checkpoint(tmp_path / "run" / "final")
+    dest = tmp_path / "ship" / "ratto_zakko" / "rz"
+    argv = [str(src), str(dest), "--vs", "child", "--vs", "random", "--games", "1", "--seed", "3"]
+    assert ship.main(argv) == 0
+    printed = capsys.readouterr().out
+    card = json.loads((dest.parent / "rz.json").read_text())
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["rz.json", "rz.pt"]  # no temp
+    assert len(card["evaluations"]) == 2
+    for ev in card["evaluations"].values():
+        table = ev["by_correct_response"]
+        assert list(table) == list(RESPONSES_AT_LEVEL["main"])
+        for key in ("cards", "answers", "correct_answers"):
+            assert sum(t[key] for t in table.values()) == ev[key]
+        rates = [t["answer_rate"] for t in table.values() if t["cards"]]
+        assert ev["min_answer_rate"] == min(rates)
+        assert table[ev["min_answer_rate_response"]]["answer_rate"] == min(rates)
+        assert f"lowest answer rate {ev['min_answer_rate']:.3f}" in printed
+    assert card["evaluation"] == next(iter(card["evaluations"].values()))
+    rows = [r for r in results_table(tmp_path / "ship").splitlines() if "lowest answer" in r]
+    assert len(rows) == 2 and card["evaluation"]["min_answer_rate_response"] in rows[0]
+
+
+def test_cards_without_the_figures_still_make_the_results_table(tmp_path):
+    src = make_ratto_zakko_checkpoint(tmp_path / "rz" / "old")  # a card with no evaluation
+    card_file = src.with_suffix(".json")
+    card = json.loads(card_file.read_text())
+    old = {"games": 1, "win_rate": 0.0, "win_rate_ci": [0.0, 0.8], "mean_reward": 0.0}
+    card["evaluation"] = {**old, "mean_reward_ci": [0.0, 0.0], "opponents": ["x"]}
+    card["evaluation"].update(answers=3, answer_accuracy=1.0, answer_accuracy_ci=[0.4, 1.0])
+    card_file.write_text(json.dumps(card))
+    table = results_table(tmp_path)
+    assert "correct answers (3)" in table and "lowest answer rate" not in table
+
+
+def test_training_evaluate_prints_the_answers_by_correct_response(tmp_path, capsys):
+    from training import evaluate
+
+    src = make_ratto_zakko_checkpoint(tmp_path / "run" / "final")
+    out = tmp_path / "eval.json"
+    argv = ["--checkpoint", str(src), "--opponents", "child", "--games", "1", "--json", str(out)]
+    assert evaluate.main(argv) == 0
+    printed = capsys.readouterr().out
+    result = json.loads(out.read_text())
+    assert "answers by the card's correct response" in printed
+    for name, t in result["by_correct_response"].items():
+        row = next(line for line in printed.splitlines() if f" {name} " in line)
+        assert row.split("│")[2].strip() == str(t["cards"])  # not cut to fit 80 columns
