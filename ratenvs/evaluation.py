@@ -371,7 +371,9 @@ def parse_env_overrides(game: str, texts: Sequence[str], flag: str = "--env") ->
     return out
 
 
-def _policy_fits(label: str, bot: Any, env: Any, game: str, options: Mapping[str, Any]) -> None:
+def check_policy_fits(
+    label: str, bot: Any, env: Any, game: str, options: Mapping[str, Any]
+) -> None:
     """A policy (a :class:`~ratenvs.agents.checkpoint.PolicyBot`, or its
     :class:`~ratenvs.agents.checkpoint.PolicySpec`) reads the observations and chooses among
     the actions of ``env``; else a ValueError naming it (before any game). Other bots fit
@@ -423,7 +425,7 @@ def apply_env_overrides(
         raise ValueError(f"{what}: {ref.game} with {options}: {exc}") from None
     if ref.checkpoint is not None:
         try:
-            _policy_fits(f"the agent {ref.label}", ref.checkpoint.spec, env, ref.game, options)
+            check_policy_fits(f"the agent {ref.label}", ref.checkpoint.spec, env, ref.game, options)
         except ValueError as exc:
             raise ValueError(
                 f"{what}: {exc}; an override may not change the observation or action size "
@@ -455,7 +457,7 @@ def evaluate_agent(
         *((f"opponent {name}", b) for name, b in zip(labels, opponents)),
     ]
     for label, bot in players:
-        _policy_fits(label, bot, env, game, env_options)
+        check_policy_fits(label, bot, env, game, env_options)
     t0 = time.perf_counter()
     out = summarise(play_match(spec, env_options, agent, opponents, games, seed, extras=extras))
     out["opponents"] = labels

@@ -4,14 +4,16 @@ against each opponent set, record every result in its card, and draw its learnin
 Usage::
 
     python -m training.ship RUN_DIR/best.pt checkpoints/<game>/<name>
-        [--vs BOT[,BOT...] ...] [--games N] [--seed S]
+        [--vs BOT[,BOT...][@KEY=VALUE,...] ...] [--games N] [--seed S]
 
 Each ``--vs`` is one evaluation (comma-separated bots, one per opponent seat or
-one for all); the first is the card's headline ``evaluation``, all of them are
-under ``evaluations``. An evaluation is the library's, as ``training.evaluate`` runs
-it, so a card also carries what the game's tracker counts: e.g. the answers by correct
-response (``by_correct_response``: cards, answers, correct answers, answer rate and
-accuracy with Wilson 95% intervals) and the lowest answer rate (``min_answer_rate``,
+one for all; after ``@``, env options overridden for that evaluation only, e.g.
+``--vs expert@min_reaction_ticks=7``: not the observation or action size); the
+first is the card's headline ``evaluation``, all of them are under ``evaluations``.
+An evaluation is the library's, as ``training.evaluate`` runs it, so a card also
+carries what the game's tracker counts: e.g. the answers by correct response
+(``by_correct_response``: cards, answers, correct answers, answer rate and accuracy
+with Wilson 95% intervals) and the lowest answer rate (``min_answer_rate``,
 ``min_answer_rate_response``). The weights file is copied byte for byte, so its
 SHA-256 (verified on every load) stays the one the run recorded.
 """
@@ -24,10 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from ratenvs.common.arguments import SEED, ArgumentParser, UsageError, int_in, output_file, report
+from ratenvs.evaluation import check_policy_fits, parse_env_overrides
+from ratenvs.games import GAMES
 from training.atomic import atomic_copy
 from training.checkpoint import card_path, load_checkpoint, weights_path, write_card
 from training.evaluate import MAX_GAMES, checkpoint_env, evaluate_agent, make_opponents
 from training.plots import plot_run
+
+
+def parse_vs(text: str) -> tuple[list[str], list[str]]:
+    """One ``--vs`` text: ``BOT[,BOT...]``, optionally followed by ``@KEY=VALUE[,KEY=VALUE]``
+    (env options overridden for this evaluation only, e.g. ``expert@min_reaction_ticks=7``).
+    Returns the bot names and the ``KEY=VALUE`` texts."""
+    bots, _, overrides = text.partition("@")
+    return bots.split(","), [t for t in overrides.split(",") if t] if overrides else []
 
 
 def ship(
@@ -36,10 +48,13 @@ def ship(
     opponent_sets: Sequence[Sequence[str] | None],
     games: int,
     seed: int,
+    env_overrides: Sequence[Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """Copy, evaluate and document one agent; return its new card. Everything is checked
     before anything is written: the checkpoint (against its game), the destination, and
-    every opponent set."""
+    every opponent set. ``env_overrides[i]`` (``KEY=VALUE`` texts) overrides env options
+    for evaluation ``i`` only (not the observation or action size); the evaluation's
+    label and result record them."""
     ckpt = load_checkpoint(source)
     env = checkpoint_env(ckpt)
     src_w = weights_path(source)
@@ -56,17 +71,34 @@ def ship(
                 "game (no opponent seats)"
             )
         make_opponents(ckpt.game, names, seats)  # a mistyped bot fails here, not after copying
+    overrides = [
+        parse_env_overrides(ckpt.game, texts, flag="--vs ...@")
+        for texts in (env_overrides or [[] for _ in opponent_sets])
+    ]
+    if len(overrides) != len(opponent_sets):
+        raise UsageError("one list of env overrides per opponent set")
+    for names, changed in zip(opponent_sets, overrides):
+        if changed:  # an override must keep the policy's sizes: checked before copying
+            options = {**ckpt.env_options, **changed}
+            try:
+                table = GAMES[ckpt.game].load().raw_env(**options)
+                check_policy_fits("the agent", ckpt.bot(), table, ckpt.game, options)
+            except (ValueError, TypeError) as exc:
+                raise UsageError(f"--vs {','.join(names or [])}@...: {exc}") from None
     dst_w.parent.mkdir(parents=True, exist_ok=True)
     atomic_copy(src_w, dst_w)
     card = dict(ckpt.card)
     card["weights_file"] = dst_w.name
     card["shipped_from"] = str(src_w)
     evaluations = {}
-    for names in opponent_sets:
-        result = evaluate_agent(ckpt.game, ckpt.env_options, ckpt.bot(), names, games, seed)
-        evaluations["vs " + ",".join(result["opponents"]) if result["opponents"] else "solo"] = (
-            result
-        )
+    for names, changed in zip(opponent_sets, overrides):
+        options = {**ckpt.env_options, **changed}
+        result = evaluate_agent(ckpt.game, options, ckpt.bot(), names, games, seed)
+        label = "vs " + ",".join(result["opponents"]) if result["opponents"] else "solo"
+        if changed:
+            result["env_overrides"] = dict(changed)
+            label += " with " + ",".join(f"{k}={v}" for k, v in changed.items())
+        evaluations[label] = result
     card["evaluation"] = next(iter(evaluations.values()))
     card["evaluations"] = evaluations
     curve = dst_w.with_name(dst_w.stem + "_curve.png")
@@ -83,13 +115,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = ArgumentParser(prog="python -m training.ship", description=__doc__)
     parser.add_argument("source", type=Path, help="a run's checkpoint (best.pt or final.pt)")
     parser.add_argument("dest", type=Path, help="checkpoints/<game>/<name>")
-    parser.add_argument("--vs", action="append", default=[], help="opponents of one evaluation")
+    parser.add_argument(
+        "--vs",
+        action="append",
+        default=[],
+        help="opponents of one evaluation: BOT[,BOT...][@KEY=VALUE[,KEY=VALUE...]] (env "
+        "options overridden for it, e.g. expert@min_reaction_ticks=7)",
+    )
     parser.add_argument("--games", type=int_in(1, MAX_GAMES), default=2000)
     parser.add_argument("--seed", type=SEED, default=2026)
     args = parser.parse_args(argv)
-    sets = [v.split(",") for v in args.vs] or [None]
+    parsed = [parse_vs(v) for v in args.vs]
+    sets = [names for names, _ in parsed] or [None]
+    texts = [t for _, t in parsed] or [[]]
     try:
-        card = ship(args.source, args.dest, sets, args.games, args.seed)
+        card = ship(args.source, args.dest, sets, args.games, args.seed, texts)
     except (ValueError, OSError) as exc:  # a bad checkpoint or bot, an unwritable dest
         return report(exc)
     print(f"shipped {weights_path(args.dest)} with {card_path(args.dest)}")

@@ -75,3 +75,26 @@ def test_training_evaluate_prints_the_answers_by_correct_response(tmp_path, caps
     for name, t in result["by_correct_response"].items():
         row = next(line for line in printed.splitlines() if f" {name} " in line)
         assert row.split("│")[2].strip() == str(t["cards"])  # not cut to fit 80 columns
+
+
+def test_an_evaluation_with_env_overrides(tmp_path, capsys):
+    """``--vs BOT@KEY=VALUE``: that evaluation plays the overridden options (the latency
+    floor: no answer of the agent before tick 3), its label and result say so; an override
+    that changes the observation size is refused before anything is written."""
+    src = make_ratto_zakko_checkpoint(tmp_path / "run" / "final")
+    dest = tmp_path / "ship" / "ratto_zakko" / "rz"
+    argv = [str(src), str(dest), "--vs", "child", "--vs", "child@min_reaction_ticks=3"]
+    assert ship.main([*argv, "--games", "2", "--seed", "3"]) == 0
+    card = json.loads((dest.parent / "rz.json").read_text())
+    plain, floored = card["evaluations"].values()
+    assert list(card["evaluations"])[1].endswith(" with min_reaction_ticks=3")
+    assert floored["env_overrides"] == {"min_reaction_ticks": 3}
+    assert floored["env_options"] == {**OPTIONS, "min_reaction_ticks": 3}
+    assert "env_overrides" not in plain and card["evaluation"] == plain
+    assert plain != floored
+    bad = tmp_path / "ship2" / "ratto_zakko" / "rz"
+    argv = [str(src), str(bad), "--vs", "child@num_players=3", "--games", "1"]
+    assert ship.main(argv) == 2
+    assert "num_players" in capsys.readouterr().err and not bad.parent.exists()
+    argv = [str(src), str(bad), "--vs", "child@min_reaction_ticks=x", "--games", "1"]
+    assert ship.main(argv) == 2 and not bad.parent.exists()
