@@ -115,8 +115,15 @@ GAMES: dict[str, GameSpec] = {
                     "observation": "memoryless",
                     "relocation": "both",
                 },
-                # the human-fair latency floor (rules.human_fair_min_reaction_ticks)
-                {"num_players": 4, "level": "dessert", "min_reaction_ticks": 7},
+                # the human-fair latency floor (rules.human_fair_min_reaction_ticks) and the
+                # ideal observer's beliefs
+                {
+                    "num_players": 4,
+                    "level": "dessert",
+                    "min_reaction_ticks": 7,
+                    "answer_beliefs": True,
+                    "belief_prior": "deck",
+                },
             ),
         ),
     )

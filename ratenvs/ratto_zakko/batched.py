@@ -102,7 +102,7 @@ HUMAN_PRESETS = {BOT_CHILD: "child", BOT_ADULT: "adult", BOT_EXPERT: "expert"}
 NUM_G = 12
 # the options as ints: entries of ``cfg``
 (C_P, C_LEVEL, C_WINDOW, C_GRADUAL, C_MEMORYLESS, C_WIN, C_BOTH, C_BELIEFS, C_DECK,
- C_VARIANT, C_MIN_TICKS) = range(11)  # fmt: skip
+ C_VARIANT, C_MIN_TICKS, C_DECK_PRIOR) = range(12)  # fmt: skip
 # the float options: entries of ``fcfg``: the glimpse quality d and d^2, the tick in seconds,
 # then the ideal bot's 25 colour-prior ratios 5 P(colour | food) (index food * 5 + colour)
 FC_SNR, FC_SNR2, FC_TICK_S, FC_COLOUR_RATIO = range(4)
@@ -365,6 +365,32 @@ def _perceived(g, s, post):
 
 
 @njit(cache=True, inline="always")
+def _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch):
+    """observe.joint_response_beliefs before the division: ``scratch[r]`` gets response
+    ``r``'s summed weight; returns the total. On the float32 posteriors: a food card's
+    float32 product times its float64 ratio 5 P(c | f); the total and the responses' sums
+    one by one in card-id order (float64). The beliefs are each sum / total in float32."""
+    for r in range(NUM_RESPONSES):
+        scratch[r] = 0.0
+    total = 0.0
+    for f in range(NUM_FOODS):
+        pf = _f32(post[g, s, f])
+        for c in range(NUM_COLOURS):
+            card = f * NUM_COLOURS + c
+            w = float(pf * _f32(post[g, s, COLOUR_BLOCK + c])) * fcfg[FC_COLOUR_RATIO + card]
+            total += w
+            scratch[rules_t[R_CORRECT, card, sh, fl]] += w
+    w = float(_f32(post[g, s, FLY_CHANNEL]))
+    total += w
+    scratch[rules_t[R_CORRECT, FLY_CARD, sh, fl]] += w
+    if level != LEVEL_STARTER:
+        w = float(_f32(post[g, s, RAT_CHANNEL]))
+        total += w
+        scratch[rules_t[R_CORRECT, RAT_CARD, sh, fl]] += w
+    return total
+
+
+@njit(cache=True, inline="always")
 def _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_ms,
                scratch, rng, slot, btape, bcursor):  # fmt: skip
     """The action of kernel bot ``b`` in seat ``s`` for this tick (it has not answered)."""
@@ -420,26 +446,7 @@ def _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp, el
             return ACTION_RESPONSE_FIRST + best
         return ACTION_WAIT
     if b == BOT_IDEAL:
-        # observe.joint_response_beliefs on the float32 observation: a food card's float32
-        # product times its float64 ratio 5 P(c | f); the total and the responses' sums one by
-        # one in card-id order (float64); each sum / total in float32
-        for r in range(NUM_RESPONSES):
-            scratch[r] = 0.0
-        total = 0.0
-        for f in range(NUM_FOODS):
-            pf = _f32(post[g, s, f])
-            for c in range(NUM_COLOURS):
-                card = f * NUM_COLOURS + c
-                w = float(pf * _f32(post[g, s, COLOUR_BLOCK + c])) * fcfg[FC_COLOUR_RATIO + card]
-                total += w
-                scratch[rules_t[R_CORRECT, card, sh, fl]] += w
-        w = float(_f32(post[g, s, FLY_CHANNEL]))
-        total += w
-        scratch[rules_t[R_CORRECT, FLY_CARD, sh, fl]] += w
-        if level != LEVEL_STARTER:
-            w = float(_f32(post[g, s, RAT_CHANNEL]))
-            total += w
-            scratch[rules_t[R_CORRECT, RAT_CARD, sh, fl]] += w
+        total = _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch)
         if not total > 0.0:
             return ACTION_WAIT
         best = 0
@@ -742,7 +749,12 @@ def _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask
             if q == p:
                 q = 0
         if cfg[C_BELIEFS]:
-            if reacting:
+            if reacting and cfg[C_DECK_PRIOR]:
+                # belief_prior="deck": observe.joint_response_beliefs (the ideal bot's)
+                total = _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch)
+                for r in range(NUM_RESPONSES):
+                    obs[g, s, b0 + r] = scratch[r] / total if total > 0.0 else 0.0
+            elif reacting:
                 # observe.answer_beliefs: float64 posteriors, sums in card order
                 for r in range(NUM_RESPONSES):
                     scratch[r] = 0.0
@@ -982,6 +994,7 @@ class BatchedRattoZakko(BatchedGame):
                 game.total_cards,
                 game.fly_card_under_shaker == "rat",
                 game.min_reaction_ticks,
+                game.belief_prior == "deck",
             ],
             dtype=np.int64,
         )

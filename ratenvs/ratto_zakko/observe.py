@@ -168,7 +168,8 @@ def seat_pieces(
                 (NUM_RESPONSES,),
                 "only with `answer_beliefs=True`: the probability that each of the 13 responses "
                 "(`rules.RESPONSES`, the order of actions 1 .. 13) is the correct answer, by the "
-                "seat's own posteriors and the table it sees; all 0 without a card",
+                "seat's own posteriors and the table it sees (prior: option `belief_prior`); all "
+                "0 without a card",
             )
         )
     return out
@@ -327,7 +328,8 @@ def joint_response_beliefs(
 
 
 def answer_beliefs(game: RattoZakko, state: State, seat: int) -> np.ndarray:
-    """:func:`response_beliefs` of ``seat`` for the card showing (all 0 when none shows).
+    """:func:`response_beliefs` of ``seat`` for the card showing (all 0 when none shows);
+    with ``belief_prior="deck"`` :func:`joint_response_beliefs` (the deck's joint prior).
 
     Only what the seat knows enters (its own posteriors, the shaker, the fly
     whose place is public in the "knowledge" observation), so this adds no
@@ -336,6 +338,16 @@ def answer_beliefs(game: RattoZakko, state: State, seat: int) -> np.ndarray:
     if state.phase != PHASE_REACT:
         return np.zeros(NUM_RESPONSES, dtype=np.float32)
     post = state.posterior[seat]
+    if game.belief_prior == "deck":
+        return joint_response_beliefs(
+            post[0],
+            post[1],
+            state.shaker_on,
+            state.fly_under,
+            game.level,
+            game.fly_card_under_shaker,
+            game.original_colour_cards,
+        )
     return response_beliefs(
         post[0], post[1], state.shaker_on, state.fly_under, game.level, game.fly_card_under_shaker
     )

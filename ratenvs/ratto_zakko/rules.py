@@ -568,6 +568,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 MAX_TICK_MS = 1000
 MAX_WINDOW_TICKS = 10_000
+BELIEF_PRIORS = ("independent", "deck")
 HUMAN_FAIR_REACTION_MS = 200
 """The human-fair latency floor: no answer lands sooner than 200 ms after the card is
 revealed. It is the simple visual reaction time of a fast adult (pressing a key at a
@@ -689,6 +690,15 @@ class RattoZakko(Game):
             "seat's own posteriors and the table it knows (no new information; saves a learner "
             "the rules); needs observation='knowledge'",
         ),
+        Option(
+            "belief_prior",
+            "choice",
+            "independent",
+            'the prior of the `answer_beliefs` piece: "independent": a card\'s identity and '
+            "colour as independent (the bayes bot's beliefs); \"deck\": the deck's joint prior "
+            "over food and colour (the ideal bot's: observe.joint_response_beliefs)",
+            choices=BELIEF_PRIORS,
+        ),
     )
     observer_kinds = ("knowledge", "memoryless", "privileged")
     num_actions = NUM_ACTIONS
@@ -706,6 +716,12 @@ class RattoZakko(Game):
                 f"option 'min_reaction_ticks' must be below 'window_ticks' "
                 f"({p['window_ticks']}), got {p['min_reaction_ticks']}: nobody could ever answer"
             )
+        if p["belief_prior"] != "independent" and not p["answer_beliefs"]:
+            raise ValueError(
+                f"option 'belief_prior'={p['belief_prior']!r} needs answer_beliefs=True: it is "
+                "the prior of that piece"
+            )
+        self.belief_prior: str = p["belief_prior"]
         self.level: str = p["level"]
         self.tick_ms: int = p["tick_ms"]
         self.window_ticks: int = p["window_ticks"]

@@ -48,6 +48,7 @@ def test_the_options_are_declared_once_with_todays_defaults():
         "fly_card_under_shaker": "grab",
         "relocation": "one",
         "answer_beliefs": False,
+        "belief_prior": "independent",
     }
     import inspect
 
@@ -80,6 +81,39 @@ def test_docs_equal_code():
             assert obs.slices["cards_won"].start == ob.PER_SEAT
             assert obs.high[obs.offset("elapsed_s")] == np.float32(7 * 40 / 1000)
             assert obs.high[obs.offset("tick_s")] == np.float32(0.04)
+
+
+# ------------------------------------------------------------------ the beliefs' prior
+def test_belief_prior_deck_gives_the_ideal_observers_beliefs():
+    """``belief_prior="deck"``: the ``answer_beliefs`` piece is
+    ``observe.joint_response_beliefs`` of the seat's posteriors (the ``ideal`` bot's), and
+    it differs from the independent beliefs on the same tables."""
+    with pytest.raises(ValueError, match="needs answer_beliefs=True"):
+        RattoZakko(belief_prior="deck")
+    with pytest.raises(ValueError, match="belief_prior"):
+        RattoZakko(answer_beliefs=True, belief_prior="uniform")
+    deck = RattoZakko(num_players=3, level="dessert", answer_beliefs=True, belief_prior="deck")
+    plain = RattoZakko(num_players=3, level="dessert", answer_beliefs=True)
+    view = deck.observer("knowledge")
+    state = deck.init(np.random.default_rng(4))
+    rng = np.random.default_rng(5)
+    differs = 0
+    for _ in range(300):
+        if deck.is_terminal(state):
+            break
+        for seat in range(3):
+            got = view.view(view.observe(state, seat), "answer_beliefs")
+            if state.phase != rules.PHASE_REACT:
+                assert not got.any()
+                continue
+            post = state.posterior[seat]
+            want = ob.joint_response_beliefs(
+                post[0], post[1], state.shaker_on, state.fly_under, "dessert"
+            )
+            assert got.tolist() == want.tolist()
+            differs += not np.array_equal(got, ob.answer_beliefs(plain, state, seat))
+        deck.apply(state, {s: deck.default_action(state, s) for s in deck.to_act(state)}, rng)
+    assert differs >= 100
 
 
 # ------------------------------------------------------------------ the latency floor
