@@ -7,6 +7,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import shlex
 import sys
 from typing import Any
 
@@ -265,11 +266,28 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from ratenvs import evaluation
 
-    if args.json is not None:
-        output_file("--json", args.json, make_folder=False)
-    result = evaluation.tournament(args.agents, args.games, args.seed)
+    for flag, path in (("--json", args.json), ("--markdown", args.markdown)):
+        if path is not None:  # before the games, not after them
+            output_file(flag, path, make_folder=False)
+    refs = evaluation.tournament_agents(args.agents)
+    overrides = evaluation.parse_env_overrides(refs[0].game, args.env or [])
+    evaluation.tournament_env(  # named as on the command line, before any game
+        refs, args.players, overrides, players_flag="--players", env_flag="--env"
+    )
+    result = evaluation.tournament(
+        refs, args.games, args.seed, players=args.players, env_overrides=overrides
+    )
     print(evaluation.format_tournament(result))
     _write_json(args.json, result)
+    if args.markdown is not None:
+        from ratenvs.common.atomic import atomic_file
+
+        command = (
+            evaluation.tournament_command(result) + " --markdown " + shlex.quote(args.markdown)
+        )
+        text = evaluation.format_tournament_markdown(result, command)
+        with atomic_file(args.markdown) as fh:
+            fh.write(text.encode("utf-8"))
     return 0
 
 
@@ -380,12 +398,35 @@ def build_parser() -> argparse.ArgumentParser:
     _add_match_arguments(ev, "games")
     tour = sub.add_parser(
         "tournament",
-        help="round robin of two-seat games with Bradley-Terry ratings (Elo, 95% intervals)",
-        description="Every agent against every other in two-seat games, seats alternated; "
-        "each pairing's score with its Wilson 95% interval and Bradley-Terry ratings on the "
-        "Elo scale with bootstrap 95% intervals. Agents: " + AGENT_NAMES + ".",
+        help="round robin with Bradley-Terry ratings (Elo, 95% intervals), two or more seats",
+        description="Every agent against every other in games of --players seats (default "
+        "2), the two sharing the seats: one in the even seats, the other in the odd ones, "
+        "alternated game by game. A pairing's score is the agent's share of the wins (a win "
+        "shared by w seats counts 1/w to each), with its Wilson 95% interval; Bradley-Terry "
+        "ratings on the Elo scale with bootstrap 95% intervals. Agents: " + AGENT_NAMES + ".",
     )
     tour.add_argument("agents", nargs="+", metavar="AGENT", help="two or more: " + AGENT_NAMES)
+    tour.add_argument(
+        "--players",
+        type=int_in(2),
+        metavar="N",
+        help="seats per game, shared by the pairing's two agents (even and odd seats, "
+        "alternated game by game; the game allows its own range; default: the "
+        "checkpoints' num_players, else 2)",
+    )
+    tour.add_argument(
+        "--env",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override an env option for the whole tournament, e.g. --env window_ticks=20 "
+        "(repeatable, as evaluate --env; not num_players, which is --players)",
+    )
+    tour.add_argument(
+        "--markdown",
+        metavar="FILE",
+        help="also write the ratings and pairings as a markdown section here, captioned "
+        "with the command line that regenerates it",
+    )
     _add_match_arguments(tour, "games per pairing")
     return parser
 

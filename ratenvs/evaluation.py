@@ -15,12 +15,14 @@ the solver's ``exact_expected_score`` and ``ratio_to_optimal``) and counts of it
 answer rate and the accuracy, with the lowest answer rate ``min_answer_rate``). An
 evaluation plays the agent's own env options, or some of them overridden
 (``env_overrides``; not a checkpoint's observation or action size). A tournament plays
-every pair of agents in two-seat games and fits Bradley-Terry ratings on the Elo scale
-with bootstrap 95% intervals. Everything is deterministic for a given seed.
+every pair of agents in games of two or more seats (the two share them: one in the even
+seats, the other in the odd ones, alternated game by game; an agent scores its seats'
+share of the win) and fits Bradley-Terry ratings on the Elo scale with bootstrap 95%
+intervals. Everything is deterministic for a given seed.
 
-``ratenvs evaluate AGENT [--env KEY=VALUE ...]`` and ``ratenvs tournament A B C ...`` run
-it from the command line; shipped agents and checkpoints need torch
-(``pip install "ratenvs[agents]"``).
+``ratenvs evaluate AGENT [--env KEY=VALUE ...]`` and ``ratenvs tournament A B C ...
+[--players N] [--env KEY=VALUE ...] [--markdown FILE]`` run it from the command line;
+shipped agents and checkpoints need torch (``pip install "ratenvs[agents]"``).
 """
 
 from __future__ import annotations
@@ -505,70 +507,204 @@ def evaluate(
 
 
 # --------------------------------------------------------------- tournament
-def tournament(names: Sequence[str], games: int, seed: int) -> dict[str, Any]:
-    """Every agent against every other in two-seat games (seats alternated); Elo ratings
-    from a Bradley-Terry fit with bootstrap 95% intervals.
+def pairing_seats(game: int, players: int) -> tuple[list[int], list[int]]:
+    """The seats of a pairing's two agents in its game ``game`` of ``players`` seats: the
+    first agent in the even seats and the second in the odd ones when ``game`` is even,
+    the other way round when it is odd (two seats: the first agent in seat ``game mod 2``,
+    as :func:`play_match` rotates them)."""
+    even = list(range(0, players, 2))
+    odd = list(range(1, players, 2))
+    return (even, odd) if game % 2 == 0 else (odd, even)
 
-    The agents (:func:`resolve_agent`) must play the same game; checkpoints must share their
-    env options (bots alone play the game's gymnasium defaults with two players), and the
-    games must have two seats. Returns the game, env options, seed, every pairing's score
-    (wins + shared wins, Wilson 95%) and the ratings, best first.
-    """
+
+def win_shares(winners: Sequence[bool]) -> list[float]:
+    """Each seat's share of a game's win: ``1/w`` for each of ``w`` winners, else 0."""
+    w = sum(bool(x) for x in winners)
+    return [(1.0 / w) if x else 0.0 for x in winners]
+
+
+def play_pairing(
+    spec: GameSpec,
+    env_options: dict[str, Any],
+    first: Callable[[], Bot],
+    second: Callable[[], Bot],
+    games: int,
+    seed: int,
+) -> tuple[list[float], list[float]]:
+    """``games`` games between two agents sharing the seats (:func:`pairing_seats`), each
+    seat played by its own instance (``first()`` / ``second()``, made once for the
+    pairing); game ``g`` is dealt with seed ``seed * GAME_SEED_STRIDE + g``. Returns each
+    agent's score per game: the summed win shares of its seats (:func:`win_shares`)."""
+    env = spec.load().raw_env(**env_options)
+    n = int(env.num_players)
+    slots = (n + 1) // 2
+    bots_a = [first() for _ in range(slots)]
+    bots_b = [second() for _ in range(slots)]
+    scores_a: list[float] = []
+    scores_b: list[float] = []
+    for g in range(games):
+        seats_a, seats_b = pairing_seats(g, n)
+        players: list[Any] = [None] * n
+        for bot, seat in zip(bots_a, seats_a):
+            players[seat] = bot
+        for bot, seat in zip(bots_b, seats_b):
+            players[seat] = bot
+        _, winners = play_game(spec, env_options, players, seed * GAME_SEED_STRIDE + g, env)
+        shares = win_shares(winners)
+        scores_a.append(sum(shares[s] for s in seats_a))
+        scores_b.append(sum(shares[s] for s in seats_b))
+    return scores_a, scores_b
+
+
+def tournament_agents(names: Sequence[str | AgentRef]) -> list[AgentRef]:
+    """The agents of a tournament (:func:`resolve_agent`, or already resolved): at least
+    two, all of one game; else a ValueError."""
     if len(names) < 2:
-        raise ValueError("--tournament needs at least two agents")
-    refs = [resolve_agent(n) for n in names]
+        raise ValueError("a tournament needs at least two agents")
+    refs = [n if isinstance(n, AgentRef) else resolve_agent(n) for n in names]
     games_set = {r.game for r in refs}
     if len(games_set) != 1:
         raise ValueError(f"tournament agents play different games: {sorted(games_set)}")
+    return refs
+
+
+def tournament_env(
+    refs: Sequence[AgentRef],
+    players: int | None = None,
+    env_overrides: Mapping[str, Any] | None = None,
+    *,
+    players_flag: str = "players",
+    env_flag: str = "env_overrides",
+) -> tuple[dict[str, Any], int]:
+    """The env options and seat count of a tournament of ``refs``.
+
+    The seats: ``players``, by default the checkpoints' ``num_players`` (else 2); the
+    options: the checkpoints' env options (which must agree, and play that many seats),
+    else the game's gymnasium defaults with ``num_players`` seats; ``env_overrides`` on
+    top (as :func:`apply_env_overrides`: checked by the game, not a checkpoint's
+    observation or action size, and not ``num_players``: that is ``players``). A
+    ValueError names ``players_flag`` / ``env_flag`` and says what is wrong."""
     game = refs[0].game
     spec = GAMES[game]
-    options = [r.env_options for r in refs if r.env_options is not None]
+    seat_option = game_options(game)["num_players"]
+    checkpoints = [r for r in refs if r.env_options is not None]
+    options = [dict(r.env_options) for r in checkpoints]
     if options and any(o != options[0] for o in options):
         raise ValueError("tournament checkpoints were trained with different env options")
-    env_options = dict(options[0]) if options else {**spec.gymnasium_defaults, "num_players": 2}
-    if int(env_options.get("num_players", 2)) != 2:
+    trained = int(options[0].get("num_players", seat_option.default)) if options else None
+    if players is not None:
+        try:
+            seat_option.check(players)
+        except ValueError as exc:
+            raise ValueError(f"{players_flag} {players}: {game} {exc}") from None
+        if trained is not None and trained != players:
+            raise ValueError(
+                f"{players_flag} {players}: the checkpoint {checkpoints[0].label} plays "
+                f"num_players={trained}: a tournament with it plays {trained} seats"
+            )
+    seats = int(players if players is not None else 2 if trained is None else trained)
+    if seats < 2:
         raise ValueError(
-            f"tournaments are two-seat matches; these agents play with "
-            f"num_players={env_options.get('num_players')}"
+            f"tournaments are two-seat matches or more; these agents play with num_players={seats}"
         )
+    overrides = dict(env_overrides or {})
+    if "num_players" in overrides:
+        raise ValueError(
+            f"{env_flag} num_players={overrides['num_players']}: a tournament's seat count is "
+            f"{players_flag}"
+        )
+    if checkpoints:
+        for ref in checkpoints:
+            env_options = apply_env_overrides(ref, overrides, flag=env_flag)
+        return env_options, seats
+    base = {**spec.gymnasium_defaults, "num_players": seats}
+    if not overrides:
+        try:
+            spec.load().raw_env(**base)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{players_flag} {seats}: {game} with {base}: {exc}") from None
+    bots = AgentRef(refs[0].label, game, refs[0].make, base)
+    return apply_env_overrides(bots, overrides, flag=env_flag), seats
+
+
+def tournament(
+    names: Sequence[str | AgentRef],
+    games: int,
+    seed: int,
+    *,
+    players: int | None = None,
+    env_overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Every agent against every other (:func:`play_pairing`: the two share the seats,
+    even and odd alternated game by game); Elo ratings from a Bradley-Terry fit with
+    bootstrap 95% intervals.
+
+    The agents (:func:`resolve_agent`, or already resolved) must play the same game.
+    ``players`` seats per game (default: the checkpoints' ``num_players``, else 2); the
+    env options are the checkpoints' (which must agree and play ``players`` seats), or
+    for bots alone the game's gymnasium defaults with ``num_players=players``, with
+    ``env_overrides`` on top (:func:`tournament_env`). An agent's score in a game is the
+    share of the win its seats took (a win shared by ``w`` seats: ``1/w`` each). Returns
+    the game, env options (and the overrides, when some were given), players, games per
+    pairing, seed, the agents in order, every pairing's score (Wilson 95%) and the
+    ratings, best first, each with the agent's mean score over its games.
+    """
+    refs = tournament_agents(names)
+    game = refs[0].game
+    spec = GAMES[game]
+    env_options, seats = tournament_env(refs, players, env_overrides)
     k = len(refs)
     results: dict[tuple[int, int], list[float]] = {}
+    own: list[list[float]] = [[] for _ in refs]
     pairs = []
     for i in range(k):
         for j in range(i + 1, k):
-            match = play_match(
+            scores, other = play_pairing(
                 spec,
                 env_options,
-                refs[i].make(),
-                [refs[j].make()],
+                refs[i].make,
+                refs[j].make,
                 games,
                 seed + TOURNAMENT_SEED_STRIDE * (i * k + j),
             )
-            scores = [r.win for r in match]
             results[(i, j)] = scores
-            summary = summarise(match)
+            own[i] += scores
+            own[j] += other
+            total = float(sum(scores))
             pairs.append(
                 {
                     "agent": refs[i].label,
                     "opponent": refs[j].label,
                     "games": games,
-                    "score": summary["win_rate"],
-                    "score_ci": summary["win_rate_ci"],
+                    "score": total / games,
+                    "score_ci": list(wilson_interval(total, games)),
                 }
             )
     elo, ci = bootstrap_bradley_terry(results, k, np.random.default_rng(seed))
     order = np.argsort(-elo)
     ratings = [
-        {"agent": refs[i].label, "elo": float(elo[i]), "elo_ci": [float(ci[i, 0]), float(ci[i, 1])]}
+        {
+            "agent": refs[i].label,
+            "elo": float(elo[i]),
+            "elo_ci": [float(ci[i, 0]), float(ci[i, 1])],
+            "mean_score": float(np.mean(own[i])),
+        }
         for i in order
     ]
-    return {
-        "game": game,
-        "env_options": env_options,
-        "seed": seed,
-        "pairs": pairs,
-        "ratings": ratings,
-    }
+    out: dict[str, Any] = {"game": game, "env_options": env_options}
+    if env_overrides:
+        out["env_overrides"] = dict(env_overrides)
+    out.update(
+        {
+            "players": seats,
+            "games": games,
+            "seed": seed,
+            "agents": [r.label for r in refs],
+            "pairs": pairs,
+            "ratings": ratings,
+        }
+    )
+    return out
 
 
 # ----------------------------------------------------------------- printing
@@ -663,13 +799,11 @@ def format_evaluation(result: dict[str, Any]) -> str:
     return text
 
 
-def format_tournament(result: dict[str, Any]) -> str:
-    """A tournament (:func:`tournament`) as two plain-text tables: the pairings and the
-    ratings."""
-    pairs = []
+def _pair_rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
+    rows = []
     for p in result["pairs"]:
         low, high = p["score_ci"]
-        pairs.append(
+        rows.append(
             (
                 p["agent"],
                 p["opponent"],
@@ -678,17 +812,111 @@ def format_tournament(result: dict[str, Any]) -> str:
                 f"[{low:.3f}, {high:.3f}]",
             )
         )
-    ratings = []
+    return rows
+
+
+def _rating_rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
+    rows = []
     for rank, r in enumerate(result["ratings"], 1):
         low, high = r["elo_ci"]
-        ratings.append((str(rank), r["agent"], f"{r['elo']:+.0f}", f"[{low:+.0f}, {high:+.0f}]"))
+        mean = r.get("mean_score")
+        rows.append(
+            (
+                str(rank),
+                r["agent"],
+                f"{r['elo']:+.0f}",
+                f"[{low:+.0f}, {high:+.0f}]",
+                "-" if mean is None else f"{mean:.3f}",
+            )
+        )
+    return rows
+
+
+PAIRS_TITLE = (
+    "pairings (score: the agent's share of the wins, a shared win split; seats alternated)"
+)
+RATINGS_TITLE = "Bradley-Terry ratings (Elo scale, mean 0, bootstrap 95%)"
+
+
+def format_tournament(result: dict[str, Any]) -> str:
+    """A tournament (:func:`tournament`) as two plain-text tables: the pairings and the
+    ratings."""
+    players = result.get("players", 2)
     return "\n".join(
         [
-            "pairings (score: wins + half ties, seats alternated)",
-            _table(("agent", "opponent", "games", "score", "95% interval"), pairs, (2, 3, 4)),
+            f"{PAIRS_TITLE}, {players} seats",
+            _table(
+                ("agent", "opponent", "games", "score", "95% interval"),
+                _pair_rows(result),
+                (2, 3, 4),
+            ),
             "",
-            "Bradley-Terry ratings (Elo scale, mean 0, bootstrap 95%)",
-            _table(("rank", "agent", "elo", "95% interval"), ratings, right=(0, 2, 3)),
+            RATINGS_TITLE,
+            _table(
+                ("rank", "agent", "elo", "95% interval", "mean score"),
+                _rating_rows(result),
+                right=(0, 2, 3, 4),
+            ),
+        ]
+    )
+
+
+def _cli_value(value: Any) -> str:
+    """An env option's value as ``--env KEY=VALUE`` writes it (:func:`parse_option_value`)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def tournament_command(result: dict[str, Any]) -> str:
+    """The ``ratenvs tournament`` command line that plays ``result`` again (its agents,
+    players, env overrides, games per pairing and seed), quoted for a POSIX shell."""
+    import shlex
+
+    words = ["ratenvs", "tournament", *result["agents"], "--players", str(result["players"])]
+    for key, value in (result.get("env_overrides") or {}).items():
+        words += ["--env", f"{key}={_cli_value(value)}"]
+    words += ["--games", str(result["games"]), "--seed", str(result["seed"])]
+    return shlex.join(words)
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int]) -> str:
+    rule = ["---:" if c in right else "---" for c in range(len(header))]
+    lines = [header, rule, *rows]
+    return "\n".join("| " + " | ".join(_md_cell(c) for c in line) + " |" for line in lines)
+
+
+def format_tournament_markdown(result: dict[str, Any], command: str | None = None) -> str:
+    """A tournament (:func:`tournament`) as a markdown section: a one-line caption (the
+    game, env options, players, games per pairing, seed and ``command``, the command line
+    that regenerates it: by default :func:`tournament_command`), the ratings table (rank,
+    agent, Elo with its bootstrap 95% interval, mean score) and the pairings table (agent,
+    opponent, score with its Wilson 95% interval)."""
+    command = tournament_command(result) if command is None else command
+    options = ", ".join(f"{k}={_cli_value(v)}" for k, v in result["env_options"].items())
+    caption = (
+        f"Tournament of {result['game']} ({options or 'default options'}): "
+        f"{result['players']} players, {result['games']} games per pairing, seed "
+        f"{result['seed']}; regenerate with `{command}`"
+    )
+    ratings = _rating_rows(result)
+    pairs = [(agent, opp, score, ci) for agent, opp, _games, score, ci in _pair_rows(result)]
+    return "\n".join(
+        [
+            caption,
+            "",
+            _md_table(
+                ("rank", "agent", "Elo", "95% interval", "mean score"), ratings, (0, 2, 3, 4)
+            ),
+            "",
+            _md_table(("agent", "opponent", "score", "95% interval (Wilson)"), pairs, (2, 3)),
+            "",
         ]
     )
 

@@ -15,9 +15,13 @@ from ratenvs.evaluation import (
     extras_for,
     format_evaluation,
     format_tournament,
+    format_tournament_markdown,
+    pairing_seats,
     resolve_agent,
     sum_counts,
     tournament,
+    tournament_command,
+    win_shares,
 )
 from ratenvs.games import GAMES
 from ratenvs.ratto_zakko.rules import (
@@ -181,6 +185,134 @@ def test_a_tournament_of_bots_rates_them():
 def test_a_bad_tournament_is_refused(names, message):
     with pytest.raises(ValueError, match=message):
         tournament(names, games=1, seed=0)
+
+
+def test_a_two_seat_tournament_is_as_before():
+    """players=2 (given or by default) plays exactly the two-seat tournament of before:
+    the same seats, seeds and scores (the figures below were stored before tournaments
+    took more seats)."""
+    names = ["rat_a_tat_cat:heuristic", "rat_a_tat_cat:random"]
+    result = tournament(names, games=3, seed=5)
+    assert tournament(names, games=3, seed=5, players=2, env_overrides={}) == result
+    assert result["players"] == 2 and result["env_options"] == {"num_players": 2}
+    assert "env_overrides" not in result and result["agents"] == names
+    (pair,) = result["pairs"]
+    assert pair["score"] == pytest.approx(2 / 3)
+    assert pair["score_ci"] == pytest.approx([0.2076596008020477, 0.9385080552796037], abs=1e-12)
+    assert [r["agent"] for r in result["ratings"]] == names
+    elos = [(r["elo"], *r["elo_ci"]) for r in result["ratings"]]
+    assert elos[0] == pytest.approx((44.369749923271264, -169.0196080028513, 169.0196080028513))
+    assert elos[1] == pytest.approx((-44.369749923271264, -169.0196080028513, 169.0196080028513))
+    assert [r["mean_score"] for r in result["ratings"]] == pytest.approx([2 / 3, 1 / 3])
+    rz = ["ratto_zakko:adult", "ratto_zakko:child", "ratto_zakko:random"]
+    three = tournament(rz, games=4, seed=3)
+    assert [p["score"] for p in three["pairs"]] == [1.0, 1.0, 1.0]
+    assert [r["elo"] for r in three["ratings"]] == pytest.approx(
+        [283.8285455786, 0, -283.8285455836], abs=1e-6
+    )
+
+
+def test_pairing_seats_alternate_even_and_odd():
+    assert [pairing_seats(g, 2) for g in range(3)] == [([0], [1]), ([1], [0]), ([0], [1])]
+    assert pairing_seats(0, 4) == ([0, 2], [1, 3]) and pairing_seats(1, 4) == ([1, 3], [0, 2])
+    assert pairing_seats(0, 3) == ([0, 2], [1]) and pairing_seats(1, 3) == ([1], [0, 2])
+
+
+def test_a_four_seat_tournament_alternates_the_seats(monkeypatch):
+    seen: list[list] = []
+    real = evaluation.play_game
+
+    def recording(spec, env_options, players, seed, env=None, tracker=None):
+        seen.append(list(players))
+        return real(spec, env_options, players, seed, env, tracker)
+
+    monkeypatch.setattr(evaluation, "play_game", recording)
+    names = ["ratto_zakko:random", "ratto_zakko:bayes", "ratto_zakko:child"]
+    result = tournament(names, games=3, seed=0, players=4, env_overrides={"window_ticks": 20})
+    assert result["players"] == 4 and result["env_overrides"] == {"window_ticks": 20}
+    assert result["env_options"] == {"num_players": 4, "window_ticks": 20}
+    assert len(result["pairs"]) == 3 and len(seen) == 9
+    for p in result["pairs"]:
+        assert 0 <= p["score"] <= 1 and 0 <= p["score_ci"][0] <= p["score_ci"][1] <= 1
+    for r in result["ratings"]:
+        assert 0 <= r["mean_score"] <= 1
+    for pairing in range(3):
+        games = seen[3 * pairing : 3 * pairing + 3]
+        first = {id(b) for b in games[0][0::2]}  # the pairing's first agent, game 0
+        assert len({id(b) for b in games[0]}) == 4  # an instance per seat
+        for g, players in enumerate(games):
+            mine = [seat for seat, b in enumerate(players) if id(b) in first]
+            assert mine == ([0, 2] if g % 2 == 0 else [1, 3])
+    assert tournament(names, 3, 0, players=4, env_overrides={"window_ticks": 20}) == result
+
+
+def test_a_tournament_score_is_the_share_of_the_win(monkeypatch):
+    assert win_shares([True, False, True, False]) == [0.5, 0.0, 0.5, 0.0]
+    assert win_shares([True, True, True, False]) == [1 / 3, 1 / 3, 1 / 3, 0.0]
+    assert win_shares([False, True]) == [0.0, 1.0]
+    games = iter([[True, True, True, False], [False, False, False, True]])
+
+    def hand_made(spec, env_options, players, seed, env=None, tracker=None):
+        return [0.0] * len(players), next(games)
+
+    monkeypatch.setattr(evaluation, "play_game", hand_made)
+    names = ["ratto_zakko:random", "ratto_zakko:child"]
+    result = tournament(names, games=2, seed=0, players=4)
+    # game 0: random in seats 0 and 2 (2 of the 3 winners), child in 1 and 3 (1 of 3);
+    # game 1: random in seats 1 and 3 (seat 3 the sole winner), child in 0 and 2
+    assert result["pairs"][0]["score"] == pytest.approx((2 / 3 + 1) / 2)
+    means = {r["agent"]: r["mean_score"] for r in result["ratings"]}
+    assert means == pytest.approx({names[0]: (2 / 3 + 1) / 2, names[1]: (1 / 3 + 0) / 2})
+
+
+def test_a_tournament_as_markdown():
+    result = tournament(["ratto_zakko:random", "ratto_zakko:child"], 2, 1, players=3)
+    command = tournament_command(result)
+    assert command == (
+        "ratenvs tournament ratto_zakko:random ratto_zakko:child --players 3 --games 2 --seed 1"
+    )
+    text = format_tournament_markdown(result)
+    caption, blank, *rest = text.splitlines()
+    assert blank == "" and text.endswith("|\n")
+    assert "ratto_zakko" in caption and "num_players=3" in caption and "3 players" in caption
+    assert "2 games per pairing" in caption and "seed 1" in caption and f"`{command}`" in caption
+    assert "| rank | agent | Elo | 95% interval | mean score |" in rest
+    assert "| agent | opponent | score | 95% interval (Wilson) |" in rest
+    assert sum(line.startswith("| 1 | ") or line.startswith("| 2 | ") for line in rest) == 2
+    with_env = dict(result, env_overrides={"answer_beliefs": True, "rounds": None})
+    assert "--env answer_beliefs=true --env rounds=none" in tournament_command(with_env)
+
+
+@pytest.mark.parametrize(
+    ("names", "kwargs", "message"),
+    [
+        (["ratto_zakko:random", "ratto_zakko:child"], {"players": 9}, r"^players 9: ratto_zakko"),
+        (["catz_ratz_batz:random", "catz_ratz_batz:lowest"], {"players": 1}, "two-seat matches"),
+        (
+            ["ratto_zakko:random", "ratto_zakko:child"],
+            {"env_overrides": {"num_players": 4}},
+            r"env_overrides num_players=4: a tournament's seat count is players",
+        ),
+        (
+            ["ratto_zakko:random", "ratto_zakko:child"],
+            {"env_overrides": {"window_ticks": 0}},
+            r"'window_ticks' must be in",
+        ),
+    ],
+)
+def test_a_bad_seat_count_or_override_is_refused(names, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        tournament(names, games=1, seed=0, **kwargs)
+
+
+def test_a_checkpoint_of_other_seats_is_refused():
+    pytest.importorskip("torch")
+    with pytest.raises(
+        ValueError, match=r"^players 2: the checkpoint agent:rat_a_tat_cat_4p plays"
+    ):
+        tournament(["agent:rat_a_tat_cat_4p", "rat_a_tat_cat:random"], 1, 0, players=2)
+    with pytest.raises(ValueError, match="trained with different env options"):
+        tournament(["agent:rat_a_tat_cat_4p", "agent:rat_a_tat_cat_2p"], 1, 0)
 
 
 def test_shipped_agents_are_named_agent_name():

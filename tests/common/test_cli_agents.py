@@ -96,6 +96,74 @@ def test_tournament_prints_pairings_and_ratings(capsys, tmp_path):
     assert [r["agent"] for r in result["ratings"]] == ["ratto_zakko:adult", "ratto_zakko:random"]
 
 
+def test_tournament_of_four_seats_writes_markdown_atomically(capsys, tmp_path, monkeypatch):
+    import os
+
+    md = tmp_path / "t.md"
+    argv = ["tournament", "ratto_zakko:random", "ratto_zakko:bayes", "--players", "4"]
+    argv += ["--env", "window_ticks=20", "--games", "2", "--markdown", str(md)]
+    replaced = []
+    real = os.replace
+
+    def spy(src, dst):
+        replaced.append((os.path.basename(src), os.path.basename(dst)))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    assert cli.main(argv) == 0
+    assert "4 seats" in capsys.readouterr().out
+    text = md.read_text()
+    assert "| rank | agent | Elo | 95% interval | mean score |" in text
+    assert "| agent | opponent | score | 95% interval (Wilson) |" in text
+    command = " ".join(["ratenvs", *argv[:-4], "--games", "2", "--seed", "0", *argv[-2:]])
+    assert f"`{command}`" in text.splitlines()[0]
+    assert "window_ticks=20" in text.splitlines()[0]
+    assert [dst for _, dst in replaced] == ["t.md"] and replaced[0][0].startswith(".t.md.")
+    assert not list(tmp_path.glob(".*.tmp"))
+
+    def fail(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    md.write_text("old\n")
+    assert cli.main(argv) == 2
+    assert md.read_text() == "old\n" and not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--players", "1"], r"^error: argument --players: must be an integer >= 2, got 1"),
+        (["--players", "x"], r"^error: argument --players: must be an integer >= 2, got 'x'"),
+        (["--players", "9"], r"^error: --players 9: ratto_zakko option 'num_players' must be"),
+        (["--env", "num_players=4"], r"^error: --env num_players=4: a tournament's seat count"),
+        (["--env", "window_ticks=0"], r"^error: --env window_ticks=0: option 'window_ticks'"),
+    ],
+)
+def test_a_bad_tournament_flag_is_one_line(capsys, extra, message):
+    import re
+
+    with pytest.raises(SystemExit) if extra[1] in ("1", "x") else _nothing():
+        code = cli.main(["tournament", "ratto_zakko:random", "ratto_zakko:bayes", *extra])
+        assert code == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and len(err.strip().splitlines()) == 1
+
+
+def test_a_tournament_checkpoint_of_other_seats_is_one_line(capsys):
+    pytest.importorskip("torch")
+    argv = ["tournament", "agent:rat_a_tat_cat_4p", "rat_a_tat_cat:random", "--players", "2"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --players 2: the checkpoint agent:rat_a_tat_cat_4p plays")
+
+
+def _nothing():
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
 def test_help_shows_the_defaults():
     out = subprocess.run(
         [sys.executable, "-m", "ratenvs.cli", "evaluate", "--help"],
