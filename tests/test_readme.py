@@ -38,3 +38,18 @@ def test_readme_example_runs(index, capsys):
         if re.search(call, block) and not importlib.util.find_spec(name):
             pytest.skip(f"README block {index} needs {name}, not installed here")
     exec(compile(block, f"README block {index}", "exec"), {})
+
+
+TOURNAMENTS = README.parent / "docs" / "tournaments"
+
+
+def test_readme_shows_every_tournament_table_as_generated():
+    """Each ``docs/tournaments/*.md`` (written by ``ratenvs tournament --markdown``, its
+    caption the command that regenerates it) is in the README word for word."""
+    tables = sorted(TOURNAMENTS.glob("*.md"))
+    assert len(tables) >= 2
+    text = README.read_text()
+    for table in tables:
+        body = table.read_text().strip()
+        assert "ratenvs tournament " in body and f"--markdown docs/tournaments/{table.name}" in body
+        assert body in text, table.name

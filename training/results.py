@@ -26,6 +26,9 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
         if not ev:
             continue
         opponents = ", ".join(ev.get("opponents") or []) or "-"
+        if ev.get("env_overrides"):  # an evaluation with env options overridden
+            changed = ", ".join(f"{k}={v}" for k, v in ev["env_overrides"].items())
+            opponents += f" (with {changed})"
         games = ev["games"]
         if "ratio_to_optimal" in ev:
             rows.append(
