@@ -441,9 +441,10 @@ class BayesBot(_CardBot):
         self._observation = observation
         return super().act(observation, action_mask, rng)
 
-    def decide(self, view: SeatView) -> int | None:
+    def beliefs(self, view: SeatView) -> np.ndarray:
+        """How likely each response is right (:func:`observe.response_beliefs`)."""
         o = self._observation
-        beliefs = ob.response_beliefs(
+        return ob.response_beliefs(
             o[self.layout.identity],
             o[self.layout.colour],
             view.shaker_on,
@@ -451,6 +452,9 @@ class BayesBot(_CardBot):
             view.level,
             view.fly_card_rule,
         )
+
+    def decide(self, view: SeatView) -> int | None:
+        beliefs = self.beliefs(view)
         best = int(beliefs.argmax())
         return best if beliefs[best] >= self.certainty else None
 
@@ -493,9 +497,11 @@ class IdealBot(BayesBot):
             game, "original_colour_cards", self._default_original_colour_cards
         )
 
-    def decide(self, view: SeatView) -> int | None:
+    def beliefs(self, view: SeatView) -> np.ndarray:
+        """How likely each response is right, with the deck's joint prior
+        (:func:`observe.joint_response_beliefs`)."""
         o = self._observation
-        beliefs = ob.joint_response_beliefs(
+        return ob.joint_response_beliefs(
             o[self.layout.identity],
             o[self.layout.colour],
             view.shaker_on,
@@ -504,8 +510,6 @@ class IdealBot(BayesBot):
             view.fly_card_rule,
             self.original_colour_cards,
         )
-        best = int(beliefs.argmax())
-        return best if beliefs[best] >= self.certainty else None
 
 
 class IdleBot:
