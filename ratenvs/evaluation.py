@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ratenvs.common.bots import Bot
+from ratenvs.common.bots import Bot, OwnView
 from ratenvs.common.options import Option, OptionSpec
 from ratenvs.common.play import play_game as harness_play
 from ratenvs.common.stats import bootstrap_bradley_terry, mean_interval, wilson_interval
@@ -289,10 +289,15 @@ def resolve_agent(name: str, game: str | None = None) -> AgentRef:
 
 
 def make_opponents(
-    game: str, names: Sequence[str] | None, seats: int
+    game: str,
+    names: Sequence[str] | None,
+    seats: int,
+    env_options: Mapping[str, Any] | None = None,
 ) -> tuple[list[Bot], list[str]]:
     """Players for ``seats`` opponent seats: one name for all, one name per seat, or the
-    game's default bot (names as :func:`resolve_agent` takes them)."""
+    game's default bot (names as :func:`resolve_agent` takes them). With the table's
+    ``env_options``, a checkpoint trained with other values of the game's view options
+    sees the table with its own (:func:`seat_maker`)."""
     spec = GAMES[game]
     if not names:
         names = [spec.default_opponent]
@@ -301,7 +306,44 @@ def make_opponents(
     if len(names) != seats:
         raise ValueError(f"--opponents: need 1 or {seats} names for this game, got {len(names)}")
     refs = [resolve_agent(n, game) for n in names]
-    return [r.make() for r in refs], [r.label for r in refs]
+    if env_options is None:
+        return [r.make() for r in refs], [r.label for r in refs]
+    return [seat_maker(r, env_options)() for r in refs], [r.label for r in refs]
+
+
+def seat_maker(
+    ref: AgentRef, table_options: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
+) -> Callable[[], Bot]:
+    """How to seat ``ref`` at a table of ``table_options``: a bot as it is; a checkpoint
+    trained with the table's values of the game's view options (``Option.view_only``:
+    what a seat sees or is rewarded with) as it is too; one trained with other values
+    wrapped in :class:`~ratenvs.common.bots.OwnView`, seeing the table's play with its
+    own view options (its card's values, with the view options among ``overrides`` on
+    top), as in training. Its policy must fit that view (a ValueError naming it)."""
+    if ref.env_options is None:
+        return ref.make
+    spec = GAMES[ref.game]
+    game_class = spec.load().raw_env.game_class
+    options = game_class.options
+    views = options.view_options()
+    mine = options.check(ref.env_options)
+    table = options.check(table_options)
+    own_views = {k: (overrides or {}).get(k, mine[k]) for k in views}
+    if all(own_views[k] == table[k] for k in views):
+        return ref.make
+    own = {**dict(table_options), **own_views}
+    try:
+        env = spec.load().raw_env(**own)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{ref.label} sees with its own view options {own_views}: {exc}") from None
+    if ref.checkpoint is not None:
+        check_policy_fits(ref.label, ref.checkpoint.spec, env, ref.game, own)
+    game = env.game
+
+    def make() -> Bot:
+        return OwnView(ref.make(), game)
+
+    return make
 
 
 # ------------------------------------------------------------ env overrides
@@ -453,7 +495,7 @@ def evaluate_agent(
     extras = extras_for(game) if extras is None else extras
     env = spec.load().raw_env(**env_options)
     n = int(env.num_players)
-    opponents, labels = make_opponents(game, opponent_names, n - 1)
+    opponents, labels = make_opponents(game, opponent_names, n - 1, env_options)
     players = [
         ("the agent", agent),
         *((f"opponent {name}", b) for name, b in zip(labels, opponents)),
@@ -579,18 +621,27 @@ def tournament_env(
     """The env options and seat count of a tournament of ``refs``.
 
     The seats: ``players``, by default the checkpoints' ``num_players`` (else 2); the
-    options: the checkpoints' env options (which must agree, and play that many seats),
-    else the game's gymnasium defaults with ``num_players`` seats; ``env_overrides`` on
-    top (as :func:`apply_env_overrides`: checked by the game, not a checkpoint's
-    observation or action size, and not ``num_players``: that is ``players``). A
-    ValueError names ``players_flag`` / ``env_flag`` and says what is wrong."""
+    options: the first checkpoint's env options (the checkpoints must agree on the rules
+    and play that many seats; they may differ in the game's view options, and then each
+    sees the table with its own: :func:`seat_maker`), else the game's gymnasium defaults
+    with ``num_players`` seats; ``env_overrides`` on top (as :func:`apply_env_overrides`:
+    checked by the game, not a checkpoint's observation or action size, and not
+    ``num_players``: that is ``players``). A ValueError names ``players_flag`` /
+    ``env_flag`` and says what is wrong."""
     game = refs[0].game
     spec = GAMES[game]
     seat_option = game_options(game)["num_players"]
     checkpoints = [r for r in refs if r.env_options is not None]
     options = [dict(r.env_options) for r in checkpoints]
-    if options and any(o != options[0] for o in options):
-        raise ValueError("tournament checkpoints were trained with different env options")
+    game_opts = game_options(game)
+    rules = [game_opts.rules_of(o) for o in options]
+    if rules and any(r != rules[0] for r in rules):
+        differ = sorted({k for r in rules for k in r if r[k] != rules[0][k]})
+        raise ValueError(
+            "tournament checkpoints were trained with different rules ("
+            + ", ".join(f"{k}: " + " / ".join(sorted({repr(r[k]) for r in rules})) for k in differ)
+            + f"); only the view options {list(game_opts.view_options())} may differ"
+        )
     trained = int(options[0].get("num_players", seat_option.default)) if options else None
     if players is not None:
         try:
@@ -614,7 +665,7 @@ def tournament_env(
             f"{players_flag}"
         )
     if checkpoints:
-        for ref in checkpoints:
+        for ref in reversed(checkpoints):  # each checked; the table is the first's
             env_options = apply_env_overrides(ref, overrides, flag=env_flag)
         return env_options, seats
     base = {**spec.gymnasium_defaults, "num_players": seats}
@@ -641,18 +692,21 @@ def tournament(
 
     The agents (:func:`resolve_agent`, or already resolved) must play the same game.
     ``players`` seats per game (default: the checkpoints' ``num_players``, else 2); the
-    env options are the checkpoints' (which must agree and play ``players`` seats), or
-    for bots alone the game's gymnasium defaults with ``num_players=players``, with
-    ``env_overrides`` on top (:func:`tournament_env`). An agent's score in a game is the
-    share of the win its seats took (a win shared by ``w`` seats: ``1/w`` each). Returns
-    the game, env options (and the overrides, when some were given), players, games per
-    pairing, seed, the agents in order, every pairing's score (Wilson 95%) and the
-    ratings, best first, each with the agent's mean score over its games.
+    env options are the first checkpoint's (the checkpoints must agree on the rules and
+    play ``players`` seats; one trained with other view options sees the table with its
+    own: :func:`seat_maker`), or for bots alone the game's gymnasium defaults with
+    ``num_players=players``, with ``env_overrides`` on top (:func:`tournament_env`). An
+    agent's score in a game is the share of the win its seats took (a win shared by ``w``
+    seats: ``1/w`` each). Returns the game, env options (and the overrides, when some
+    were given; ``own_views``: the options of each agent that sees with its own), players,
+    games per pairing, seed, the agents in order, every pairing's score (Wilson 95%) and
+    the ratings, best first, each with the agent's mean score over its games.
     """
     refs = tournament_agents(names)
     game = refs[0].game
     spec = GAMES[game]
     env_options, seats = tournament_env(refs, players, env_overrides)
+    makers = [seat_maker(r, env_options, env_overrides) for r in refs]
     k = len(refs)
     results: dict[tuple[int, int], list[float]] = {}
     own: list[list[float]] = [[] for _ in refs]
@@ -662,8 +716,8 @@ def tournament(
             scores, other = play_pairing(
                 spec,
                 env_options,
-                refs[i].make,
-                refs[j].make,
+                makers[i],
+                makers[j],
                 games,
                 seed + TOURNAMENT_SEED_STRIDE * (i * k + j),
             )
@@ -694,6 +748,18 @@ def tournament(
     out: dict[str, Any] = {"game": game, "env_options": env_options}
     if env_overrides:
         out["env_overrides"] = dict(env_overrides)
+    game_opts = game_options(game)
+    table = game_opts.check(env_options)
+    views = {}
+    for r in refs:
+        if r.env_options is None:
+            continue
+        own = apply_env_overrides(r, env_overrides)
+        mine = game_opts.check(own)
+        if any(mine[k] != table[k] for k in game_opts.view_options()):
+            views[r.label] = own
+    if views:
+        out["own_views"] = views
     out.update(
         {
             "players": seats,
@@ -842,8 +908,10 @@ def format_tournament(result: dict[str, Any]) -> str:
     """A tournament (:func:`tournament`) as two plain-text tables: the pairings and the
     ratings."""
     players = result.get("players", 2)
+    views = [f"{label} sees with {_options_text(opts)}" for label, opts in _views(result)]
     return "\n".join(
         [
+            *views,
             f"{PAIRS_TITLE}, {players} seats",
             _table(
                 ("agent", "opponent", "games", "score", "95% interval"),
@@ -859,6 +927,15 @@ def format_tournament(result: dict[str, Any]) -> str:
             ),
         ]
     )
+
+
+def _options_text(options: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={_cli_value(v)}" for k, v in options.items())
+
+
+def _views(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The agents that see the table with their own view options, and those options."""
+    return list((result.get("own_views") or {}).items())
 
 
 def _cli_value(value: Any) -> str:
@@ -899,11 +976,15 @@ def format_tournament_markdown(result: dict[str, Any], command: str | None = Non
     agent, Elo with its bootstrap 95% interval, mean score) and the pairings table (agent,
     opponent, score with its Wilson 95% interval)."""
     command = tournament_command(result) if command is None else command
-    options = ", ".join(f"{k}={_cli_value(v)}" for k, v in result["env_options"].items())
+    options = _options_text(result["env_options"])
+    views = "".join(
+        f" {label} sees the table with its own view options ({_options_text(opts)})."
+        for label, opts in _views(result)
+    )
     caption = (
         f"Tournament of {result['game']} ({options or 'default options'}): "
         f"{result['players']} players, {result['games']} games per pairing, seed "
-        f"{result['seed']}; regenerate with `{command}`"
+        f"{result['seed']}; regenerate with `{command}`" + (f".{views}" if views else "")
     )
     ratings = _rating_rows(result)
     pairs = [(agent, opp, score, ci) for agent, opp, _games, score, ci in _pair_rows(result)]

@@ -311,8 +311,31 @@ def test_a_checkpoint_of_other_seats_is_refused():
         ValueError, match=r"^players 2: the checkpoint agent:rat_a_tat_cat_4p plays"
     ):
         tournament(["agent:rat_a_tat_cat_4p", "rat_a_tat_cat:random"], 1, 0, players=2)
-    with pytest.raises(ValueError, match="trained with different env options"):
+    with pytest.raises(ValueError, match=r"different rules \(num_players: 2 / 4\)"):
         tournament(["agent:rat_a_tat_cat_4p", "agent:rat_a_tat_cat_2p"], 1, 0)
+    with pytest.raises(ValueError, match=r"target_score: 100 / None.*view options"):
+        tournament(["agent:rat_a_tat_cat_2p", "agent:rat_a_tat_cat_2p_one_round"], 1, 0)
+
+
+def test_checkpoints_of_other_view_options_meet_each_seeing_its_own():
+    """The 4-player agents with and without the owner_ceilings piece share a table (the
+    view options may differ); each sees its own observation, and the result says so."""
+    pytest.importorskip("torch")
+    names = ["agent:rat_a_tat_cat_4p", "agent:rat_a_tat_cat_4p_ceilings", "rat_a_tat_cat:heuristic"]
+    result = tournament(names, games=2, seed=0)
+    assert result["env_options"] == {"num_players": 4, "target_score": 100}
+    assert result["own_views"] == {
+        "agent:rat_a_tat_cat_4p_ceilings": {
+            "num_players": 4,
+            "target_score": 100,
+            "owner_ceilings": True,
+        }
+    }
+    text = format_tournament_markdown(result)
+    assert "agent:rat_a_tat_cat_4p_ceilings sees the table with its own view options" in text
+    assert "sees with" in evaluation.format_tournament(result)
+    four = evaluate("agent:rat_a_tat_cat_4p", ["agent:rat_a_tat_cat_4p_ceilings"], games=2, seed=0)
+    assert four["games"] == 2 and four["env_options"] == {"num_players": 4, "target_score": 100}
 
 
 def test_shipped_agents_are_named_agent_name():

@@ -304,6 +304,7 @@ class CatzRatzBatz(Game):
             "score",
             '"score": each turn\'s points to the seat that rolled; "win": zero-sum at the end',
             choices=REWARD_MODES,
+            view_only=True,
         ),
     )
     observer_kinds = ("knowledge", "privileged")

@@ -8,7 +8,9 @@ evaluator, tournaments) then calls ``bind_game(game, seat)`` once before play an
 ``act_in_state(state, seat, action_mask, rng)`` instead of ``act`` at each of the seat's
 decisions. Such a bot reads ``state`` only through ``game.resample(state, seat, rng)``, a
 state dealt anew from everything the seat knows (the leak tests prove that a resample
-carries nothing the seat cannot know), so it sees no more than a plain bot.
+carries nothing the seat cannot know), so it sees no more than a plain bot. The one
+other kind of StateBot, :class:`OwnView`, passes the state to an observer only (a plain
+bot seeing the table with its own view options).
 """
 
 from __future__ import annotations
@@ -79,6 +81,63 @@ def bind_bots(bots: Sequence[Any], game: Any, observer: Any) -> None:
         bind_game = getattr(bot, "bind_game", None)
         if bind_game is not None:
             bind_game(game, seat)
+
+
+class OwnView:
+    """A bot that sees the table with its own values of the game's ``view_only`` options
+    (:class:`~ratenvs.common.options.Option`): an agent trained with the ``answer_beliefs``
+    piece, another prior, the ``owner_ceilings`` piece or another reward playing at a
+    table whose env shows something else. The play is the table's; only the observation
+    differs, built by ``game``'s observer (the seat filter: it holds what the seat may
+    see and nothing more).
+
+    It is a :class:`StateBot` for the harness: ``bind_game`` checks that the table plays
+    the rules of ``game`` (else a ValueError naming the options that differ), and
+    ``act_in_state`` hands the wrapped bot ``game``'s observation of the state. The state
+    goes to that observer only.
+    """
+
+    def __init__(self, bot: Bot, game: Any) -> None:
+        if searches_state(bot):
+            raise TypeError(f"OwnView wraps a bot that acts on observations, not {bot!r}")
+        self.bot = bot
+        self.game = game
+        self.name = str(getattr(bot, "name", type(bot).__name__))
+        self.view = game.observer(game.observation_kind)
+        bind = getattr(bot, "bind", None)
+        if bind is not None:
+            bind(self.view)
+
+    def bind_game(self, game: Any, seat: int) -> None:
+        options = type(self.game).options
+        mine = options.rules_of(self.game.params)
+        table = options.rules_of(game.params) if type(game) is type(self.game) else None
+        if table is None or mine != table:
+            differ = (
+                "the game"
+                if table is None
+                else ", ".join(
+                    f"{k}={table[k]!r} (its own {v!r})" for k, v in mine.items() if table[k] != v
+                )
+            )
+            raise ValueError(
+                f"bot {self.name!r} sees {self.game.name} with {self.game.params}; the table "
+                f"plays other rules: {differ} (only view options may differ: "
+                f"{list(options.view_options())})"
+            )
+
+    def act_in_state(
+        self, state: Any, seat: int, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        return int(self.bot.act(self.view.observe(state, seat), action_mask, rng))
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        raise GameStateRequired(
+            f"bot {self.name!r} sees the table with its own view options: a harness must "
+            "hand it the state (play_game, the evaluator, tournaments and play commands do)"
+        )
 
 
 class RandomBot:

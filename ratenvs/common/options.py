@@ -114,6 +114,12 @@ class Option:
     ``kind`` is ``"int"``, ``"bool"`` or ``"choice"``. An int option has a range
     ``low .. high`` (``high`` None: unbounded) and may allow ``None``
     (``optional``: the option is off); a choice option lists its ``choices``.
+
+    ``view_only`` marks an option that changes only what a seat sees or how it is
+    rewarded, never the play: the same seed and actions give the same states, masks and
+    winners whatever its value (a test of every game proves it). Seats of one table may
+    differ in such options (:class:`ratenvs.common.bots.OwnView`), so agents trained with
+    other values of them can meet.
     """
 
     name: str
@@ -124,6 +130,7 @@ class Option:
     high: int | None = None
     choices: tuple[Any, ...] = ()
     optional: bool = False
+    view_only: bool = False
 
     def check(self, value: Any) -> Any:
         """``value`` checked and normalised (a ValueError names the option)."""
@@ -185,6 +192,17 @@ class OptionSpec(Mapping[str, Option]):
                 f"unknown option(s) {unknown}; the options are {list(self._options)}"
             )
         return {name: o.check(values.get(name, o.default)) for name, o in self._options.items()}
+
+    def rules_of(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The options of ``values`` that decide the play (:meth:`check`, without the
+        ``view_only`` ones): two sets of values with the same rules give the same games
+        from the same seed and actions."""
+        checked = self.check(values)
+        return {k: v for k, v in checked.items() if not self._options[k].view_only}
+
+    def view_options(self) -> tuple[str, ...]:
+        """The names of the ``view_only`` options (what a seat sees or is rewarded with)."""
+        return tuple(name for name, o in self._options.items() if o.view_only)
 
     def table(self) -> str:
         """The options as a Markdown table (option, default, allowed values, meaning)."""

@@ -712,6 +712,7 @@ class RatATatCat(Game):
             '"knowledge" (perfect recall) or "memoryless" (the table now and what the '
             "player saw since its last decision)",
             choices=OBSERVATION_MODES,
+            view_only=True,
         ),
         Option(
             "owner_ceilings",
@@ -720,6 +721,7 @@ class RatATatCat(Game):
             "append, for every slot, whether its owner has seen the card and the card's "
             "ceiling: the lowest value the owner has let go of since (public play; see "
             "`rules.lower_ceilings`); 8 n more entries",
+            view_only=True,
         ),
         Option(
             "reward",
@@ -727,6 +729,7 @@ class RatATatCat(Game):
             "zero_sum",
             '"zero_sum", "points", "win" or "zero_sum_win" (see Rewards)',
             choices=REWARD_MODES,
+            view_only=True,
         ),
     )
     observer_kinds = ("knowledge", "memoryless", "privileged")

@@ -649,6 +649,7 @@ class RattoZakko(Game):
             '"knowledge": the fly\'s hiding place is always in the observation; "memoryless": '
             "only at the first tick of the game and of the card after it moved",
             choices=OBSERVATIONS,
+            view_only=True,
         ),
         Option(
             "reward",
@@ -656,6 +657,7 @@ class RattoZakko(Game):
             "cards",
             '"cards": +1 per card won, -1 per card returned; "win": zero-sum at the end',
             choices=REWARD_MODES,
+            view_only=True,
         ),
         Option(
             "original_colour_cards",
@@ -689,6 +691,7 @@ class RattoZakko(Game):
             "True appends 13 entries: how likely each response is the correct answer, by the "
             "seat's own posteriors and the table it knows (no new information; saves a learner "
             "the rules); needs observation='knowledge'",
+            view_only=True,
         ),
         Option(
             "belief_prior",
@@ -698,6 +701,7 @@ class RattoZakko(Game):
             "colour as independent (the bayes bot's beliefs); \"deck\": the deck's joint prior "
             "over food and colour (the ideal bot's: observe.joint_response_beliefs)",
             choices=BELIEF_PRIORS,
+            view_only=True,
         ),
     )
     observer_kinds = ("knowledge", "memoryless", "privileged")
