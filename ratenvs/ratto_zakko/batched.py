@@ -365,6 +365,23 @@ def _perceived(g, s, post):
 
 
 @njit(cache=True, inline="always")
+def _sure_answer(scratch, total):
+    """The bayes and ideal bots' rule (``reaction.BayesBot.act``): the most likely response
+    (beliefs ``scratch / total`` in float32; the first on a tie) once it is at least
+    ``BAYES_CERTAINTY`` likely, else wait."""
+    best = 0
+    vb = _f32(scratch[0] / total)
+    for r in range(1, NUM_RESPONSES):
+        v = _f32(scratch[r] / total)
+        if v > vb:
+            vb = v
+            best = r
+    if float(vb) >= BAYES_CERTAINTY:
+        return ACTION_RESPONSE_FIRST + best
+    return ACTION_WAIT
+
+
+@njit(cache=True, inline="always")
 def _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch):
     """observe.joint_response_beliefs before the division: ``scratch[r]`` gets response
     ``r``'s summed weight; returns the total. On the float32 posteriors: a food card's
@@ -435,30 +452,12 @@ def _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp, el
         scratch[rules_t[R_CORRECT, FLY_CARD, sh, fl]] += float(_f32(post[g, s, FLY_CHANNEL]))
         if level != LEVEL_STARTER:
             scratch[rules_t[R_CORRECT, RAT_CARD, sh, fl]] += float(_f32(post[g, s, RAT_CHANNEL]))
-        best = 0
-        vb = _f32(scratch[0])
-        for r in range(1, NUM_RESPONSES):
-            v = _f32(scratch[r])
-            if v > vb:
-                vb = v
-                best = r
-        if float(vb) >= BAYES_CERTAINTY:
-            return ACTION_RESPONSE_FIRST + best
-        return ACTION_WAIT
+        return _sure_answer(scratch, 1.0)
     if b == BOT_IDEAL:
         total = _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch)
         if not total > 0.0:
             return ACTION_WAIT
-        best = 0
-        vb = _f32(scratch[0] / total)
-        for r in range(1, NUM_RESPONSES):
-            v = _f32(scratch[r] / total)
-            if v > vb:
-                vb = v
-                best = r
-        if float(vb) >= BAYES_CERTAINTY:
-            return ACTION_RESPONSE_FIRST + best
-        return ACTION_WAIT
+        return _sure_answer(scratch, total)
     # a human-model bot: this card's draws at its first decision (the card's first tick,
     # or later for a bot that took the seat during the card: the reference bot's new_card)
     if t == 0 or bst[g, s, S_KEY] != gs[g, G_DECK_LEN]:
