@@ -4,7 +4,8 @@ Usage::
 
     python -m training.evaluate --checkpoint CKPT [--opponents NAME ...] [--games N]
                                 [--seed S] [--json FILE]
-    python -m training.evaluate --tournament A B C ... [--games N] [--seed S] [--json FILE]
+    python -m training.evaluate --tournament A B C ... [--players N] [--games N] [--seed S]
+                                [--json FILE]
 
 Agents are checkpoints (``path/to/agent.pt``) or bots written ``game:bot``
 (``<game>:<bot>``, e.g. a game's ``optimal`` bot). In every evaluation the agent's seat
@@ -15,7 +16,9 @@ the env's reward mode, e.g. its total score) carries a normal 95% interval.
 A game's training hooks (:mod:`training.hooks`) can add an exact grade of the
 agent (e.g. with a solver: ``exact_expected_score`` and ``ratio_to_optimal``) and
 counts of its play (e.g. ``answer_accuracy``). Everything is deterministic for a
-given ``--seed``.
+given ``--seed``. A tournament of ``--players N`` seats (default: the checkpoints'
+``num_players``, else 2) shares each game's seats between a pairing's two agents (even and
+odd seats, alternated), as ``ratenvs tournament`` does.
 
 The evaluator is the library's :mod:`ratenvs.evaluation` (``ratenvs evaluate`` and
 ``ratenvs tournament`` run it from a plain install); this module is its training-side
@@ -162,7 +165,12 @@ def _print_tournament(result: dict[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
-    pairs = Table(title="pairings (score: wins + half ties, seats alternated)")
+    for label, options in (result.get("own_views") or {}).items():
+        console.print(f"{label} sees the table with its own view options: {options}")
+    pairs = Table(
+        title=f"pairings, {result.get('players', 2)} seats (score: the share of the wins, "
+        "seats alternated)"
+    )
     for col in ("agent", "opponent", "games", "score", "95% interval"):
         pairs.add_column(col)
     for p in result["pairs"]:
@@ -195,6 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents", nargs="+", metavar="NAME", help="bot names (default: game's)"
     )
     parser.add_argument(
+        "--players",
+        type=int_in(2),
+        metavar="N",
+        help="with --tournament: seats per game, shared by a pairing's two agents (default: "
+        "the checkpoints' num_players, else 2)",
+    )
+    parser.add_argument(
         "--games",
         type=int_in(1, MAX_GAMES),
         default=200,
@@ -211,12 +226,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json is not None:  # before the games, not after them
             output_file("--json", args.json)
         if args.checkpoint:
+            if args.players is not None:
+                raise ValueError("--players applies to --tournament only")
             result = evaluate_checkpoint(args.checkpoint, args.opponents, args.games, args.seed)
             _print_evaluation(result)
         else:
             if args.opponents:
                 raise ValueError("--opponents does not apply to --tournament")
-            result = tournament(args.tournament, args.games, args.seed)
+            refs = evaluation.tournament_agents(args.tournament)
+            evaluation.tournament_env(refs, args.players, players_flag="--players")
+            result = tournament(refs, args.games, args.seed, players=args.players)
             _print_tournament(result)
         if args.json is not None:
             args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -196,4 +196,18 @@ def test_training_evaluate_and_ratenvs_evaluate_agree(tmp_path, capsys):
     assert evaluate.main(["--tournament", *names, "--games", "4", "--json", str(ours)]) == 0
     assert cli.main(["tournament", *names, "--games", "4", "--json", str(theirs)]) == 0
     assert json.loads(ours.read_text()) == json.loads(theirs.read_text())
+    four = ["ratto_zakko:bayes", "ratto_zakko:random", "--players", "4", "--games", "2"]
+    assert evaluate.main(["--tournament", *four, "--json", str(ours)]) == 0
+    assert cli.main(["tournament", *four, "--json", str(theirs)]) == 0
+    assert json.loads(ours.read_text()) == json.loads(theirs.read_text())
+    assert json.loads(ours.read_text())["players"] == 4
     capsys.readouterr()
+
+
+def test_players_is_for_tournaments_and_checked(tmp_path, capsys):
+    path = make_checkpoint(tmp_path / "agent")
+    assert evaluate.main(["--checkpoint", str(path), "--players", "3"]) == 2
+    assert "--players applies to --tournament only" in capsys.readouterr().err
+    bots = ["--tournament", "rat_a_tat_cat:random", "rat_a_tat_cat:heuristic"]
+    assert evaluate.main([*bots, "--players", "9"]) == 2
+    assert "--players 9: rat_a_tat_cat" in capsys.readouterr().err
