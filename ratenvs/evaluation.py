@@ -311,6 +311,23 @@ def make_opponents(
     return [seat_maker(r, env_options)() for r in refs], [r.label for r in refs]
 
 
+def own_view_options(
+    ref: AgentRef, table_options: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """The view options ``ref`` sees a table of ``table_options`` with where they are not
+    the table's (None: it sees the table's): a checkpoint's from its card (``overrides``
+    of view options on top), a bot's from its class's ``view_options``."""
+    options = game_options(ref.game)
+    table = options.check(table_options)
+    if ref.env_options is None:
+        own = dict(getattr(ref.make, "view_options", None) or {})
+    else:
+        mine = options.check(ref.env_options)
+        own = {k: (overrides or {}).get(k, mine[k]) for k in options.view_options()}
+    differ = {k: v for k, v in own.items() if table[k] != v}
+    return differ or None
+
+
 def seat_maker(
     ref: AgentRef, table_options: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
 ) -> Callable[[], Bot]:
@@ -319,17 +336,12 @@ def seat_maker(
     what a seat sees or is rewarded with) as it is too; one trained with other values
     wrapped in :class:`~ratenvs.common.bots.OwnView`, seeing the table's play with its
     own view options (its card's values, with the view options among ``overrides`` on
-    top), as in training. Its policy must fit that view (a ValueError naming it)."""
-    if ref.env_options is None:
-        return ref.make
+    top), as in training. Its policy must fit that view (a ValueError naming it). A bot
+    class that declares ``view_options`` (e.g. the Rat-a-Tat Cat ``ceiling`` bot reads the
+    ``owner_ceilings`` piece) sees with those values wherever the table's differ."""
     spec = GAMES[ref.game]
-    game_class = spec.load().raw_env.game_class
-    options = game_class.options
-    views = options.view_options()
-    mine = options.check(ref.env_options)
-    table = options.check(table_options)
-    own_views = {k: (overrides or {}).get(k, mine[k]) for k in views}
-    if all(own_views[k] == table[k] for k in views):
+    own_views = own_view_options(ref, table_options, overrides)
+    if own_views is None:
         return ref.make
     own = {**dict(table_options), **own_views}
     try:
@@ -538,7 +550,9 @@ def evaluate(
         raise ValueError(
             f"--opponents: {ref.game} with {env_options} is a one-player game (no opponent seats)"
         )
-    out = evaluate_agent(ref.game, env_options, ref.make(), opponents, games, seed, extras)
+    out = evaluate_agent(
+        ref.game, env_options, seat_maker(ref, env_options)(), opponents, games, seed, extras
+    )
     if env_overrides:
         out["env_overrides"] = dict(env_overrides)
     if ref.checkpoint is not None:
@@ -748,16 +762,11 @@ def tournament(
     out: dict[str, Any] = {"game": game, "env_options": env_options}
     if env_overrides:
         out["env_overrides"] = dict(env_overrides)
-    game_opts = game_options(game)
-    table = game_opts.check(env_options)
     views = {}
     for r in refs:
-        if r.env_options is None:
-            continue
-        own = apply_env_overrides(r, env_overrides)
-        mine = game_opts.check(own)
-        if any(mine[k] != table[k] for k in game_opts.view_options()):
-            views[r.label] = own
+        own = own_view_options(r, env_options, env_overrides)
+        if own is not None:
+            views[r.label] = {**env_options, **own}
     if views:
         out["own_views"] = views
     out.update(

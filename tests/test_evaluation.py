@@ -492,3 +492,28 @@ def test_response_figures_of_hand_made_counts():
     assert out["min_answer_rate_ci"] == list(wilson_interval(0, 20))
     assert evaluation.response_figures({})["by_correct_response"] == {}
     assert "min_answer_rate" not in evaluation.response_figures({})
+
+
+def test_a_bot_that_needs_a_view_option_sees_with_it_at_any_table():
+    """The ceiling bot reads the owner_ceilings piece: evaluations and tournaments seat it
+    with that piece whatever the table shows (its class's ``view_options``)."""
+    result = tournament(["rat_a_tat_cat:ceiling", "rat_a_tat_cat:heuristic"], games=2, seed=0)
+    assert result["env_options"].get("owner_ceilings", False) is False
+    assert result["own_views"]["rat_a_tat_cat:ceiling"]["owner_ceilings"] is True
+    alone = evaluate(
+        "rat_a_tat_cat:ceiling",
+        ["ceiling", "heuristic"],
+        games=3,
+        seed=0,
+        env_overrides={"num_players": 3},
+    )
+    assert alone["games"] == 3
+    with_piece = tournament(
+        ["rat_a_tat_cat:ceiling", "rat_a_tat_cat:heuristic"],
+        games=2,
+        seed=0,
+        env_overrides={"owner_ceilings": True},
+    )
+    assert "own_views" not in with_piece
+    # what each seat saw is the same at both tables, so the games are the same
+    assert with_piece["pairs"] == result["pairs"]

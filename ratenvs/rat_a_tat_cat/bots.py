@@ -36,7 +36,7 @@ studies.ratcat_bot_tuning`` (figures in ``studies/README.md``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -217,6 +217,9 @@ class CeilingBot(HeuristicBot):
     """
 
     name = "ceiling"
+    view_options: ClassVar[dict[str, Any]] = {"owner_ceilings": True}
+    """What it must see: evaluations and tournaments seat it with the ``owner_ceilings``
+    piece at any table (``ratenvs.common.bots.OwnView``)."""
 
     def __init__(self, knock_margin: float = CEILING_KNOCK_MARGIN, base: Bot | None = None) -> None:
         super().__init__()
