@@ -209,8 +209,11 @@ def options_rows(game: str | Any) -> list[list[str]]:
 
 
 def options_table(game: str | Any) -> str:
-    """The Markdown table of a game env's options (see :func:`options_rows`)."""
-    return _table(["option", "type", "default", "allowed", "meaning"], options_rows(game))
+    """The Markdown table of a game env's options (see :func:`options_rows`), then the
+    rules between options, if the game has any."""
+    table = _table(["option", "type", "default", "allowed", "meaning"], options_rows(game))
+    rules = game_class(_spec_of(game)).options.rules_text()
+    return f"{table}\n\n{rules}" if rules else table
 
 
 # --------------------------------------------------------------------- observation

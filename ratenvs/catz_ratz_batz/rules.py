@@ -16,13 +16,14 @@ No gymnasium here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ratenvs.common.game import Actions, Chance, Game, Infos, Rewards
-from ratenvs.common.options import Option, OptionSpec
+from ratenvs.common.options import Option, OptionRule, OptionSpec
 from ratenvs.common.rewards import win_rewards
 
 NUM_DICE = 9
@@ -274,6 +275,12 @@ def keep_mask(dice: Dice) -> np.ndarray:
     return _KEEP_MASKS[numbers_showing(dice)].copy()
 
 
+def _turns_need_a_race(p: Mapping[str, Any]) -> str | None:
+    if p["turns"] is None and p["target_score"] is None:
+        return "option 'turns' may be None only in a race (set 'target_score')"
+    return None
+
+
 class CatzRatzBatz(Game):
     """Catz, Ratz and Batz for 1 - 6 seats taking turns (RULES.md section 2).
 
@@ -306,6 +313,14 @@ class CatzRatzBatz(Game):
             choices=REWARD_MODES,
             view_only=True,
         ),
+        rules=(
+            OptionRule(
+                ("turns", "target_score"),
+                "`turns=None` (no turn limit) only in a race: set `target_score`",
+                _turns_need_a_race,
+                {"turns": {"target_score": 50}},
+            ),
+        ),
     )
     observer_kinds = ("knowledge", "privileged")
     num_actions = NUM_ACTIONS
@@ -314,8 +329,6 @@ class CatzRatzBatz(Game):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         p = self.params
-        if p["turns"] is None and p["target_score"] is None:
-            raise ValueError("option 'turns' may be None only in a race (set 'target_score')")
         self.turns: int | None = p["turns"]
         self.target_score: int | None = p["target_score"]
         self.reward_mode: str = p["reward"]

@@ -44,13 +44,15 @@ _RENDER_PARAMS = (
 
 
 def options_table(game_class: type[Game]) -> str:
-    """The Markdown table of an env's options: the game's spec, then the render options."""
+    """The Markdown table of an env's options: the game's spec, then the render options;
+    then the rules between options, if the game has any."""
     return (
         game_class.options.table()
         + '\n| `render_mode` | `None` | None / "ansi" / "rgb_array" / "human" | "ansi" returns '
         'text, "rgb_array" an (H, W, 3) uint8 picture, "human" shows it in a pygame window |'
         + f"\n| `render_view` | `'omniscient'` | 'omniscient' / an agent name | {RENDER_VIEW_HELP}"
         " (only what that seat may see) |"
+        + (f"\n\n{rules}" if (rules := game_class.options.rules_text()) else "")
     )
 
 

@@ -9,6 +9,7 @@ fails loudly and names the option; numpy integers are accepted where ints are.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 import numbers
@@ -162,13 +163,39 @@ class Option:
         return t | None if self.optional else t
 
 
-class OptionSpec(Mapping[str, Option]):
-    """The options of one game, in declaration order (a read-only mapping name -> Option)."""
+@dataclass(frozen=True)
+class OptionRule:
+    """A rule between options that no one option's own check can say, e.g. "a latency
+    floor below the window a card stays open".
 
-    def __init__(self, *options: Option) -> None:
+    ``options`` are the options it ties; ``broken(values)`` reads the checked values and
+    returns None when the rule holds, else the error message (a ValueError at every door,
+    after each option's own check). ``text`` says the rule in one line for the docs tables.
+    ``companions[name]`` gives values of the other options under which every allowed value
+    of ``name`` keeps the rule (what a sweep over ``name`` sets beside it).
+    """
+
+    options: tuple[str, ...]
+    text: str
+    broken: Callable[[Mapping[str, Any]], str | None]
+    companions: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+
+
+class OptionSpec(Mapping[str, Option]):
+    """The options of one game, in declaration order (a read-only mapping name -> Option),
+    and the :class:`OptionRule` s between them (``rules``)."""
+
+    def __init__(self, *options: Option, rules: Iterable[OptionRule] = ()) -> None:
         self._options = {o.name: o for o in options}
         if len(self._options) != len(options):
             raise ValueError("option names must be unique")
+        self.rules: tuple[OptionRule, ...] = tuple(rules)
+        for rule in self.rules:
+            unknown = [n for n in (*rule.options, *rule.companions) if n not in self._options]
+            for companion in rule.companions.values():
+                unknown += [n for n in companion if n not in self._options]
+            if unknown:
+                raise ValueError(f"option rule {rule.text!r} names unknown options {unknown}")
 
     def __getitem__(self, name: str) -> Option:
         return self._options[name]
@@ -185,13 +212,28 @@ class OptionSpec(Mapping[str, Option]):
 
     def check(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Every option, from ``values`` or its default, checked one by one in declaration
-        order; an unknown name is a ValueError listing the options."""
+        order, then the :attr:`rules` between them; an unknown name is a ValueError listing
+        the options."""
         unknown = sorted(set(values) - set(self._options))
         if unknown:
             raise UnknownOptionError(
                 f"unknown option(s) {unknown}; the options are {list(self._options)}"
             )
-        return {name: o.check(values.get(name, o.default)) for name, o in self._options.items()}
+        checked = {name: o.check(values.get(name, o.default)) for name, o in self._options.items()}
+        for rule in self.rules:
+            message = rule.broken(checked)
+            if message is not None:
+                raise ValueError(message)
+        return checked
+
+    def companions(self, name: str) -> dict[str, Any]:
+        """Values of other options under which every allowed value of ``name`` keeps every
+        rule (empty when no rule needs any); a KeyError for an unknown option."""
+        self._options[name]
+        out: dict[str, Any] = {}
+        for rule in self.rules:
+            out.update(rule.companions.get(name, {}))
+        return out
 
     def rules_of(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The options of ``values`` that decide the play (:meth:`check`, without the
@@ -210,6 +252,13 @@ class OptionSpec(Mapping[str, Option]):
         for o in self._options.values():
             rows.append(f"| `{o.name}` | `{o.default!r}` | {o.allowed} | {o.help} |")
         return "\n".join(rows)
+
+    def rules_text(self) -> str:
+        """The :attr:`rules` as Markdown bullets under "Rules between options" (empty text
+        when there are none)."""
+        if not self.rules:
+            return ""
+        return "Rules between options:\n\n" + "\n".join(f"- {r.text}" for r in self.rules)
 
     def signature(self, extra: Iterable[inspect.Parameter] = ()) -> inspect.Signature:
         """A keyword-only signature ``(self, *, option=default, ...)`` for an env's ``__init__``."""

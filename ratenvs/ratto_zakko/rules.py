@@ -23,6 +23,7 @@ response is an index into :data:`RESPONSES`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.game import Actions, Chance, Game, Infos, Rewards
-from ratenvs.common.options import Option, OptionSpec
+from ratenvs.common.options import Option, OptionRule, OptionSpec
 from ratenvs.common.rewards import win_rewards
 from ratenvs.ratto_zakko.perception import (
     DEFAULT_GLIMPSE_SNR,
@@ -592,6 +593,64 @@ def human_fair_min_reaction_ticks(tick_ms: int = 25) -> int:
 PHASE_NAMES = ("react", "relocate", "over")
 
 
+def _beliefs_need_knowledge(p: Mapping[str, Any]) -> str | None:
+    if p["answer_beliefs"] and p["observation"] == "memoryless":
+        return (
+            "option 'answer_beliefs' needs observation='knowledge': the beliefs use where "
+            "the fly hides, which a memoryless observation does not show"
+        )
+    return None
+
+
+def _floor_below_window(p: Mapping[str, Any]) -> str | None:
+    if p["min_reaction_ticks"] >= p["window_ticks"]:
+        return (
+            f"option 'min_reaction_ticks' must be below 'window_ticks' "
+            f"({p['window_ticks']}), got {p['min_reaction_ticks']}: nobody could ever answer"
+        )
+    return None
+
+
+def _prior_needs_beliefs(p: Mapping[str, Any]) -> str | None:
+    if p["belief_prior"] != "independent" and not p["answer_beliefs"]:
+        return (
+            f"option 'belief_prior'={p['belief_prior']!r} needs answer_beliefs=True: it is "
+            "the prior of that piece"
+        )
+    return None
+
+
+OPTION_RULES = (
+    OptionRule(
+        ("answer_beliefs", "observation"),
+        "`answer_beliefs=True` needs `observation='knowledge'` (the beliefs use where the fly "
+        "hides)",
+        _beliefs_need_knowledge,
+        {"answer_beliefs": {"observation": "knowledge"}, "observation": {"answer_beliefs": False}},
+    ),
+    OptionRule(
+        ("min_reaction_ticks", "window_ticks"),
+        "`min_reaction_ticks` must be below `window_ticks` (else nobody could ever answer)",
+        _floor_below_window,
+        {
+            "min_reaction_ticks": {"window_ticks": MAX_WINDOW_TICKS},
+            "window_ticks": {"min_reaction_ticks": 0},
+        },
+    ),
+    OptionRule(
+        ("belief_prior", "answer_beliefs"),
+        "a `belief_prior` other than 'independent' needs `answer_beliefs=True` (it is the "
+        "prior of that piece)",
+        _prior_needs_beliefs,
+        {
+            "belief_prior": {"answer_beliefs": True},
+            "answer_beliefs": {"belief_prior": "independent"},
+        },
+    ),
+)
+"""The rules between Ratto Zakko's options (checked by ``RattoZakko.options.check``)."""
+
+
 class RattoZakko(Game):
     """Ratto Zakko for 2 - 8 seats answering in simultaneous ticks (RULES.md section 3).
 
@@ -703,6 +762,7 @@ class RattoZakko(Game):
             choices=BELIEF_PRIORS,
             view_only=True,
         ),
+        rules=OPTION_RULES,
     )
     observer_kinds = ("knowledge", "memoryless", "privileged")
     num_actions = NUM_ACTIONS
@@ -710,21 +770,6 @@ class RattoZakko(Game):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         p = self.params
-        if p["answer_beliefs"] and p["observation"] == "memoryless":
-            raise ValueError(
-                "option 'answer_beliefs' needs observation='knowledge': the beliefs use where "
-                "the fly hides, which a memoryless observation does not show"
-            )
-        if p["min_reaction_ticks"] >= p["window_ticks"]:
-            raise ValueError(
-                f"option 'min_reaction_ticks' must be below 'window_ticks' "
-                f"({p['window_ticks']}), got {p['min_reaction_ticks']}: nobody could ever answer"
-            )
-        if p["belief_prior"] != "independent" and not p["answer_beliefs"]:
-            raise ValueError(
-                f"option 'belief_prior'={p['belief_prior']!r} needs answer_beliefs=True: it is "
-                "the prior of that piece"
-            )
         self.belief_prior: str = p["belief_prior"]
         self.level: str = p["level"]
         self.tick_ms: int = p["tick_ms"]

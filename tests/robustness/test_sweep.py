@@ -841,14 +841,6 @@ def test_the_classic_bad_values_of_every_option_are_refused_alike(game, name):
             assert str(info.value) == want, (door, value)
 
 
-COMPANIONS = {
-    ("ratto_zakko", "min_reaction_ticks"): {"window_ticks": 10_000},
-    ("ratto_zakko", "belief_prior"): {"answer_beliefs": True},
-}
-"""Options whose every allowed value needs another option set (a floor below the window;
-the prior of the beliefs piece needs the piece)."""
-
-
 @ALL_OPTIONS
 @sweep(15)
 @given(data=st.data())
@@ -871,7 +863,7 @@ def test_a_good_option_value_is_taken_alike_at_every_door(game, name, data):
             else [plain, np.int64(plain), float(plain)]
         )
         value = data.draw(st.sampled_from(forms))
-    companions = COMPANIONS.get((game, name), {})
+    companions = GAMES[game].load().raw_env.game_class.options.companions(name)
     for door, make in constructors(game):
         held = held_options(door, make(**companions, **{name: value}))
         assert held[name] == plain and type(held[name]) is type(plain), door
