@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ import numpy as np
 from ratenvs.common.bots import Bot, OwnView
 from ratenvs.common.options import Option, OptionSpec
 from ratenvs.common.play import play_game as harness_play
-from ratenvs.common.stats import bootstrap_bradley_terry, mean_interval, wilson_interval
+from ratenvs.common.stats import Z_95, bootstrap_bradley_terry, mean_interval, wilson_interval
 from ratenvs.games import GAMES, GameSpec, get_game
 
 MAX_GAMES = 1_000_000
@@ -231,15 +232,100 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     }
     extras = [r.extras for r in results if r.extras]
     if extras:
-        totals = sum_counts(extras)
-        by_response = totals.pop(BY_RESPONSE, None)
-        out.update(_as_ints(totals))
-        if totals.get("answers"):
-            correct = totals["correct_answers"]
-            out["answer_accuracy"] = correct / totals["answers"]
-            out["answer_accuracy_ci"] = list(wilson_interval(correct, int(totals["answers"])))
-        if by_response is not None:
-            out.update(response_figures(by_response))
+        out.update(count_figures(sum_counts(extras)))
+    return out
+
+
+def count_figures(totals: Mapping[str, Any]) -> dict[str, Any]:
+    """The trackers' summed counts as integers, with ``answer_accuracy`` and its Wilson
+    interval when they hold answers, and the per-response figures of
+    :func:`response_figures` when they hold ``by_correct_response``."""
+    totals = dict(totals)
+    by_response = totals.pop(BY_RESPONSE, None)
+    out: dict[str, Any] = _as_ints(totals)
+    if totals.get("answers"):
+        correct = totals["correct_answers"]
+        out["answer_accuracy"] = correct / totals["answers"]
+        out["answer_accuracy_ci"] = list(wilson_interval(correct, int(totals["answers"])))
+    if by_response is not None:
+        out.update(response_figures(by_response))
+    return out
+
+
+POOL_IDENTITY = ("game", "agent", "checkpoint", "opponents", "env_options", "env_overrides")
+"""What every pooled evaluation must share: the same agent, opponents and table."""
+
+_POOL_PER_RUN = {
+    *("games", "wins", "win_rate", "win_rate_ci", "mean_reward", "mean_reward_ci"),
+    *("seed", "seconds", "answer_accuracy", "answer_accuracy_ci", BY_RESPONSE),
+    *("min_answer_rate", "min_answer_rate_ci", "min_answer_rate_response", *COUNT_KEYS),
+}
+"""Keys recomputed from the runs when they are pooled (the rest must agree)."""
+
+
+def pool_evaluations(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Several evaluations of one agent against the same opponents on the same table
+    (results of :func:`evaluate`, e.g. ``ratenvs evaluate --json`` on other seeds) as one:
+    games and wins summed, the Wilson interval of the pooled win rate, the mean reward of
+    all games with its normal 95% interval (recovered exactly from each run's mean,
+    interval and size), the trackers' counts summed (answer accuracy and the per-response
+    figures again), ``seed`` the list of the runs' seeds and ``seconds`` their sum.
+
+    A ValueError if there are no results, two share a seed (the same games twice), or
+    they differ in what :data:`POOL_IDENTITY` names or in any other figure that is not
+    recomputed (e.g. an exact grade)."""
+    if not results:
+        raise ValueError("pool_evaluations needs at least one evaluation")
+    first = results[0]
+    for r in results[1:]:
+        for key in sorted((set(first) | set(r)) - _POOL_PER_RUN):
+            if first.get(key) != r.get(key):
+                raise ValueError(
+                    f"evaluations to pool differ in {key!r}: {first.get(key)!r} and "
+                    f"{r.get(key)!r} (seeds {first.get('seed')} and {r.get('seed')})"
+                )
+    seeds = [r["seed"] for r in results]
+    if len({repr(s) for s in seeds}) != len(seeds):
+        raise ValueError(f"evaluations to pool share a seed (the same games twice): {seeds}")
+    n = int(sum(r["games"] for r in results))
+    wins = float(sum(r["wins"] for r in results))
+    mean = sum(r["mean_reward"] * r["games"] for r in results) / n
+    # each run's sample variance from its interval: half = Z * sd / sqrt(games)
+    within = sum(
+        (r["games"] - 1)
+        * ((r["mean_reward_ci"][1] - r["mean_reward_ci"][0]) / 2 / Z_95) ** 2
+        * r["games"]
+        for r in results
+    )
+    between = sum(r["games"] * (r["mean_reward"] - mean) ** 2 for r in results)
+    half = Z_95 * math.sqrt((within + between) / (n - 1) / n) if n > 1 else 0.0
+    out: dict[str, Any] = {
+        "games": n,
+        "wins": wins,
+        "win_rate": wins / n,
+        "win_rate_ci": list(wilson_interval(wins, n)),
+        "mean_reward": mean,
+        "mean_reward_ci": [mean - half, mean + half],
+    }
+    if all("answers" in r for r in results):
+        counts = [
+            {k: r[k] for k in COUNT_KEYS}
+            | (
+                {
+                    BY_RESPONSE: {
+                        name: {k: kind[k] for k in COUNT_KEYS}
+                        for name, kind in r[BY_RESPONSE].items()
+                    }
+                }
+                if BY_RESPONSE in r
+                else {}
+            )
+            for r in results
+        ]
+        out.update(count_figures(sum_counts(counts)))
+    out.update({k: v for k, v in first.items() if k not in _POOL_PER_RUN})
+    out["seed"] = seeds
+    out["seconds"] = round(sum(float(r.get("seconds", 0.0)) for r in results), 3)
     return out
 
 

@@ -38,6 +38,7 @@ MAINS = {
     "evaluate": "training.evaluate",
     "ship": "training.ship",
     "results": "training.results",
+    "pool": "training.pool",
     "vecbench": "training.vecbench",
     "export_sb3": "training.export_sb3",
     "bench_envs": "benchmarks.bench_envs",
@@ -149,6 +150,11 @@ CASES = [
     (FIXED, "ship", "{agent_2p} {dest} --vs nobody --games 2", r"unknown bot 'nobody' for catz_ratz_batz"),  # after copying the weights
     (FIXED, "ship", "{agent} {under_file}", r"dest .*a_file is a file, not a folder"),  # FileExistsError
     (FIXED, "ship", "{agent} {folder_pt}", r"dest .*folder_pt\.pt: is a folder, not a file"),  # IsADirectoryError
+    (FIXED, "pool", "{agent} {missing}", r"^error: result .*missing\.json: no such file$"),  # new
+    (FIXED, "pool", "{agent} {folder}", r"^error: result .*folder: is a folder, not a file$"),  # new
+    (FIXED, "pool", "{agent} {binary}", r"^error: result .*binary\.json: not a JSON evaluation"),  # new
+    (FIXED, "pool", "{agent} {rec}", r"^error: result .*rec\.json: not an evaluation \(no env_options, opponents"),  # new
+    (FIXED, "pool", "{missing} {rec}", r"^error: checkpoint card .*missing\.json: no such file$"),  # new
     (FIXED, "ship", "{agent} {agent}", r"is the source checkpoint itself"),  # rewrote the source's card
     # ------------------------------------------------------------------- results
     (FIXED, "results", "--checkpoints {missing}", r"--checkpoints .*missing\.json: no such folder"),  # printed an empty table

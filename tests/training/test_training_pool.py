@@ -1,0 +1,145 @@
+"""Pooling evaluations run on other seeds (``ratenvs.evaluation.pool_evaluations``,
+``python -m training.pool``): the pooled figures are those of all the games evaluated at
+once, the counts of Ratto Zakko's tracker too; runs of other agents, opponents, tables or
+the same seed are refused, and a refused pool leaves the card as it was."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from test_training_ship import OPTIONS as RZ_OPTIONS
+from test_training_ship import make_ratto_zakko_checkpoint
+
+from ratenvs.evaluation import evaluate_agent, extras_for, play_match, pool_evaluations, summarise
+from ratenvs.games import GAMES
+from training import pool
+from training.checkpoint import load_card
+
+RTC = {"num_players": 2}
+SEEDS = (3, 4, 5)
+
+
+def bot(game: str, name: str):
+    return GAMES[game].bots()[name]()
+
+
+def evaluations(game: str, options: dict, opponent: str, games: int, seeds=SEEDS) -> list:
+    return [
+        {**evaluate_agent(game, options, bot(game, "random"), [opponent], games, s), "game": game}
+        for s in seeds
+    ]
+
+
+def all_at_once(game: str, options: dict, opponent: str, games: int, seeds=SEEDS) -> dict:
+    spec = GAMES[game]
+    n = int(spec.load().raw_env(**options).num_players)
+    results = []
+    for s in seeds:
+        opponents = [bot(game, opponent) for _ in range(n - 1)]
+        results += play_match(
+            spec, options, bot(game, "random"), opponents, games, s, extras=extras_for(game)
+        )
+    return summarise(results)
+
+
+def assert_same_figures(pooled: dict, direct: dict) -> None:
+    for key, value in direct.items():
+        if key.endswith("_ci") or key in ("mean_reward", "win_rate", "answer_accuracy"):
+            assert pooled[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+        elif key == "by_correct_response":
+            for name, figures in value.items():
+                for k, v in figures.items():
+                    assert pooled[key][name][k] == pytest.approx(v, rel=1e-12), (name, k)
+        else:
+            assert pooled[key] == value, key
+
+
+def test_pooled_runs_give_the_figures_of_all_their_games_at_once():
+    pooled = pool_evaluations(evaluations("rat_a_tat_cat", RTC, "heuristic", 12))
+    assert_same_figures(pooled, all_at_once("rat_a_tat_cat", RTC, "heuristic", 12))
+    assert pooled["seed"] == list(SEEDS) and pooled["games"] == 36
+
+
+def test_pooled_ratto_zakko_counts_are_the_counts_of_all_the_games():
+    options = {"num_players": 2, "level": "main", "perception": "clear"}
+    pooled = pool_evaluations(evaluations("ratto_zakko", options, "child", 2))
+    direct = all_at_once("ratto_zakko", options, "child", 2)
+    assert direct["answers"] > 0 and "min_answer_rate" in direct
+    assert_same_figures(pooled, direct)
+
+
+def test_runs_of_other_opponents_or_the_same_seed_are_refused():
+    a, b = evaluations("rat_a_tat_cat", RTC, "heuristic", 2, seeds=(1, 2))
+    (c,) = evaluations("rat_a_tat_cat", RTC, "random", 2, seeds=(3,))
+    with pytest.raises(ValueError, match="differ in 'opponents'"):
+        pool_evaluations([a, c])
+    with pytest.raises(ValueError, match=r"share a seed \(the same games twice\): \[1, 2, 1\]"):
+        pool_evaluations([a, b, a])
+    with pytest.raises(ValueError, match="at least one"):
+        pool_evaluations([])
+    with pytest.raises(ValueError, match="differ in 'env_options'"):
+        pool_evaluations([a, {**b, "env_options": {"num_players": 2, "rounds": 3}}])
+
+
+def write_results(tmp_path, results) -> list[str]:
+    paths = []
+    for r in results:
+        path = tmp_path / f"result_{r['seed']}.json"
+        path.write_text(json.dumps(r))
+        paths.append(str(path))
+    return paths
+
+
+def test_the_cli_adds_the_pooled_entry_to_the_card_and_refuses_to_overwrite_it(tmp_path, capsys):
+    ckpt = make_ratto_zakko_checkpoint(tmp_path / "rz")
+    results = evaluations("ratto_zakko", RZ_OPTIONS, "child", 1, seeds=(7, 8))
+    paths = write_results(tmp_path, results)
+    assert pool.main([str(ckpt), *paths, "--note", "two seeds"]) == 0
+    assert "2 games on seeds [7, 8]" in capsys.readouterr().out
+    card = load_card(ckpt)
+    entry = card["evaluations"]["vs ratto_zakko:child, pooled"]
+    assert entry["games"] == 2 and entry["note"] == "two seeds"
+    assert [r["seed"] for r in entry["runs"]] == [7, 8]
+    assert entry["answers"] == sum(r["answers"] for r in results)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("rz")) == [
+        "rz.json",
+        "rz.pt",
+    ]  # no temporary file left
+    before = (tmp_path / "rz.json").read_bytes()
+    assert pool.main([str(ckpt), *paths]) == 2
+    assert "already has an evaluation 'vs ratto_zakko:child, pooled'" in capsys.readouterr().err
+    assert (tmp_path / "rz.json").read_bytes() == before
+    assert pool.main([str(ckpt), *paths, "--replace"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\xff\xfe", "not a JSON evaluation"),
+        (b"[1, 2]", r"not an evaluation \(a JSON list\)"),
+        (b'{"games": 3}', r"not an evaluation \(no game, env_options, opponents, seed, wins"),
+    ],
+)
+def test_a_file_that_is_no_evaluation_is_named_and_the_card_kept(
+    tmp_path, capsys, content, message
+):
+    ckpt = make_ratto_zakko_checkpoint(tmp_path / "rz")
+    before = (tmp_path / "rz.json").read_bytes()
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    assert pool.main([str(ckpt), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: result {bad}: ")
+    assert re.search(message, err)
+    assert (tmp_path / "rz.json").read_bytes() == before
+
+
+def test_results_of_another_table_are_refused(tmp_path, capsys):
+    ckpt = make_ratto_zakko_checkpoint(tmp_path / "rz")
+    other = {**RZ_OPTIONS, "perception": "gradual"}
+    paths = write_results(tmp_path, evaluations("ratto_zakko", other, "child", 1, seeds=(1,)))
+    assert pool.main([str(ckpt), *paths]) == 2
+    assert "the card's agent plays ratto_zakko with" in capsys.readouterr().err
+    assert "evaluations" not in load_card(ckpt)

@@ -1,0 +1,121 @@
+"""Pool evaluations of a shipped agent, run on other seeds, into one entry of its card.
+
+Usage::
+
+    python -m training.pool checkpoints/<game>/<name>.pt RESULT.json [RESULT.json ...]
+        [--key LABEL] [--note TEXT] [--replace]
+
+Each ``RESULT.json`` is one evaluation of the agent, as ``ratenvs evaluate AGENT
+--opponents ... --games G --seed S --json RESULT.json`` writes it; all must be of the
+card's game and env options, against the same opponents, on different seeds. The entry
+(:func:`ratenvs.evaluation.pool_evaluations`: wins and games summed, the Wilson interval
+of the pooled win rate, the mean reward of all games, the trackers' counts summed) goes
+under the card's ``evaluations`` as ``LABEL`` (default: ``vs <opponents>, pooled``),
+with ``runs`` (each run's seed, games, win rate and mean reward) and ``note``; the README
+results table (``python -m training.results``) shows it as a row of its own. The card is
+rewritten atomically; an entry of the same label is refused unless ``--replace``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ratenvs.common.arguments import ArgumentParser, UsageError, input_file, report
+from ratenvs.evaluation import pool_evaluations
+from training.checkpoint import card_path, load_card, write_card
+
+RUN_KEYS = (
+    *("seed", "games", "wins", "win_rate", "win_rate_ci", "mean_reward", "mean_reward_ci"),
+    *("answer_accuracy", "answer_accuracy_ci", "seconds"),
+)
+"""What the card keeps of each pooled run."""
+
+NEEDED = ("game", "env_options", "opponents", "seed", "games", "wins", "mean_reward")
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """One evaluation result file (``ratenvs evaluate --json``); a UsageError naming the
+    file if it is missing, not JSON, or not an evaluation."""
+    path = input_file("result", path)
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"result {path}: not a JSON evaluation ({exc})") from None
+    if not isinstance(result, dict):
+        raise UsageError(f"result {path}: not an evaluation (a JSON {type(result).__name__})")
+    missing = [k for k in NEEDED if k not in result]
+    if missing:
+        raise UsageError(f"result {path}: not an evaluation (no {', '.join(missing)})")
+    return result
+
+
+def pooled_entry(
+    card: Mapping[str, Any], results: Sequence[Mapping[str, Any]], note: str | None = None
+) -> dict[str, Any]:
+    """The card entry pooling ``results``: :func:`~ratenvs.evaluation.pool_evaluations`,
+    each run's figures under ``runs`` and the ``note``. A UsageError if a result is of
+    another game or other env options than the card (an override counts as other)."""
+    for r in results:
+        if r["game"] != card["game"] or dict(r["env_options"]) != dict(card["env_options"]):
+            raise UsageError(
+                f"the result of seed {r['seed']} is of {r['game']} with {r['env_options']}, "
+                f"the card's agent plays {card['game']} with {card['env_options']}"
+            )
+    try:
+        entry = pool_evaluations(results)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    entry["runs"] = [{k: r[k] for k in RUN_KEYS if k in r} for r in results]
+    if note:
+        entry["note"] = note
+    return entry
+
+
+def pool_into_card(
+    checkpoint: str | Path,
+    results: Sequence[Mapping[str, Any]],
+    key: str | None = None,
+    note: str | None = None,
+    replace: bool = False,
+) -> tuple[str, dict[str, Any]]:
+    """Add the pooled entry of ``results`` to the card of ``checkpoint`` (atomically) and
+    return its label and the entry; nothing is written if anything is refused."""
+    card = load_card(input_file("checkpoint card", card_path(checkpoint)))
+    entry = pooled_entry(card, results, note)
+    label = key or f"vs {','.join(entry['opponents'])}, pooled"
+    evaluations = dict(card.get("evaluations") or {})
+    if label in evaluations and not replace:
+        raise UsageError(f"the card already has an evaluation {label!r} (--replace to rewrite it)")
+    evaluations[label] = entry
+    write_card(checkpoint, {**card, "evaluations": evaluations})
+    return label, entry
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = ArgumentParser(prog="python -m training.pool", description=__doc__)
+    parser.add_argument("checkpoint", type=Path, help="a shipped checkpoint (x.pt or x.json)")
+    parser.add_argument("results", type=Path, nargs="+", help="ratenvs evaluate --json files")
+    parser.add_argument("--key", help="the entry's label (default: 'vs <opponents>, pooled')")
+    parser.add_argument("--note", help="what the runs are and why they are pooled")
+    parser.add_argument("--replace", action="store_true", help="rewrite an entry of that label")
+    args = parser.parse_args(argv)
+    try:
+        input_file("checkpoint card", card_path(args.checkpoint))  # before the results
+        results = [read_result(p) for p in args.results]
+        label, entry = pool_into_card(args.checkpoint, results, args.key, args.note, args.replace)
+    except (ValueError, OSError) as exc:
+        return report(exc)
+    lo, hi = entry["win_rate_ci"]
+    print(
+        f"{card_path(args.checkpoint)}: {label}: {entry['games']} games on seeds "
+        f"{entry['seed']}, win rate {entry['win_rate']:.4f} [{lo:.4f}, {hi:.4f}]"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
