@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ratenvs.common.arguments import ArgumentParser, UsageError, input_file, report
+from ratenvs.common.arguments import ArgumentParser, UsageError, input_file, read_text, report
 from ratenvs.evaluation import pool_evaluations
 from training.checkpoint import card_path, load_card, write_card
 
@@ -40,10 +40,10 @@ NEEDED = ("game", "env_options", "opponents", "seed", "games", "wins", "mean_rew
 def read_result(path: str | Path) -> dict[str, Any]:
     """One evaluation result file (``ratenvs evaluate --json``); a UsageError naming the
     file if it is missing, not JSON, or not an evaluation."""
-    path = input_file("result", path)
+    text = read_text("result", path, "a JSON evaluation")
     try:
-        result = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        result = json.loads(text)
+    except json.JSONDecodeError as exc:
         raise UsageError(f"result {path}: not a JSON evaluation ({exc})") from None
     if not isinstance(result, dict):
         raise UsageError(f"result {path}: not an evaluation (a JSON {type(result).__name__})")

@@ -118,6 +118,7 @@ def test_the_cli_adds_the_pooled_entry_to_the_card_and_refuses_to_overwrite_it(t
     ("content", "message"),
     [
         (b"\xff\xfe", "not a JSON evaluation"),
+        (b"{not json", r"not a JSON evaluation \(Expecting property name"),
         (b"[1, 2]", r"not an evaluation \(a JSON list\)"),
         (b'{"games": 3}', r"not an evaluation \(no game, env_options, opponents, seed, wins"),
     ],
