@@ -252,15 +252,22 @@ def count_figures(totals: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-POOL_IDENTITY = ("game", "agent", "checkpoint", "opponents", "env_options", "env_overrides")
-"""What every pooled evaluation must share: the same agent, opponents and table."""
-
 _POOL_PER_RUN = {
     *("games", "wins", "win_rate", "win_rate_ci", "mean_reward", "mean_reward_ci"),
     *("seed", "seconds", "answer_accuracy", "answer_accuracy_ci", BY_RESPONSE),
     *("min_answer_rate", "min_answer_rate_ci", "min_answer_rate_response", *COUNT_KEYS),
 }
 """Keys recomputed from the runs when they are pooled (the rest must agree)."""
+
+
+def _tracker_counts(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The tracker's counts in an evaluation result (its figures left out), to sum."""
+    counts: dict[str, Any] = {k: result[k] for k in COUNT_KEYS}
+    if BY_RESPONSE in result:
+        counts[BY_RESPONSE] = {
+            name: {k: kind[k] for k in COUNT_KEYS} for name, kind in result[BY_RESPONSE].items()
+        }
+    return counts
 
 
 def pool_evaluations(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -272,8 +279,8 @@ def pool_evaluations(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     figures again), ``seed`` the list of the runs' seeds and ``seconds`` their sum.
 
     A ValueError if there are no results, two share a seed (the same games twice), or
-    they differ in what :data:`POOL_IDENTITY` names or in any other figure that is not
-    recomputed (e.g. an exact grade)."""
+    they differ in anything that is not recomputed: the game, agent, opponents, env
+    options or overrides, or a figure such as an exact grade."""
     if not results:
         raise ValueError("pool_evaluations needs at least one evaluation")
     first = results[0]
@@ -308,20 +315,7 @@ def pool_evaluations(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "mean_reward_ci": [mean - half, mean + half],
     }
     if all("answers" in r for r in results):
-        counts = [
-            {k: r[k] for k in COUNT_KEYS}
-            | (
-                {
-                    BY_RESPONSE: {
-                        name: {k: kind[k] for k in COUNT_KEYS}
-                        for name, kind in r[BY_RESPONSE].items()
-                    }
-                }
-                if BY_RESPONSE in r
-                else {}
-            )
-            for r in results
-        ]
+        counts = [_tracker_counts(r) for r in results]
         out.update(count_figures(sum_counts(counts)))
     out.update({k: v for k, v in first.items() if k not in _POOL_PER_RUN})
     out["seed"] = seeds
