@@ -14,6 +14,8 @@ A study's own random numbers (the seeds of its play-outs) come from
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,6 +23,7 @@ import numpy as np
 
 from ratenvs.common.game import Chance, Game
 from ratenvs.common.play import StepHook, seed_streams
+from training.atomic import atomic_write_text
 
 Choose = Callable[[Any, int, np.random.Generator], int]
 """(state, seat, the seat's generator) -> the seat's action."""
@@ -79,3 +82,9 @@ def bots_choose(game: Game, bots: Sequence[Any], kind: str | None = None) -> Cho
         return int(bots[seat].act(view.observe(state, seat), game.legal_mask(state, seat), rng))
 
     return choose
+
+
+def write_figures(path: str | os.PathLike[str], figures: Any) -> None:
+    """Write a study's figures to ``path`` as indented JSON, atomically (a temporary file
+    renamed into place: an interrupted run leaves the old file, never half of one)."""
+    atomic_write_text(path, json.dumps(figures, indent=2) + "\n")

@@ -14,7 +14,6 @@ and the model's mean RT on plain and conflict cards for comparison.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from ratenvs.common.play import play_game
 from ratenvs.ratto_zakko import reaction
 from ratenvs.ratto_zakko.bots import BOTS
 from ratenvs.ratto_zakko.rules import LEVELS, RattoZakko
+from studies.harness import write_figures
 
 PRESETS = ("child", "adult", "expert", "perfect")
 
@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"perception {args.perception}; {time.perf_counter() - start:.0f} s"
     )
     if args.json is not None:
-        args.json.write_text(json.dumps(records, indent=2) + "\n")
+        write_figures(args.json, records)
     return 0
 
 

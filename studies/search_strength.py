@@ -20,17 +20,16 @@ searched decision (a decision with one legal action is not searched) and per gam
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from typing import Any
 
 import numpy as np
 
-from ratenvs.common.atomic import atomic_file
 from ratenvs.common.play import play_game
 from ratenvs.common.stats import wilson_interval
 from ratenvs.rat_a_tat_cat.bots import BOTS, HeuristicBot
 from ratenvs.rat_a_tat_cat.rules import ACTION_KNOCK, RatATatCat
+from studies.harness import write_figures
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "one_round": {"num_players": 2},
@@ -148,8 +147,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{out['searched_moves']} moves), {out['seconds_per_game']:.1f} s per game"
     )
     if args.json:
-        with atomic_file(args.json) as fh:
-            fh.write((json.dumps(out, indent=2) + "\n").encode())
+        write_figures(args.json, out)
 
 
 if __name__ == "__main__":
