@@ -33,7 +33,7 @@ import numpy as np
 from ratenvs.agents.checkpoint import load_checkpoint
 from ratenvs.common.play import play_game
 from ratenvs.common.search import copy_state
-from ratenvs.common.stats import wilson_interval
+from ratenvs.common.stats import mean_interval, wilson_interval
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.rules import ACTION_KNOCK, ACTION_NO_KNOCK, RatATatCat
 from studies.harness import write_figures
@@ -130,26 +130,21 @@ def measure(
     policy = checkpoint.bot()
     chance = shared_win_chance(options["num_players"], options["target_score"])
     searcher = KnockPlayout(policy, chance, deals, margin)
-    alone = searched = 0.0
-    diffs: list[float] = []
+    shares: dict[Any, list[float]] = {policy: [], searcher: []}
+    """Each game's win share of the agent alone and with its close knocks searched."""
     start = time.perf_counter()
     seconds = 0.0
     for i in range(games):
         seat = i % game.num_players
-        for player in (policy, searcher):
+        for player, won in shares.items():
             bots: list[Any] = [HeuristicBot() for _ in range(game.num_players)]
             bots[seat] = player
             t = time.perf_counter()
-            share = win_share(play_game(game, bots, seed + i).winners, seat)
-            if player is policy:
-                alone += share
-                diffs.append(-share)
-            else:
-                searched += share
-                diffs[-1] += share
+            won.append(win_share(play_game(game, bots, seed + i).winners, seat))
+            if player is searcher:
                 seconds += time.perf_counter() - t
-    d = np.array(diffs)
-    half = 1.96 * float(d.std(ddof=1)) / np.sqrt(games) if games > 1 else float("nan")
+    alone, searched = sum(shares[policy]), sum(shares[searcher])
+    gain, gain_95 = mean_interval(np.subtract(shares[searcher], shares[policy]))
     return {
         "agent": agent,
         "options": options,
@@ -161,8 +156,8 @@ def measure(
         "agent_wilson_95": list(wilson_interval(alone, games)),
         "search_win_rate": searched / games,
         "search_wilson_95": list(wilson_interval(searched, games)),
-        "gain": float(d.mean()),
-        "gain_95": [float(d.mean()) - half, float(d.mean()) + half],
+        "gain": gain,
+        "gain_95": list(gain_95),
         "knock_decisions": searcher.asked,
         "searched": searcher.searched,
         "changed": searcher.changed,
