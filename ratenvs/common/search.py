@@ -15,7 +15,14 @@ and Batz) resamples a copy, so the same bots search it as they are.
   (an action's exploration term counts the visits in which it was legal). The other seats
   and chance play between the seat's decisions as the play-out does. A new node is added
   per iteration, the game is played out from it by the rollout bots, and the seat's value
-  is backed up along the path. The move is the root's most visited action.
+  is backed up along the path. The move is the root's most visited action. With a
+  ``prior`` (a policy with a ``logits(observation)`` method, e.g. a trained agent's
+  :class:`~ratenvs.agents.checkpoint.PolicyBot`), actions are chosen by PUCT instead
+  (AlphaZero's rule over availability counts): the mean value, an untried action the
+  node's mean, plus ``exploration * P(a) * sqrt(availability) / (1 + visits)``, ``P`` the
+  prior's softmax over the legal actions of the seat's observation at that node (asked
+  once per information set); so the search starts from the policy's choice and leaves it
+  only where the play-outs say so.
 - :class:`PIMCBot` (``pimc``): perfect-information Monte Carlo. For each of
   ``determinizations`` deals, every legal action is played in it and the game played out
   ``rollouts`` times (the same random numbers for every action); the action with the best
@@ -240,21 +247,25 @@ class _SearchBot:
 class _Node:
     """One information set of the searching seat: per action, visits, value and availability."""
 
-    __slots__ = ("available", "children", "total", "visits")
+    __slots__ = ("available", "children", "logits", "total", "visits")
 
     def __init__(self, num_actions: int) -> None:
         self.visits = np.zeros(num_actions, dtype=np.int64)
         self.total = np.zeros(num_actions, dtype=np.float64)
         self.available = np.zeros(num_actions, dtype=np.int64)
         self.children: dict[tuple[int, bytes], _Node] = {}
+        self.logits: np.ndarray | None = None
+        """The prior policy's logits at this information set (with a ``prior`` only)."""
 
 
 class ISMCTSBot(_SearchBot):
     """Single-observer IS-MCTS (Cowling et al. 2012) over ``game.resample``; see the module.
 
     ``iterations`` / ``seconds``: the budget per decision (whichever ends first);
-    ``exploration``: UCB1's constant; ``rollout``: the play-out bot (class or factory);
-    ``value`` / ``horizon``: what a play-out is worth and how far it goes.
+    ``exploration``: UCB1's constant (PUCT's with a prior); ``rollout``: the play-out bot
+    (class or factory); ``value`` / ``horizon``: what a play-out is worth and how far it
+    goes; ``prior``: a policy (``logits(observation)``) whose choices the search starts
+    from (PUCT), or None (UCB1).
     """
 
     name = "ismcts"
@@ -267,11 +278,18 @@ class ISMCTSBot(_SearchBot):
         rollout: Callable[[], Bot] = RandomBot,
         value: str = "win",
         horizon: str = "game",
+        prior: Any = None,
     ) -> None:
         super().__init__(iterations, seconds, rollout, value, horizon)
         if not float(exploration) >= 0:
             raise ValueError(f"exploration must be >= 0, got {exploration!r}")
+        if prior is not None and not callable(getattr(prior, "logits", None)):
+            raise ValueError(
+                f"prior must be a policy with a logits(observation) method (e.g. a trained "
+                f"agent's PolicyBot), got {prior!r}"
+            )
         self.exploration = float(exploration)
+        self.prior = prior
 
     def _search(
         self,
@@ -300,6 +318,8 @@ class ISMCTSBot(_SearchBot):
     def _choose(self, node: _Node, mask: np.ndarray, rng: np.random.Generator) -> int:
         legal = np.flatnonzero(mask)
         node.available[legal] += 1
+        if node.logits is not None:
+            return self._choose_puct(node, legal)
         untried = legal[node.visits[legal] == 0]
         if untried.size:
             return int(untried[rng.integers(untried.size)])
@@ -308,6 +328,33 @@ class ISMCTSBot(_SearchBot):
             np.log(node.available[legal]) / n
         )
         return int(legal[int(np.argmax(score))])
+
+    def _prior_logits(self, det: Any, seat: int) -> np.ndarray:
+        """The prior's logits of the seat's information set in ``det`` (its observation)."""
+        game = self.game
+        assert game is not None
+        logits = np.asarray(self.prior.logits(self._view.observe(det, seat)), dtype=np.float64)
+        if logits.shape != (game.num_actions,):
+            raise ValueError(
+                f"the prior's logits have shape {logits.shape}; {game.name} has "
+                f"{game.num_actions} actions (a policy trained for another table?)"
+            )
+        return logits
+
+    def _choose_puct(self, node: _Node, legal: np.ndarray) -> int:
+        """PUCT over the legal actions: the mean value (an untried action: the node's mean)
+        plus ``exploration * P(a) * sqrt(availability) / (1 + visits)``, ``P`` the prior's
+        softmax over the actions legal here; ties to the lowest action."""
+        assert node.logits is not None
+        z = node.logits[legal] - node.logits[legal].max()
+        p = np.exp(z)
+        p /= p.sum()
+        n = node.visits[legal]
+        seen = node.visits.sum()
+        first = node.total.sum() / seen if seen else 0.0
+        q = np.where(n > 0, node.total[legal] / np.maximum(n, 1), first)
+        u = self.exploration * p * np.sqrt(node.available[legal]) / (1.0 + n)
+        return int(legal[int(np.argmax(q + u))])
 
     def _iterate(
         self, root: _Node, state: Any, seat: int, allowed: np.ndarray, rng: np.random.Generator
@@ -328,6 +375,8 @@ class ISMCTSBot(_SearchBot):
                         f"{game.name}: no action of the seat's mask is legal in a resampled "
                         "state (the resampler must keep what the seat knows)"
                     )
+            if self.prior is not None and node.logits is None:
+                node.logits = self._prior_logits(det, seat)
             action = self._choose(node, mask, rng)
             path.append((node, action))
             actions = self._bot_actions(det, rng, skip=seat)

@@ -326,7 +326,9 @@ class RatCatISMCTS(ISMCTSBot):
 
     The :class:`~ratenvs.common.search.ISMCTSBot` with :data:`ISMCTS_ITERATIONS` iterations
     per decision: a play-out is won by the seat that scores the fewest points in the round
-    (the end of the game in a one-round game)."""
+    (the end of the game in a one-round game). ``prior``: a trained agent's policy (e.g.
+    ``load_agent_checkpoint("agent:rat_a_tat_cat_2p").bot()``) for PUCT, the search starting
+    from its choices."""
 
     name = "ismcts"
 
@@ -338,8 +340,9 @@ class RatCatISMCTS(ISMCTSBot):
         rollout: Any = HeuristicBot,
         value: str = "win",
         horizon: str = "reward",
+        prior: Any = None,
     ) -> None:
-        super().__init__(iterations, seconds, exploration, rollout, value, horizon)
+        super().__init__(iterations, seconds, exploration, rollout, value, horizon, prior)
 
 
 class RatCatPIMC(PIMCBot):

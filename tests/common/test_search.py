@@ -25,6 +25,35 @@ def _ismcts(iterations: int = 12, **kw: Any) -> ISMCTSBot:
     return ISMCTSBot(iterations=iterations, rollout=HeuristicBot, horizon="reward", **kw)
 
 
+class _Prior:
+    """A policy for the PUCT prior: fixed logits (every action's number, highest first:
+    ``favourite``), recording the observations it is asked about."""
+
+    def __init__(self, num_actions: int, favourite: int | None = None) -> None:
+        self.values = -np.arange(num_actions, dtype=np.float64) / num_actions
+        if favourite is not None:
+            self.values[favourite] = 50.0
+        self.seen: list[np.ndarray] = []
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        self.seen.append(np.array(observation))
+        return self.values.copy()
+
+
+class _PriorISMCTS(ISMCTSBot):
+    """IS-MCTS with a :class:`_Prior` sized for the game it is bound to."""
+
+    def bind_game(self, game: Any, seat: int) -> None:
+        self.prior = _Prior(game.num_actions)
+        super().bind_game(game, seat)
+
+
+def _ismcts_prior(iterations: int = 12, **kw: Any) -> ISMCTSBot:
+    return _PriorISMCTS(
+        iterations=iterations, rollout=HeuristicBot, horizon="reward", prior=_Prior(1), **kw
+    )
+
+
 def _pimc(determinizations: int = 3, **kw: Any) -> PIMCBot:
     return PIMCBot(determinizations=determinizations, rollout=HeuristicBot, horizon="reward", **kw)
 
@@ -68,6 +97,8 @@ def test_options_are_checked():
         {"value": "points"},
         {"horizon": "turn"},
         {"rollout": "heuristic"},
+        {"prior": "agent:rat_a_tat_cat_2p"},
+        {"prior": HeuristicBot()},
     ):
         with pytest.raises(ValueError):
             ISMCTSBot(**bad)
@@ -117,7 +148,7 @@ def test_the_evaluator_plays_search_bots_through_the_harness():
 
 
 # ------------------------------------------------------------------ legal and deterministic
-@pytest.mark.parametrize("make", [_ismcts, _pimc])
+@pytest.mark.parametrize("make", [_ismcts, _ismcts_prior, _pimc])
 @pytest.mark.parametrize(
     "options", [{"num_players": 2}, {"num_players": 3, "target_score": 20, "rounds": 3}]
 )
@@ -170,6 +201,43 @@ def test_a_time_budget_stops_the_search():
     assert bot.last_search["seconds"] < 1.0
 
 
+def test_the_prior_steers_the_search_to_its_favourite():
+    game = RatATatCat(num_players=2)
+    states = _decisions(game, 2, count=8)
+    differed = 0
+    for state in states:
+        mask = game.legal_mask(state, 0)
+        favourite = int(np.flatnonzero(mask)[-1])  # the highest legal action
+        bot = _ismcts(10, prior=_Prior(game.num_actions, favourite), exploration=50.0)
+        bot.bind_game(game, 0)
+        assert bot.act_in_state(state, 0, mask, np.random.default_rng(4)) == favourite
+        plain = _ismcts(10)
+        plain.bind_game(game, 0)
+        differed += plain.act_in_state(state, 0, mask, np.random.default_rng(4)) != favourite
+    assert differed >= 1  # without the prior the search goes elsewhere
+
+
+def test_the_prior_reads_the_seats_observation_once_per_information_set():
+    game = RatATatCat(num_players=2)
+    prior = _Prior(game.num_actions)
+    bot = _ismcts(30, prior=prior)
+    bot.bind_game(game, 0)
+    state = _decisions(game, 5)[0]
+    bot.act_in_state(state, 0, game.legal_mask(state, 0), np.random.default_rng(0))
+    assert np.array_equal(prior.seen[0], game.observer("knowledge").observe(state, 0))
+    # the root and at most one new information set per iteration, each asked once
+    assert 2 <= len(prior.seen) <= 31
+
+
+def test_a_prior_of_the_wrong_size_is_refused():
+    game = RatATatCat(num_players=2)
+    bot = _ismcts(5, prior=_Prior(game.num_actions + 1))
+    bot.bind_game(game, 0)
+    state = _decisions(game, 5)[0]
+    with pytest.raises(ValueError, match="logits"):
+        bot.act_in_state(state, 0, game.legal_mask(state, 0), np.random.default_rng(0))
+
+
 # ------------------------------------------------------------------ hidden information
 class _Sealed:
     """A state nobody may read: only the sealing game's ``resample`` opens it."""
@@ -204,7 +272,7 @@ class _CanonicalRatCat(RatATatCat):
         return super().resample(ordered, seat, rng)
 
 
-@pytest.mark.parametrize("make", [_ismcts, _pimc])
+@pytest.mark.parametrize("make", [_ismcts, _ismcts_prior, _pimc])
 def test_the_search_reads_the_state_only_through_resample(make):
     game = _SealingRatCat(num_players=3)
     bot = make()
@@ -215,7 +283,7 @@ def test_the_search_reads_the_state_only_through_resample(make):
         assert mask[action]
 
 
-@pytest.mark.parametrize("make", [_ismcts, _pimc])
+@pytest.mark.parametrize("make", [_ismcts, _ismcts_prior, _pimc])
 def test_states_that_differ_only_in_hidden_cards_get_the_same_search(make):
     game = _CanonicalRatCat(num_players=2)
     differed = 0
