@@ -23,6 +23,7 @@ import numpy as np
 
 from ratenvs.common.game import Chance, Game
 from ratenvs.common.play import StepHook, seed_streams
+from ratenvs.common.stats import mean_interval, wilson_interval
 from training.atomic import atomic_write_text
 
 Choose = Callable[[Any, int, np.random.Generator], int]
@@ -88,3 +89,25 @@ def write_figures(path: str | os.PathLike[str], figures: Any) -> None:
     """Write a study's figures to ``path`` as indented JSON, atomically (a temporary file
     renamed into place: an interrupted run leaves the old file, never half of one)."""
     atomic_write_text(path, json.dumps(figures, indent=2) + "\n")
+
+
+def paired_win_figures(alone: Sequence[float], changed: Sequence[float]) -> dict[str, Any]:
+    """The figures of a paired comparison: ``alone[i]`` and ``changed[i]`` are a player's
+    win shares in game ``i`` as it is and with a change (the same seeds). Each win rate
+    with its Wilson 95% interval (``agent_*``, ``search_*``), and the paired gain (the mean
+    of the per-game differences) with its normal 95% interval (``gain``, ``gain_95``)."""
+    if len(alone) != len(changed) or not alone:
+        raise ValueError(
+            f"a paired comparison needs as many games on each side, got {len(alone)} and "
+            f"{len(changed)}"
+        )
+    n = len(alone)
+    gain, gain_95 = mean_interval(np.subtract(changed, alone))
+    return {
+        "agent_win_rate": sum(alone) / n,
+        "agent_wilson_95": list(wilson_interval(sum(alone), n)),
+        "search_win_rate": sum(changed) / n,
+        "search_wilson_95": list(wilson_interval(sum(changed), n)),
+        "gain": gain,
+        "gain_95": list(gain_95),
+    }

@@ -33,10 +33,9 @@ import numpy as np
 from ratenvs.agents.checkpoint import load_checkpoint
 from ratenvs.common.play import play_game
 from ratenvs.common.search import copy_state
-from ratenvs.common.stats import mean_interval, wilson_interval
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.rules import ACTION_KNOCK, ACTION_NO_KNOCK, RatATatCat
-from studies.harness import write_figures
+from studies.harness import paired_win_figures, write_figures
 from training.games.rat_a_tat_cat_win_chance import shared_win_chance, win_share
 
 AGENT = "checkpoints/rat_a_tat_cat/rat_a_tat_cat_4p_win_chance.pt"
@@ -143,8 +142,6 @@ def measure(
             won.append(win_share(play_game(game, bots, seed + i).winners, seat))
             if player is searcher:
                 seconds += time.perf_counter() - t
-    alone, searched = sum(shares[policy]), sum(shares[searcher])
-    gain, gain_95 = mean_interval(np.subtract(shares[searcher], shares[policy]))
     return {
         "agent": agent,
         "options": options,
@@ -152,12 +149,7 @@ def measure(
         "seed": seed,
         "deals": deals,
         "margin": margin,
-        "agent_win_rate": alone / games,
-        "agent_wilson_95": list(wilson_interval(alone, games)),
-        "search_win_rate": searched / games,
-        "search_wilson_95": list(wilson_interval(searched, games)),
-        "gain": gain,
-        "gain_95": list(gain_95),
+        **paired_win_figures(shares[policy], shares[searcher]),
         "knock_decisions": searcher.asked,
         "searched": searcher.searched,
         "changed": searcher.changed,
