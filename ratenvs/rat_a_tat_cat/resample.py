@@ -80,6 +80,9 @@ def resample_state(state: State, seat: int, rng: np.random.Generator) -> State:
     """A copy of ``state`` with every card ``seat`` cannot locate dealt again at random."""
     new = state.copy()
     positions = hidden_positions(state, seat)
+    # the card the seat drew and holds: it knows it, and it counts for ``pile_must_hold``
+    drew = state.held != NO_CARD and not state.held_public and state.current == seat
+    own_draw = state.held if drew else None
     groups: dict[int, list[tuple]] = {}
     for pos in positions:
         groups.setdefault(state.card_epoch[card_at(state, pos)], []).append(pos)
@@ -93,6 +96,8 @@ def resample_state(state: State, seat: int, rng: np.random.Generator) -> State:
         if epoch == state.epoch:
             for kind in range(NUM_KINDS):
                 need = state.pile_must_hold[kind]
+                if own_draw is not None and KIND[own_draw] == kind:
+                    need -= 1  # the seat holds it: the card it drew may be the one
                 while need > 0:
                     card = next(c for c in cards if KIND[c] == kind)
                     pos = next(p for p in free if p[0] in (_PILE, _HELD))

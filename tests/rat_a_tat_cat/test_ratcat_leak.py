@@ -8,11 +8,15 @@ unchanged, AND the hidden cards did change in most samples (a no-op
 resampler would make the first check vacuous).
 """
 
+from typing import Any
+
 import numpy as np
 import pytest
 from ratcat_helpers import check_invariants
 
+from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat import rules
+from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.env import raw_env
 from ratenvs.rat_a_tat_cat.resample import hidden_positions
 
@@ -211,3 +215,30 @@ def test_a_privately_placed_card_stays_a_number_card_in_every_resample():
         assert kind < rules.NUM_NUMBER_KINDS
         values.add(kind)
     assert len(values) > 4
+
+
+def test_the_drawer_holding_the_power_card_the_pile_must_hold_is_resampled():
+    # game 161 of two heuristic bots: a player draws the last card of the kind shuffled
+    # back at setup; the draw pile need not hold one of that kind any more (it holds it)
+    game = rules.RatATatCat(num_players=2, target_score=100)
+    view = game.observer("knowledge")
+    found: list[rules.State] = []
+
+    def watch(g: Any, state: rules.State, _a: Any, _r: Any) -> None:
+        held = state.held
+        if g.is_terminal(state) or held == rules.NO_CARD or state.held_public:
+            return
+        kind = rules.KIND[held]
+        in_pile = sum(rules.KIND[c] == kind for c in state.draw_pile)
+        if state.pile_must_hold[kind] > in_pile:
+            found.append(state.copy())
+
+    play_game(game, [HeuristicBot(), HeuristicBot()], 161, on_step=watch)
+    assert found  # the case really comes up in this game
+    for state in found:
+        seat = state.current
+        for seed in range(30):
+            new = game.resample(state, seat, np.random.default_rng(seed))
+            _check_constraints(new)
+            assert new.held == state.held
+            assert np.array_equal(view.observe(new, seat), view.observe(state, seat))
