@@ -114,6 +114,8 @@ def measure(
         "rollout": rollout,
         "value": value,
         **paired_win_figures(shares[policy], shares[searcher]),
+        "agent_shares": shares[policy],
+        "search_shares": shares[searcher],
         "searched_decisions": searcher.searched,
         "differed": searcher.differed,
         "seconds_per_decision": float(np.median(searcher.times)) if searcher.times else 0.0,

@@ -20,6 +20,8 @@ def test_the_search_plays_paired_games_and_the_figures_are_written(tmp_path, cap
         assert 0.0 <= low <= f[f"{key}_win_rate"] <= high <= 1.0
     assert f["gain_95"][0] <= f["gain"] <= f["gain_95"][1]
     assert f["gain"] == pytest.approx(f["search_win_rate"] - f["agent_win_rate"])
+    assert len(f["agent_shares"]) == len(f["search_shares"]) == 2
+    assert sum(f["search_shares"]) / 2 == pytest.approx(f["search_win_rate"])
     assert "with the search" in capsys.readouterr().out
 
 
