@@ -204,6 +204,11 @@ def correct_response_index(
     ]
 
 
+def _channel(card_id: int) -> int:
+    """The identity channel of a card (perception): its food, or 5 for the fly, 6 the rat."""
+    return card_id // NUM_COLOURS if card_id < FLY_CARD else NUM_FOODS + card_id - FLY_CARD
+
+
 def is_fly_or_rat_event(card_id: int, response: int) -> bool:
     """A fly event (correct answer FLY, or a grab on a fly card) or a rat event (RAT, or a
     rat card)."""
@@ -857,6 +862,16 @@ class RattoZakko(Game):
                         f"answers are refused before tick {self.min_reaction_ticks} "
                         "(option min_reaction_ticks)"
                     )
+            for seat, action in actions.items():  # every action checked before any is given
+                if (
+                    not 0 <= seat < state.num_players
+                    or not 0 <= action < NUM_ACTIONS
+                    or not self.legal_mask(state, seat)[action]
+                ):
+                    raise ValueError(
+                        f"seat {seat} may not play action {action!r} now; "
+                        "no action of this tick was given"
+                    )
             for seat, action in actions.items():
                 submit(
                     state, seat, WAIT if action == ACTION_WAIT else action - ACTION_RESPONSE_FIRST
@@ -877,33 +892,74 @@ class RattoZakko(Game):
         return state.winners()
 
     def resample(self, state: State, seat: int, rng: np.random.Generator) -> State:
-        """A state that agrees with everything ``seat`` sees, the rest drawn anew: the order
-        of the cards still to come; while a card is open under gradual perception, the card
-        itself from the seat's own posteriors (identity, then colour; the deck's composition
-        is not conditioned on) and the other seats' glimpses of it; the fly's hiding place
-        while the seat's memoryless observation does not show it."""
+        """A state that agrees with everything ``seat`` sees, the rest drawn anew.
+
+        Drawn anew: the order of the cards still to come; the fly's hiding place (any of
+        the five cloches) while the seat's memoryless observation does not show it; while
+        a card is open, the other seats' answers to it (the seat sees only that they
+        answered: each a wrong response, uniformly); and under gradual perception the card
+        itself and the other seats' glimpses of it. The card is one of the cards not yet
+        dealt (the deck and the card, their number of each kind its prior) weighted by the
+        seat's own posteriors (identity, then colour), jointly with the fly: never a card
+        and a fly for which the seat's own earlier answer would have been right (the card
+        would have resolved).
+        """
         import copy
 
         new = copy.deepcopy(state)
-        rng.shuffle(new.deck)
         n = state.num_players
-        if state.phase == PHASE_REACT and state.card is not None and self.perception == "gradual":
+        hide_fly = self.observation_kind == "memoryless" and not state.fly_shown
+        flies = list(range(len(FOODS))) if hide_fly else [state.fly_under]
+        if state.phase != PHASE_REACT or state.card is None:
+            rng.shuffle(new.deck)
+            new.fly_under = flies[int(rng.integers(len(flies)))]
+            return new
+        gradual = self.perception == "gradual"
+        pool = [*state.deck, state.card]
+        if gradual:
+            kinds, counts = np.unique(pool, return_counts=True)
             identity, colour = state.posterior[seat]
-            channel = int(rng.choice(len(identity), p=identity))
-            if channel < len(FOODS):
-                hue = colour[: len(COLOURS)] / colour[: len(COLOURS)].sum()
-                new.card = channel * len(COLOURS) + int(rng.choice(len(COLOURS), p=hue))
-            else:  # the fly or the rat card
-                new.card = len(FOODS) * len(COLOURS) + channel - len(FOODS)
+            weight = counts * identity[[_channel(int(k)) for k in kinds]]
+            food = kinds < FLY_CARD
+            weight[food] *= colour[kinds[food] % len(COLOURS)]
+        else:  # the seat sees the card
+            kinds, weight = np.array([state.card]), np.ones(1)
+        own = state.answer[seat]
+        joint = np.array(
+            [
+                [
+                    0.0
+                    if own != NO_ANSWER
+                    and own
+                    == correct_response_index(
+                        int(k), state.shaker_on, f, self.level, self.fly_card_under_shaker
+                    )
+                    else float(w)
+                    for f in flies
+                ]
+                for k, w in zip(kinds, weight)
+            ]
+        ).ravel()
+        pick = int(rng.choice(joint.size, p=joint / joint.sum()))
+        card, new.fly_under = int(kinds[pick // len(flies)]), flies[pick % len(flies)]
+        if gradual:
+            pool.remove(card)
+            new.card, new.deck = card, pool
             evidence = prior_evidence(n, self.level)
             for _ in range(state.tick + 1):
-                add_glimpses(evidence, new.card, self.glimpse_snr, rng)
+                add_glimpses(evidence, card, self.glimpse_snr, rng)
             evidence[seat] = state.evidence[seat]
             new.evidence = evidence
             new.posterior = posteriors(evidence)
             new.posterior[seat] = state.posterior[seat]
-        if self.observation_kind == "memoryless" and not state.fly_shown:
-            new.fly_under = int(rng.choice([f for f in range(len(FOODS)) if f != state.fly_under]))
+        rng.shuffle(new.deck)
+        right = correct_response_index(
+            card, state.shaker_on, new.fly_under, self.level, self.fly_card_under_shaker
+        )
+        wrong = [r for r in range(NUM_RESPONSES) if r != right]
+        for other in range(n):
+            if other != seat and state.answer[other] != NO_ANSWER:
+                new.answer[other] = wrong[int(rng.integers(len(wrong)))]
         return new
 
     def to_json(self, state: State) -> dict[str, Any]:
