@@ -169,7 +169,12 @@ class Solution:
 
 @lru_cache(maxsize=1)
 def solve(tol: float = 1e-9) -> Solution:
-    """Solve a turn exactly by policy iteration (computed, never hard-coded)."""
+    """Solve a turn exactly by policy iteration (computed, never hard-coded).
+
+    ``tol``: how much better another keep must be to change the policy, in points (at most
+    1e-6, so the policy found is the optimal one).
+    """
+    _check_tol(tol, 1e-6)
     model = _model()
     n = len(model.decision_states)
     # start from "keep the most common number" and improve until stable
@@ -228,6 +233,47 @@ def policy_probabilities(policy: PolicyFn) -> np.ndarray:
     return probs
 
 
+@lru_cache(maxsize=1)
+def _showing() -> np.ndarray:
+    """(decision states, 3): whether 3, 5, 7 are showing in each decision state."""
+    rows = [[k in legal_keeps(d) for k in NUMBERS] for d in _model().decision_states]
+    table = np.array(rows, dtype=bool)
+    table.flags.writeable = False
+    return table
+
+
+def check_policy_table(table: np.ndarray) -> np.ndarray:
+    """``table`` as a turn policy's table (:func:`policy_probabilities`' form: probabilities
+    of keeping 3, 5, 7 in every state of :func:`all_decision_states`, in order), float64;
+    ValueError if it is not one: the wrong shape, a probability that is negative or not
+    finite, a row that does not sum to 1, or a keep of a number that is not showing."""
+    n = len(_model().decision_states)
+    table = np.asarray(table, dtype=np.float64)
+    if table.shape != (n, 3):
+        raise ValueError(f"a turn policy table has shape ({n}, 3), got {table.shape}")
+    bad = ~np.isfinite(table).all(axis=1) | (table < 0).any(axis=1)
+    bad |= ~np.isclose(table.sum(axis=1), 1.0)
+    if bad.any():
+        s = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"turn policy table row {s} (dice {_model().decision_states[s].faces()}) is "
+            f"{table[s].tolist()}: need 3 probabilities summing to 1"
+        )
+    hidden = (table > 0) & ~_showing()
+    if hidden.any():
+        s, a = (int(i) for i in np.argwhere(hidden)[0])
+        raise ValueError(
+            f"turn policy table may keep {NUMBERS[a]} for dice "
+            f"{_model().decision_states[s].faces()} (row {s}): not showing"
+        )
+    return table
+
+
+def _check_tol(tol: float, most: float) -> None:
+    if not 0.0 < tol <= most:
+        raise ValueError(f"tol must be in (0, {most:g}], got {tol!r}")
+
+
 def evaluate_policy(policy: PolicyFn) -> float:
     """Exact expected score of one turn when the keeps are chosen by ``policy``."""
     model = _model()
@@ -235,16 +281,22 @@ def evaluate_policy(policy: PolicyFn) -> float:
 
 
 def value_iteration(tol: float = 1e-10, max_iter: int = 10_000) -> float:
-    """Expected optimal turn score by plain value iteration (an independent cross-check)."""
+    """Expected optimal turn score by plain value iteration (an independent cross-check).
+
+    Iterates until no state's value moves by ``tol`` (in (0, 1e-6]); RuntimeError if that
+    takes more than ``max_iter`` sweeps.
+    """
+    _check_tol(tol, 1e-6)
     model = _model()
     values = np.zeros(len(model.decision_states))
     for _ in range(max_iter):
         new = _q_values(model, values).max(axis=1)
         if np.max(np.abs(new - values)) < tol:
-            values = new
-            break
+            return _start_value(model, new)
         values = new
-    return _start_value(model, values)
+    raise RuntimeError(
+        f"value iteration did not converge to {tol:g} in {max_iter} sweeps (raise max_iter)"
+    )
 
 
 def all_decision_states() -> tuple[Dice, ...]:

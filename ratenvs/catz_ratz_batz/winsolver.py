@@ -76,6 +76,7 @@ from ratenvs.catz_ratz_batz.solver import (
     Solution,
     _compositions,
     all_decision_states,
+    check_policy_table,
     policy_probabilities,
     solve,
 )
@@ -470,10 +471,7 @@ def score_distribution(policy: TurnPolicy) -> dict[int, float]:
 
 def _table(policy: TurnPolicy) -> np.ndarray:
     if isinstance(policy, np.ndarray):
-        n = len(all_decision_states())
-        if policy.shape != (n, 3):
-            raise ValueError(f"a turn policy table has shape ({n}, 3), got {policy.shape}")
-        return policy
+        return check_policy_table(policy)
     return policy_probabilities(policy)
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ratenvs import catz_ratz_batz_v0
-from ratenvs.catz_ratz_batz import solver
+from ratenvs.catz_ratz_batz import solver, winsolver
 from ratenvs.catz_ratz_batz.bots import BOTS, DICE_BOTS, exact_expected_score
 from ratenvs.catz_ratz_batz.rules import NUMBERS, Dice, legal_keeps, turn_score
 
@@ -103,3 +103,42 @@ def test_solver_matches_monte_carlo_through_the_env(bot_name):
     # the bound is tight enough to tell bots apart (the test has power)
     others = [exact_expected_score(BOTS[n]()) for n in DICE_BOTS if n != bot_name]
     assert all(abs(scores.mean() - o) > 4 * se for o in others)
+
+
+def test_policy_tables_that_are_not_policies_are_refused():
+    good = solver.policy_probabilities(solver.solve().policy.__getitem__)
+    assert np.array_equal(solver.check_policy_table(good), good)
+    n = len(solver.all_decision_states())
+    hidden = next(  # a state where some number is not showing, and that number
+        (s, a)
+        for s, d in enumerate(solver.all_decision_states())
+        for a, k in enumerate(NUMBERS)
+        if k not in legal_keeps(d)
+    )
+    triple, zeros, nan, keeps_hidden = good.copy(), good.copy(), good.copy(), good.copy()
+    triple[5] = 1.0
+    zeros[7] = 0.0
+    nan[3, 0] = np.nan
+    keeps_hidden[hidden[0]] = 0.0
+    keeps_hidden[hidden[0], hidden[1]] = 1.0
+    for table, match in (
+        (good[:-1], rf"shape \({n}, 3\)"),
+        (triple, "row 5 .*summing to 1"),
+        (zeros, "row 7 .*summing to 1"),
+        (nan, "row 3 .*summing to 1"),
+        (keeps_hidden, f"may keep {NUMBERS[hidden[1]]} .*not showing"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            solver.check_policy_table(table)
+        with pytest.raises(ValueError, match=match):  # and so does every user of a table
+            winsolver.score_distribution(table)
+
+
+def test_tolerances_that_would_not_give_the_optimum_are_refused():
+    for tol in (1e9, 1e-3, 0.0, -1e-9, float("nan")):
+        with pytest.raises(ValueError, match="tol must be in"):
+            solver.solve(tol)
+        with pytest.raises(ValueError, match="tol must be in"):
+            solver.value_iteration(tol)
+    with pytest.raises(RuntimeError, match="did not converge"):
+        solver.value_iteration(max_iter=1)
