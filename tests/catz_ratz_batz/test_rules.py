@@ -115,12 +115,27 @@ def test_game_ends_after_turns_each_and_totals_add_up():
 
 def test_race_finishes_the_round_so_all_seats_had_equal_turns():
     rng = np.random.default_rng(11)
+    game = _game(3, None, 60)
+    policy = lambda d: max(rules.legal_keeps(d), key=d.count)  # noqa: E731
+    played_on = 0  # games where a seat reached the target before the round's last turn
     for _ in range(20):
-        state = _play(_game(3, None, 60), rng, lambda d: max(rules.legal_keeps(d), key=d.count))
+        state = game.init(rng)
+        round_ends, reached_at = [], None
+        while not game.is_terminal(state):
+            (seat,) = game.to_act(state)
+            roll = state.phase == rules.PHASE_ROLL
+            action = rules.ACTION_ROLL if roll else rules.NUMBERS.index(policy(state.dice))
+            game.apply(state, {seat: action}, rng)
+            if reached_at is None and max(state.totals) >= 60:
+                reached_at = list(state.turns_taken)
+            if len(set(state.turns_taken)) == 1 and state.turns_taken[0] > len(round_ends):
+                round_ends.append(max(state.totals))  # a round ended: the highest total
         assert len(set(state.turns_taken)) == 1
-        assert max(state.totals) >= 60
-        # the round before the last one ended with everybody below the target
-        assert state.turns_taken[0] >= 1
+        # every round before the last one ended with everybody below the target
+        assert round_ends[-1] >= 60 and all(t < 60 for t in round_ends[:-1])
+        assert len(round_ends) == state.turns_taken[0]
+        played_on += len(set(reached_at)) > 1  # reached mid-round: the round went on
+    assert played_on > 0
 
 
 def test_turn_cap_applies_in_a_race_too():
