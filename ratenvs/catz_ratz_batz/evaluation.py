@@ -14,8 +14,8 @@ def exact_grade(agent: Any, env_options: dict[str, Any]) -> dict[str, float]:
     """Exact expected turn score of the agent's greedy keeps, graded by the solver.
 
     The agent (a Bot, or a PolicyBot: graded on its greedy actions) sees, for each dice
-    state, the observation of its first turn in a game with the card's ``num_players``
-    and ``turns``.
+    state, the observation of its first turn in a game with the card's ``num_players``,
+    ``turns`` and ``target_score``.
     """
     from ratenvs.catz_ratz_batz import observe, solver
     from ratenvs.catz_ratz_batz.rules import NUMBERS, legal_keeps
@@ -23,7 +23,8 @@ def exact_grade(agent: Any, env_options: dict[str, Any]) -> dict[str, float]:
     states = solver.all_decision_states()
     num_players = int(env_options.get("num_players", 2))
     turns = env_options.get("turns", 10)
-    obs = np.stack([observe.observation_for_dice(d, num_players, turns) for d in states])
+    target = env_options.get("target_score")
+    obs = np.stack([observe.observation_for_dice(d, num_players, turns, target) for d in states])
     masks = np.zeros((len(states), observe.NUM_ACTIONS), dtype=np.int8)
     for i, d in enumerate(states):
         for k in legal_keeps(d):

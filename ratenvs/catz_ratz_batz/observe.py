@@ -162,15 +162,18 @@ def dice_from_observation(observation: np.ndarray, observer: Any = None) -> Dice
     return Dice(*(int(c) for c in counts))
 
 
-def observation_for_dice(dice: Dice, num_players: int = 1, turns: int | None = 10) -> np.ndarray:
-    """The observation of a seat that must keep a number with ``dice`` on its first turn.
+def observation_for_dice(
+    dice: Dice, num_players: int = 1, turns: int | None = 10, target_score: int | None = None
+) -> np.ndarray:
+    """The observation of a seat that must keep a number with ``dice`` on its first turn
+    of a game of ``num_players`` seats, ``turns`` turns each and (a race) ``target_score``.
 
     Used to grade observation-based policies (bots, trained agents) with the
     exact solver.
     """
     from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
 
-    game = CatzRatzBatz(num_players=num_players, turns=turns)
+    game = CatzRatzBatz(num_players=num_players, turns=turns, target_score=target_score)
     state = game.init(np.random.default_rng(0))
     state.phase = PHASE_KEEP
     state.dice = dice

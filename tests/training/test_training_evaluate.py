@@ -11,6 +11,7 @@ from test_training_checkpoint import make_checkpoint
 
 from ratenvs.catz_ratz_batz import solver
 from ratenvs.catz_ratz_batz.bots import LowestBot, OptimalBot
+from ratenvs.catz_ratz_batz.observe import ACTION_ROLL
 from ratenvs.common.bots import RandomBot
 from training import evaluate
 from training.checkpoint import PolicyBot, PolicySpec, build_policy
@@ -83,6 +84,34 @@ def test_catz_exact_of_a_policy_matches_its_greedy_table():
         return NUMBERS[bot.act(observation_for_dice(dice, 1, 10), mask, np.random.default_rng())]
 
     assert graded["exact_expected_score"] == pytest.approx(solver.evaluate_policy(choose))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 2, "turns": None, "target_score": 100},
+        {"num_players": 3, "target_score": 60},
+    ],
+)
+def test_catz_exact_grade_shows_a_race_agent_its_own_first_turn(options):
+    # the grade shows each dice state as the agent sees it on its first turn of the card's game
+    from ratenvs.catz_ratz_batz.rules import PHASE_KEEP, CatzRatzBatz
+
+    seen = {}
+
+    class Recorder(OptimalBot):
+        def act(self, obs, mask, rng):
+            seen[len(seen)] = obs
+            return super().act(obs, mask, rng)
+
+    graded = exact_grade(Recorder(), options)
+    assert graded["ratio_to_optimal"] == pytest.approx(1.0)
+    game = CatzRatzBatz(**options)
+    state = game.init(np.random.default_rng(3))
+    game.apply(state, {0: ACTION_ROLL}, np.random.default_rng(3))
+    assert state.phase == PHASE_KEEP
+    index = solver.all_decision_states().index(state.dice)
+    assert np.array_equal(seen[index], game.observer("knowledge").observe(state, 0))
 
 
 def test_seats_rotate_and_optimal_beats_random_in_two_player_games():
