@@ -399,6 +399,10 @@ class PerfectBot(_CardBot):
         self, latency_ms: float = PERFECT_LATENCY_MS, certainty: float = PERFECT_CERTAINTY
     ) -> None:
         super().__init__()
+        if not 0.0 < certainty <= 1.0:
+            raise ValueError(f"certainty must be in (0, 1], got {certainty}")
+        if not 0.0 <= latency_ms < math.inf:
+            raise ValueError(f"latency_ms must be a finite time >= 0 (ms), got {latency_ms}")
         self.latency_ms = float(latency_ms)
         self.certainty = float(certainty)
         self._earliest_s = self.latency_ms / MS_PER_S

@@ -163,3 +163,17 @@ def test_bot_remembers_the_fly_in_memoryless_mode():
     raw.step(ob.ACTION_WAIT)
     bot.act(raw.observer.observe(raw.truth, 0), raw.action_mask(raw.possible_agents[0]), rng)
     assert bot._fly_memory == FOOD("egg")  # hidden now, still remembered
+
+
+def test_the_perfect_and_bayes_bots_refuse_settings_that_are_not_times_or_probabilities():
+    from ratenvs.ratto_zakko.reaction import BayesBot, PerfectBot
+
+    for certainty in (0.0, -0.5, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="certainty must be in"):
+            PerfectBot(certainty=certainty)
+        with pytest.raises(ValueError, match="certainty must be in"):
+            BayesBot(certainty=certainty)
+    for latency in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="latency_ms must be"):
+            PerfectBot(latency_ms=latency)
+    assert PerfectBot(latency_ms=0.0, certainty=1.0).certainty == 1.0
