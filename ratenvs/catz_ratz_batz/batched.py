@@ -186,7 +186,7 @@ def _turn_score(dice, g):
 
 
 @njit(cache=True, inline="always")
-def _apply(g, action, p, turns, target, win, dice, totals, taken, current, phase, rng,
+def _apply(g, action, p, turns, target, race_turn, win, dice, totals, taken, current, phase, rng,
            slot_of, tape, cursor, rewards, running, alias):  # fmt: skip
     """One decision of the seat to act in game ``g``; returns True if the game ended."""
     seat = current[g]
@@ -213,15 +213,14 @@ def _apply(g, action, p, turns, target, win, dice, totals, taken, current, phase
         rewards[g, seat] += points
         running[g, seat] += points
     over = False
-    if seat == p - 1:
-        if turns != _UNCAPPED and taken[g, seat] >= turns:
+    if seat == p - 1 and turns != _UNCAPPED and taken[g, seat] >= turns:
+        over = True
+    if (seat == p - 1 or race_turn) and target != _NO_TARGET:
+        best = totals[g, 0]
+        for s in range(1, p):
+            best = max(best, totals[g, s])
+        if best >= target:
             over = True
-        if target != _NO_TARGET:
-            best = totals[g, 0]
-            for s in range(1, p):
-                best = max(best, totals[g, s])
-            if best >= target:
-                over = True
     current[g] = (seat + 1) % p
     if not over:
         phase[g] = PHASE_ROLL
@@ -357,7 +356,7 @@ def observation_tables(turns: int | None, target: int | None, top: int) -> np.nd
 
 
 @njit(cache=True)
-def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, win, dice_,
+def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, race_turn, win, dice_,
          totals_, taken_, current_, phase_, rng_, slot_of_, tape_, cursor_, rewards_, pending_,
          running_, returns_, terminated_, obs_, mask_, to_act_, optimal_, tables_,
          alias_):  # fmt: skip
@@ -388,13 +387,13 @@ def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, win,
             for s in range(p):
                 bots[g, s] = next_bots[g, s]
         elif active[g]:
-            terminated[g] = _apply(g, actions[g], p, turns, target, win, dice, totals, taken,
-                                   current, phase, rng, slot_of, tape, cursor, rewards,
-                                   running, alias)  # fmt: skip
+            terminated[g] = _apply(g, actions[g], p, turns, target, race_turn, win, dice,
+                                   totals, taken, current, phase, rng, slot_of, tape, cursor,
+                                   rewards, running, alias)  # fmt: skip
         while not terminated[g] and bots[g, current[g]] >= 0:
             a = _bot_action(bots[g, current[g]], g, dice, phase, rng, optimal)
-            terminated[g] = _apply(g, a, p, turns, target, win, dice, totals, taken, current,
-                                   phase, rng, slot_of, tape, cursor, rewards,
+            terminated[g] = _apply(g, a, p, turns, target, race_turn, win, dice, totals,
+                                   taken, current, phase, rng, slot_of, tape, cursor, rewards,
                                    running, alias)  # fmt: skip
         for s in range(p):
             returns[g, s] = running[g, s]
@@ -406,7 +405,7 @@ def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, win,
             # game, so this stops); their rewards go to the next step
             while bots[g, current[g]] >= 0:
                 a = _bot_action(bots[g, current[g]], g, dice, phase, rng, optimal)
-                _apply(g, a, p, turns, target, win, dice, totals, taken, current, phase,
+                _apply(g, a, p, turns, target, race_turn, win, dice, totals, taken, current, phase,
                        rng, slot_of, tape, cursor, pending, running, alias)  # fmt: skip
         _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_act)
 
@@ -432,6 +431,7 @@ class BatchedCatzRatzBatz(BatchedGame):
         game = self.game
         self._turns = _UNCAPPED if game.turns is None else int(game.turns)
         self._target = _NO_TARGET if game.target_score is None else int(game.target_score)
+        self._race_turn = game.race_end == "turn"
         self._win = game.reward_mode == "win"
         self.dice = np.zeros((n, 6), dtype=np.int64)
         self.totals = np.zeros((n, p), dtype=np.int64)
@@ -449,8 +449,8 @@ class BatchedCatzRatzBatz(BatchedGame):
 
     def _kernel(self, actions: np.ndarray, active: np.ndarray, reset_all: bool) -> None:
         _run(actions, active, self.bots, self.next_bots, reset_all, self.num_players, self._turns,
-             self._target, self._win, self.dice, self.totals, self.taken, self.current,
-             self.phase, self.rng, self.slot_of, self.tape, self.cursor, self.rewards,
+             self._target, self._race_turn, self._win, self.dice, self.totals, self.taken,
+             self.current, self.phase, self.rng, self.slot_of, self.tape, self.cursor, self.rewards,
              self._pending, self._running, self.returns, self.terminated, self.obs,
              self.mask, self.to_act, self._optimal, self._tables, self._alias)  # fmt: skip
 

@@ -31,11 +31,12 @@ def set_up(argv: list[str] | None) -> Table:
         CatzRatzBatz, "catz-ratz-batz", "Play Catz, Ratz and Batz as player_0 against bots.", BOTS
     )
     spec = CatzRatzBatz.options
-    spec.add_arguments(parser, ["turns", "target_score", "reward"], defaults={"turns": 5})
+    names = ["turns", "target_score", "race_end", "reward"]
+    spec.add_arguments(parser, names, defaults={"turns": 5})
     args = parser.parse_args(argv)
 
     def make_env() -> raw_env:  # reads args when called: --vs may set the agent's options
-        options = {"turns": args.turns, "target_score": args.target_score, "reward": args.reward}
+        options = {name: getattr(args, name) for name in names}
         return raw_env(num_players=args.players, **options)
 
     return set_table(parser, args, make_env, "optimal", get_bot)

@@ -161,6 +161,8 @@ ACTION_KEEP_3, ACTION_KEEP_5, ACTION_KEEP_7, ACTION_ROLL = range(4)
 NUM_ACTIONS = 4
 MAX_PLAYERS = 6
 REWARD_MODES = ("score", "win")
+RACE_ENDS = ("round", "turn")
+"""How a race (``target_score``) ends: after the round, or the turn, that reaches the target."""
 
 PHASE_ROLL = 0
 """The seat to act must roll all nine dice to start its turn."""
@@ -212,20 +214,31 @@ class State:
         return [t == best for t in self.totals]
 
 
-def roll(state: State, rng: Chance, turns: int | None, target_score: int | None) -> int | None:
+def roll(
+    state: State,
+    rng: Chance,
+    turns: int | None,
+    target_score: int | None,
+    race_end: str = "round",
+) -> int | None:
     """The seat to act rolls all nine dice; returns the turn score if the turn ended at once."""
     if state.phase != PHASE_ROLL:
         raise ValueError("rolling is only legal at the start of a turn")
     state.dice = first_roll(rng)
     state.kept = None
     if is_turn_over(state.dice):
-        return end_turn(state, turns, target_score)
+        return end_turn(state, turns, target_score, race_end)
     state.phase = PHASE_KEEP
     return None
 
 
 def keep(
-    state: State, number: int, rng: Chance, turns: int | None, target_score: int | None
+    state: State,
+    number: int,
+    rng: Chance,
+    turns: int | None,
+    target_score: int | None,
+    race_end: str = "round",
 ) -> int | None:
     """The seat to act keeps ``number`` and rerolls; returns the turn score if the turn ended."""
     if state.phase != PHASE_KEEP:
@@ -233,16 +246,19 @@ def keep(
     state.dice = reroll(state.dice, number, rng)
     state.kept = number
     if is_turn_over(state.dice):
-        return end_turn(state, turns, target_score)
+        return end_turn(state, turns, target_score, race_end)
     return None
 
 
-def end_turn(state: State, turns: int | None, target_score: int | None) -> int:
+def end_turn(
+    state: State, turns: int | None, target_score: int | None, race_end: str = "round"
+) -> int:
     """Score the finished turn, pass the dice on, and end the game when it is over.
 
-    The game ends when every seat has had ``turns`` turns, or (race variant)
-    at the end of a round in which someone reached ``target_score``, so that
-    all seats had the same number of turns (ruling).
+    The game ends when every seat has had ``turns`` turns, or (race variant) when someone
+    has reached ``target_score``: at the end of that round, so that all seats had the same
+    number of turns (``race_end="round"``, ruling), or at the end of that turn
+    (``race_end="turn"``: the first to the target wins).
     """
     points = turn_score(state.dice)
     seat = state.current
@@ -252,11 +268,11 @@ def end_turn(state: State, turns: int | None, target_score: int | None) -> int:
     seats = len(state.totals)
     round_done = seat == seats - 1
     over = False
-    if round_done:
-        if turns is not None and state.turns_taken[seat] >= turns:
-            over = True
-        if target_score is not None and max(state.totals) >= target_score:
-            over = True
+    if round_done and turns is not None and state.turns_taken[seat] >= turns:
+        over = True
+    reached = target_score is not None and max(state.totals) >= target_score
+    if reached and (round_done or race_end == "turn"):
+        over = True
     state.current = (seat + 1) % seats
     state.phase = PHASE_OVER if over else PHASE_ROLL
     return points
@@ -300,10 +316,19 @@ class CatzRatzBatz(Game):
             "target_score",
             "int",
             None,
-            "race: the game ends after the round in which someone reaches it, so all seats "
-            "had equal turns (ruling)",
+            "race: the game ends once someone reaches it, at the end of that round (ruling: "
+            "all seats had equal turns) or turn (`race_end`)",
             low=1,
             optional=True,
+        ),
+        Option(
+            "race_end",
+            "choice",
+            "round",
+            'with `target_score`: the game ends at the end of the "round" in which someone '
+            'reaches the target (ruling: all seats had equal turns) or of the "turn" that '
+            "reaches it (the first to the target wins)",
+            choices=RACE_ENDS,
         ),
         Option(
             "reward",
@@ -331,6 +356,7 @@ class CatzRatzBatz(Game):
         p = self.params
         self.turns: int | None = p["turns"]
         self.target_score: int | None = p["target_score"]
+        self.race_end: str = p["race_end"]
         self.reward_mode: str = p["reward"]
         self.observation_kind = "knowledge"
 
@@ -356,9 +382,10 @@ class CatzRatzBatz(Game):
         seat = state.current
         action = actions[seat]
         if action == ACTION_ROLL:
-            points = roll(state, rng, self.turns, self.target_score)
+            points = roll(state, rng, self.turns, self.target_score, self.race_end)
         else:
-            points = keep(state, NUMBERS[action], rng, self.turns, self.target_score)
+            number = NUMBERS[action]
+            points = keep(state, number, rng, self.turns, self.target_score, self.race_end)
         rewards = None
         if points is not None:
             if self.reward_mode == "score":

@@ -138,6 +138,25 @@ def test_race_finishes_the_round_so_all_seats_had_equal_turns():
     assert played_on > 0
 
 
+def test_race_ending_with_the_turn_stops_at_the_first_seat_to_reach_the_target():
+    rng = np.random.default_rng(12)
+    game = rules.CatzRatzBatz(num_players=3, turns=None, target_score=60, race_end="turn")
+    policy = lambda d: max(rules.legal_keeps(d), key=d.count)  # noqa: E731
+    unequal = 0
+    for _ in range(30):
+        state = game.init(rng)
+        while not game.is_terminal(state):
+            assert max(state.totals) < 60  # nobody had reached it while the game went on
+            (seat,) = game.to_act(state)
+            roll = state.phase == rules.PHASE_ROLL
+            action = rules.ACTION_ROLL if roll else rules.NUMBERS.index(policy(state.dice))
+            game.apply(state, {seat: action}, rng)
+        last = (state.current - 1) % 3  # the seat whose turn ended the game
+        assert state.totals[last] >= 60 and state.winners() == [s == last for s in range(3)]
+        unequal += len(set(state.turns_taken)) > 1
+    assert unequal > 0  # a seat before the last one reached it, and the round stopped
+
+
 def test_turn_cap_applies_in_a_race_too():
     rng = np.random.default_rng(3)
     state = _play(_game(2, 2, 10_000), rng, lambda d: min(rules.legal_keeps(d)))
@@ -148,7 +167,13 @@ def test_game_parameters_live_on_the_game_not_the_state():
     game = _game(3, 4)
     state = game.init(np.random.default_rng(0))
     assert not hasattr(state, "turns") and not hasattr(state, "target_score")
-    assert game.params == {"num_players": 3, "turns": 4, "target_score": None, "reward": "score"}
+    assert game.params == {
+        "num_players": 3,
+        "turns": 4,
+        "target_score": None,
+        "race_end": "round",
+        "reward": "score",
+    }
 
 
 @settings(max_examples=40, deadline=None)
