@@ -22,6 +22,10 @@ the other three seats heuristic bots), scored as a win rate (ties shared):
   that guesses them fairly (``kept-card swap``: a card its owner has seen and kept counts
   :data:`KEPT_VALUE`, see :func:`belief_swap`): how much the hidden hands are
   worth to the agent, and how little of it a fair guess recovers.
+- ``agent, owner-known knock / swap ...`` (with ``--agent``): the same oracles, but they
+  see only the cards the other players have seen themselves (:func:`owner_known_hand`):
+  everything another player's choices can tell about its hand, so a bound on what any
+  reading of the others' play can add to the knock and the Swap.
 - ``ceiling bot (heuristic / agent moves)``: the ``ceiling`` bot, which guesses
   the other hands from how their owners have played (env option
   ``owner_ceilings``) and swaps and knocks on that guess, on top of the
@@ -185,8 +189,34 @@ def estimated_hand(obs: np.ndarray, offset: int) -> float:
     return float(sum(float(c) if c < rules.NUM_NUMBER_KINDS else unknown for c in codes[offset]))
 
 
+def owner_known_hand(state: rules.State, obs: np.ndarray, seat: int, q: int) -> float:
+    """Player ``q``'s hand as far as ``q`` itself knows it: the real value of every card
+    ``q`` has seen (power cards :data:`POWER_VALUE`), the seat's own estimate
+    (:func:`estimated_hand`) of the others.
+
+    All that ``q``'s play can tell about its hand is in the cards ``q`` knows, so an
+    oracle on this hand bounds what reading ``q``'s play can recover.
+    """
+    lay = layout_for_size(len(obs))
+    offset = (q - seat) % state.num_players
+    codes = slot_codes(obs, lay.num_players)[offset]
+    unknown = HeuristicBot().unknown_value(obs[lay.unseen : lay.unseen + rules.NUM_KINDS])
+    total = 0.0
+    for s in range(rules.SLOTS):
+        if state.know[q, q, s] < rules.NUM_KINDS:  # q has seen the card: the truth
+            kind = rules.KIND[state.hands[q][s]]
+            total += float(kind) if kind < rules.NUM_NUMBER_KINDS else POWER_VALUE
+        else:  # what the seat knows of it, or its mean
+            total += float(codes[s]) if codes[s] < rules.NUM_NUMBER_KINDS else unknown
+    return total
+
+
 def oracle_knock(own: str, others: str, margin: float) -> Chooser:
-    """Knock when the own hand is ``margin`` below every other live hand (see module doc)."""
+    """Knock when the own hand is ``margin`` below every other live hand (see module doc).
+
+    ``others`` "true" reads the other hands, "owner-known" each as far as its owner knows
+    it (:func:`owner_known_hand`), "estimate" the seat's estimate.
+    """
 
     def choose(
         state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
@@ -195,11 +225,12 @@ def oracle_knock(own: str, others: str, margin: float) -> Chooser:
             return a
         n = state.num_players
         mine = true_hand(state, seat) if own == "true" else estimated_hand(obs, 0)
-        rivals = [
-            true_hand(state, q) if others == "true" else estimated_hand(obs, (q - seat) % n)
-            for q in range(n)
-            if q != seat and state.active[q]
-        ]
+        hand: dict[str, Callable[[int], float]] = {
+            "true": lambda q: true_hand(state, q),
+            "owner-known": lambda q: owner_known_hand(state, obs, seat, q),
+            "estimate": lambda q: estimated_hand(obs, (q - seat) % n),
+        }
+        rivals = [hand[others](q) for q in range(n) if q != seat and state.active[q]]
         knock = mine <= min(rivals) - margin
         return rules.ACTION_KNOCK if knock else rules.ACTION_NO_KNOCK
 
@@ -211,9 +242,11 @@ def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
     player's card with the lowest, when that gains more than ``minimum`` points
     (:func:`~ratenvs.rat_a_tat_cat.bots.swap_by_estimate`).
 
-    ``belief`` "oracle" reads the other players' real cards; "kept-card" sees what the
-    seat knows, counts a card it does not know :data:`KEPT_VALUE` when the card's owner
-    has seen it and the mean of the unseen number cards otherwise.
+    ``belief`` "oracle" reads the other players' real cards; "owner-known" those their
+    owners have seen (the others as "kept-card" does not: what the seat knows, or the mean
+    of the unseen number cards); "kept-card" sees what the seat knows, counts a card it
+    does not know :data:`KEPT_VALUE` when the card's owner has seen it and the mean of the
+    unseen number cards otherwise.
     """
 
     def choose(
@@ -231,12 +264,13 @@ def belief_swap(belief: str, minimum: float = 1.0) -> Chooser:
         for offset in range(1, n):
             q = (seat + offset) % n
             for s in range(rules.SLOTS):
-                if belief == "oracle":
+                owner_knows = state.know[q, q, s] < rules.NUM_KINDS
+                if belief == "oracle" or (belief == "owner-known" and owner_knows):
                     kind = rules.KIND[state.hands[q][s]] if state.active[q] else 0
                     est[offset, s] = float(kind) if kind < rules.NUM_NUMBER_KINDS else POWER_VALUE
                 elif codes[offset, s] < rules.NUM_NUMBER_KINDS:
                     est[offset, s] = float(codes[offset, s])
-                elif state.know[q, q, s] < rules.NUM_NUMBER_KINDS:
+                elif belief == "kept-card" and state.know[q, q, s] < rules.NUM_NUMBER_KINDS:
                     est[offset, s] = KEPT_VALUE
         return swap_by_estimate(est, mask, minimum)
 
@@ -380,6 +414,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="a line of the agent and these checkpoints averaged (with --agent)",
     )
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=[],
+        help="play only the lines whose name contains one of these words",
+    )
     args = parser.parse_args(argv)
     heuristic: Chooser = lambda s, seat, o, m, a, rng: a  # noqa: E731
     # (name, chooser, handicap, played on the owner_ceilings observation)
@@ -417,6 +457,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("agent, oracle knock, oracle swap", chain(everything, seen, belief_swap("oracle"))),
             ("agent, kept-card swap", chain(everything, belief_swap("kept-card"))),
         ]
+        known = oracle_knock("estimate", "owner-known", args.margin)
+        agent_lines += [
+            ("agent, owner-known knock", chain(everything, known)),
+            ("agent, owner-known swap", chain(everything, belief_swap("owner-known"))),
+            (
+                "agent, owner-known knock and swap",
+                chain(everything, known, belief_swap("owner-known")),
+            ),
+        ]
         agent_lines += [
             (f"agent, knock logit {b:+g}", knock_bias(agent, b)) for b in args.knock_biases
         ]
@@ -429,6 +478,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             lines.append(
                 ("ceiling bot (agent moves)", bot_plays(CeilingBot(base=agent)), 0.0, True)
             )
+    if args.only:
+        lines = [line for line in lines if any(w in line[0] for w in args.only)]
     print(f"{args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
     print(HEADER)
     for name, chooser, handicap, ceilings in lines:

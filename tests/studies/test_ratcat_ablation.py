@@ -47,7 +47,7 @@ def test_the_script_runs_every_line(capsys):
     agent = ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_4p.pt"
     assert ablation.main(["--games", "4", "--agent", str(agent), "--handicaps", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 + 1 + 2 + 4 + 5 + 5
+    assert len(lines) == 2 + 1 + 2 + 4 + 5 + 5 + 3
     rates = [float(line[55:].split("%")[0]) for line in lines[2:]]
     assert all(0.0 <= r <= 100.0 for r in rates)
     assert np.isfinite(rates).all()
@@ -60,7 +60,7 @@ def test_the_script_plays_an_owner_ceilings_agent_on_its_observation(capsys):
     assert ablation.main([*argv, "--ensemble", str(agent)]) == 0
     lines = capsys.readouterr().out.splitlines()
     # no "ceiling bot (agent moves)": its base reads the plain observation
-    assert len(lines) == 2 + 2 + 4 + 5 + 4 + 2 + 1
+    assert len(lines) == 2 + 2 + 4 + 5 + 4 + 3 + 2 + 1
     assert lines[-3].startswith("agent, knock logit -1") and lines[-1].startswith("ensemble")
     with pytest.raises(ValueError, match="observation size"):  # another observation
         ablation.main([*argv[:4], "--handicaps", "--ensemble", str(other)])
@@ -133,6 +133,46 @@ def test_the_oracle_swap_takes_the_lowest_real_card_for_the_highest_own():
     state.know[0, 0] = [3, 2, 2, 2]
     obs = _seen(env, 0)[0]
     assert kept(state, 0, obs, mask, rules.swap_action(0, 1, 0), None) == rules.ACTION_DECLINE
+
+
+def test_the_owner_known_oracle_sees_only_the_cards_their_owners_have_seen():
+    from ratenvs.rat_a_tat_cat import rules
+
+    env, state = _swap_decision()
+    nines = [c for c in range(rules.DECK_SIZE) if rules.KIND[c] == 9]
+    zero = next(c for c in range(rules.DECK_SIZE) if rules.KIND[c] == 0)
+    fives = [c for c in range(rules.DECK_SIZE) if rules.KIND[c] == 5]
+    state.hands[0] = [nines[0], fives[0], fives[1], fives[2]]
+    state.know[0, 0] = [9, 5, 5, 5]
+    state.hands[1] = [nines[1], nines[2], nines[3], nines[4]]
+    state.hands[2] = [nines[5], nines[6], zero, nines[7]]  # the 0 in slot 2
+    state.hands[3] = [nines[8], fives[3], 1, 2]
+    state.know[:, 1:] = rules.CODE_UNKNOWN  # seat 0 knows nothing of the other hands
+    obs, mask = _seen(env, 0)
+    blind = ablation.estimated_hand(obs, 2)
+    assert ablation.owner_known_hand(state, obs, 0, 2) == blind  # its owner knows nothing
+    state.know[2, 2] = [9, 9, 0, 9]  # its owner has seen all four: the real hand
+    assert ablation.owner_known_hand(state, obs, 0, 2) == ablation.true_hand(state, 2) == 27.0
+    state.know[2, 2] = [rules.CODE_UNKNOWN, rules.CODE_UNKNOWN, 0, rules.CODE_UNKNOWN]
+    assert ablation.owner_known_hand(state, obs, 0, 2) == pytest.approx(blind - blind / 4)
+    # the Swap finds the 0 its owner has seen, and not one its owner has not
+    known = ablation.belief_swap("owner-known")
+    assert known(state, 0, obs, mask, rules.ACTION_DECLINE, None) == rules.swap_action(0, 2, 2)
+    state.know[2, 2] = rules.CODE_UNKNOWN
+    assert known(state, 0, obs, mask, rules.ACTION_DECLINE, None) != rules.swap_action(0, 2, 2)
+    # the knock: on the rivals' hands as their owners know them, not the real ones
+    zeros = [c for c in range(rules.DECK_SIZE) if rules.KIND[c] == 0]
+    twos = [c for c in range(rules.DECK_SIZE) if rules.KIND[c] == 2]
+    state.phase = rules.PHASE_KNOCK
+    state.hands[0], state.know[0, 0] = twos, [2, 2, 2, 2]  # 8 points, all seen
+    state.hands[3] = zeros  # a rival with no points, none of them seen by seat 0
+    obs, mask = _seen(env, 0)
+    knock = ablation.oracle_knock("true", "owner-known", 3.0)
+    assert knock(state, 0, obs, mask, -1, None) == rules.ACTION_KNOCK  # 3 knows nothing
+    state.know[3, 3] = [0, 0, 0, 0]  # now its owner has seen its hand: no knock
+    assert knock(state, 0, obs, mask, -1, None) == rules.ACTION_NO_KNOCK
+    estimate = ablation.oracle_knock("true", "estimate", 3.0)  # the seat's guess: knock
+    assert estimate(state, 0, obs, mask, -1, None) == rules.ACTION_KNOCK
 
 
 def test_chain_hands_each_chooser_the_previous_choice():
