@@ -19,7 +19,7 @@ def _ask_action(env: raw_env, mask: np.ndarray, ask: InputFn, say: SayFn) -> int
     choices = "/".join(str(k) for k in legal)
     while True:
         answer = ask(f"Keep which number? [{choices}]: ").strip()
-        if answer.isdigit() and int(answer) in legal:
+        if answer.isascii() and answer.isdigit() and int(answer) in legal:  # not "²"
             return NUMBERS.index(int(answer))
         say(f"  '{answer}' is not a number you can keep; type one of {choices}.")
 

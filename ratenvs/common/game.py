@@ -227,6 +227,15 @@ class Game:
         """Who won (ties share the win); meaningful once the game is over."""
         raise NotImplementedError
 
+    def step_winners(self, state: Any, rewards: Sequence[float], infos: Infos) -> list[bool]:
+        """Who won the stretch of play that a rewarded step ended before the game's end (a
+        search's ``horizon="reward"`` play-out stops there): by default the seats with the
+        highest reward of the step; ``infos`` is what the step reported. A game whose
+        rewards at such a step do not rank the seats (Rat-a-Tat Cat's ``"win"`` mode)
+        judges by what they say (the round's points)."""
+        best = max(rewards)
+        return [r == best for r in rewards]
+
     def to_json(self, state: Any) -> dict[str, Any]:  # pragma: no cover - abstract
         """The whole truth as JSON-ready data (for records, replays and debugging)."""
         raise NotImplementedError

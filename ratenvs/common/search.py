@@ -35,7 +35,10 @@ names its own). The value backed up (``value``): ``"win"``, 1 for a win, ``1/k``
 win shared by ``k`` seats, 0 for a loss, or ``"reward"``, the seat's rewards summed from
 the searched state on. ``horizon="game"`` plays to the end of the game; ``"reward"``
 stops after the first step that hands out rewards (in Rat-a-Tat Cat: the end of a round),
-and ``"win"`` is then won by the seats with the highest reward of that step.
+and ``"win"`` is then won by the seats the game's
+:meth:`~ratenvs.common.game.Game.step_winners` names (by default those with the highest
+reward of that step; in Rat-a-Tat Cat the round's lowest scorers, whatever the reward
+mode).
 
 The budget: ``iterations`` (IS-MCTS iterations, PIMC deals) and ``seconds`` (a time limit
 per decision); the search stops at whichever comes first. With ``seconds=None`` a search
@@ -195,14 +198,17 @@ class _SearchBot:
         the play-out must stop there (the game is over, or a rewarded step ends it)."""
         game = self.game
         assert game is not None
-        rewards = game.apply(det, actions, rng)
+        infos: dict[int, dict[str, Any]] = {}
+        rewards = game.apply(det, actions, rng, infos)
         if rewards is not None:
             for i, r in enumerate(rewards):
                 gained[i] += float(r)
         self._last_rewards = rewards
+        self._last_infos = infos
         return game.is_terminal(det) or (self.horizon == "reward" and rewards is not None)
 
     _last_rewards: Any = None
+    _last_infos: dict[int, dict[str, Any]] = {}  # noqa: RUF012 - replaced, never mutated
 
     def _bot_actions(
         self, det: Any, rng: np.random.Generator, skip: int | None = None
@@ -238,8 +244,7 @@ class _SearchBot:
             step = list(self._last_rewards or [])
             if not step:
                 return 0.0
-            best = max(step)
-            won = [r == best for r in step]
+            won = game.step_winners(det, step, self._last_infos)
         k = sum(bool(w) for w in won)
         return 1.0 / k if k and won[seat] else 0.0
 

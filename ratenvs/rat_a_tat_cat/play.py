@@ -7,6 +7,8 @@ moves. A bad answer asks again; end of input (Ctrl-D) leaves cleanly.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ratenvs.common.terminal import InputFn, SayFn, Table, play_out, play_parser, set_table
@@ -41,15 +43,19 @@ def move_help(mask: np.ndarray, num_players: int) -> list[str]:
     return lines
 
 
+_NUMBER = re.compile(r"-?[0-9]+")
+"""A typed number: ASCII digits, perhaps signed."""
+
+
 def parse_move(text: str, mask: np.ndarray, num_players: int) -> int | None:
     """The action a typed move means, or None if it is not a legal move now."""
     words = text.strip().lower().split()
     if not words:
         return None
     cmd, args = words[0], words[1:]
-    nums = [int(a) for a in args if a.lstrip("-").isdigit()]
-    if len(nums) != len(args):
+    if not all(_NUMBER.fullmatch(a) for a in args):  # ASCII digits only: "²" is no slot
         return None
+    nums = [int(a) for a in args]
     action: int | None = None
     if cmd == "d" and not args:
         action = rules.ACTION_DRAW

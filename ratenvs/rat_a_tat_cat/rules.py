@@ -32,13 +32,14 @@ each player knows"), updated incrementally as the game goes:
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ratenvs.common.game import Actions, Chance, Game, Infos, Rewards
-from ratenvs.common.options import Option, OptionSpec
+from ratenvs.common.options import Option, OptionRule, OptionSpec
 from ratenvs.common.rewards import win_rewards
 
 # ------------------------------------------------------------------ cards
@@ -648,6 +649,36 @@ POINTS_SCALE = 10.0
 """Round rewards are in units of this many points."""
 
 
+def _elimination_needs_a_target(p: Mapping[str, Any]) -> str | None:
+    if p["target_score"] is None:
+        for name, default in (
+            ("eliminate_at", "exceeds"),
+            ("elimination_tiebreak", "lowest_total"),
+        ):
+            if p[name] != default:
+                return (
+                    f"option {name!r}={p[name]!r} rules the elimination game: set "
+                    "'target_score' (without it nobody is ever eliminated)"
+                )
+    return None
+
+
+OPTION_RULES = (
+    OptionRule(
+        ("eliminate_at", "elimination_tiebreak", "target_score"),
+        "`eliminate_at` and `elimination_tiebreak` other than their defaults need "
+        "`target_score` (they rule the elimination game)",
+        _elimination_needs_a_target,
+        {
+            "eliminate_at": {"target_score": 100},
+            "elimination_tiebreak": {"target_score": 100},
+            "target_score": {"eliminate_at": "exceeds", "elimination_tiebreak": "lowest_total"},
+        },
+    ),
+)
+"""The rules between Rat-a-Tat Cat's options (checked by ``RatATatCat.options.check``)."""
+
+
 class RatATatCat(Game):
     """Rat-a-Tat Cat for 2 - 6 players taking turns (RULES.md section 1).
 
@@ -731,6 +762,7 @@ class RatATatCat(Game):
             choices=REWARD_MODES,
             view_only=True,
         ),
+        rules=OPTION_RULES,
     )
     observer_kinds = ("knowledge", "memoryless", "privileged")
 
@@ -830,6 +862,17 @@ class RatATatCat(Game):
 
     def is_terminal(self, state: State) -> bool:
         return state.phase == PHASE_OVER
+
+    def step_winners(self, state: State, rewards: Sequence[float], infos: Infos) -> list[bool]:
+        """The round's winners: the players of the round (those ``infos`` gives
+        ``round_points``) with the fewest points in it, whatever the reward mode (``"win"``
+        rewards nobody before the game's end; a player already out of an elimination game
+        scores nothing but did not play)."""
+        points = {p: info["round_points"] for p, info in infos.items() if "round_points" in info}
+        if not points:
+            return super().step_winners(state, rewards, infos)
+        low = min(points.values())
+        return [points.get(p) == low for p in range(self.num_players)]
 
     def winners(self, state: State) -> list[bool]:
         return list(state.winners or [False] * state.num_players)

@@ -32,6 +32,16 @@ BROKEN = [
         "option 'belief_prior'='deck' needs answer_beliefs=True",
     ),
     (
+        "rat_a_tat_cat",
+        {"eliminate_at": "reaches"},
+        "option 'eliminate_at'='reaches' rules the elimination game: set 'target_score'",
+    ),
+    (
+        "rat_a_tat_cat",
+        {"elimination_tiebreak": "shared", "rounds": 3},
+        "option 'elimination_tiebreak'='shared' rules the elimination game: set 'target_score'",
+    ),
+    (
         "catz_ratz_batz",
         {"turns": None},
         "option 'turns' may be None only in a race (set 'target_score')",

@@ -342,3 +342,59 @@ def test_terminal_play_asks_a_search_bot_in_the_state():
     said: list[str] = []
     code = main(["--bots", "pimc", "--seed", "1"], ask=lambda _: next(moves), say=said.append)
     assert code == 0 and any(line.startswith("player_1 ") for line in said)
+
+
+# ------------------------------------------------------------------ what a round is worth
+def _round_ends(game: RatATatCat, seed: int, count: int) -> list[Any]:
+    """States of a heuristic game where the search stands just after a round's end, with
+    ``_step`` having played it (so ``_worth`` judges that step)."""
+    bot = _ismcts()
+    bot.bind_game(game, 0)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        det = game.init(rng)
+        while not game.is_terminal(det) and len(out) < count:
+            gained = [0.0] * game.num_players
+            stopped = bot._step(det, bot._bot_actions(det, rng), rng, gained)
+            if stopped and not game.is_terminal(det):
+                out.append((det.copy(), bot._worth(det, 0, gained)))
+    return out
+
+
+@pytest.mark.parametrize("reward", ["win", "points", "zero_sum", "zero_sum_win"])
+def test_a_round_end_is_won_by_its_lowest_scorer_in_every_reward_mode(reward):
+    # "win" rewards nobody at a round's end: the play-out stopped there must still be
+    # judged by the round's points, not shared by every seat as a tie at zero
+    game = RatATatCat(num_players=2, target_score=100, reward=reward)
+    for det, worth in _round_ends(game, 4, 6):
+        points = det.last_round_points
+        low = min(points)
+        expected = 1.0 / points.count(low) if points[0] == low else 0.0
+        assert worth == expected, (points, worth)
+
+
+def test_a_player_out_of_the_elimination_game_does_not_win_the_round():
+    # three players, one out: it scores nothing in the rounds it does not play, and the
+    # round is won among those who played it, in "points" mode as in the others
+    game = RatATatCat(num_players=3, target_score=40, reward="points")
+    seen = 0
+    bot = _ismcts()
+    bot.bind_game(game, 0)
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        det = game.init(rng)
+        while not game.is_terminal(det) and seen < 6:
+            playing = det.active[:]
+            gained = [0.0] * 3
+            stopped = bot._step(det, bot._bot_actions(det, rng), rng, gained)
+            if stopped and not det.is_over and not all(playing) and playing[0]:
+                points = det.last_round_points
+                low = min(points[p] for p in range(3) if playing[p])
+                won = [playing[p] and points[p] == low for p in range(3)]
+                assert game.step_winners(det, bot._last_rewards, bot._last_infos) == won
+                assert bot._worth(det, 0, gained) == (1.0 / sum(won) if won[0] else 0.0)
+                seen += 1
+        if seen >= 6:
+            break
+    assert seen >= 3  # rounds with a player out were judged

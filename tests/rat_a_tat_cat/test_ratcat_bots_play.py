@@ -223,6 +223,9 @@ def test_parse_move():
     assert play.parse_move("s 1 3 3", mask, 3) is None
     assert play.parse_move("d", mask, 3) is None
     assert play.parse_move("s a b c", mask, 3) is None
+    # what str.isdigit takes but int() does not is not a move either (no crash)
+    for typed in ("s --1 2 3", "s 1 ² 3", "s 1 2 ٣", "s -1 2 3", "s 1 2 3 4"):
+        assert play.parse_move(typed, mask, 3) is None, typed
 
 
 def test_cli_play_reads_stdin_for_a_whole_game(monkeypatch, capsys):

@@ -90,6 +90,7 @@ CASES = [
     (FIXED, "ratenvs", "play rat-a-tat-cat --rounds x", r"argument --rounds: must be an integer \(>= 1 or None\), got 'x'"),  # "invalid parse value"
     (FIXED, "ratenvs", "play ratto-zakko --tick-ms 0", r"argument --tick-ms: must be in 1\.\.1000, got 0 \(see ratenvs play ratto-zakko --help\)$"),  # usage block
     (FIXED, "ratenvs", "play rat-a-tat-cat --target-score 0", r"argument --target-score: must be >= 1, got 0 \(see ratenvs play rat-a-tat-cat --help\)$"),  # usage block
+    (FIXED, "ratenvs", "play rat-a-tat-cat --eliminate-at reaches", r"option 'eliminate_at'='reaches' rules the elimination game: set 'target_score' .*\(see ratenvs play rat-a-tat-cat --help\)$"),  # played a one-round game
     (FIXED, "ratenvs", "play rat-a-tat-cat --eliminate-at sometimes", r"argument --eliminate-at: must be one of \('exceeds', 'reaches'\), got 'sometimes' \(see ratenvs play rat-a-tat-cat --help\)$"),  # usage block
     # --------------------------------------- ratenvs evaluate / tournament (the library's)
     (GUARD, "ratenvs", "evaluate {missing_pt}", r"checkpoint card not found: .*missing_agent\.json"),
