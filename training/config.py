@@ -380,6 +380,11 @@ def _check_values(cfg: TrainConfig) -> None:
 
     hooks = hooks_for(cfg.game)
     cfg.reward_shaping = _build_shapings(cfg, hooks)
+    if cfg.eval.metric == "exact_expected_score" and hooks.exact_grade is None:
+        raise ConfigError(
+            f"eval.metric: exact_expected_score needs an exact grade, and {cfg.game} has none "
+            "(only catz_ratz_batz has a solver); choose auto, win_rate or mean_reward"
+        )
     for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale"):
         if getattr(algo, key) < 0:
             raise ConfigError(f"algorithm.{key}: must be >= 0, got {getattr(algo, key)}")

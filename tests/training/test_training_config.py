@@ -91,6 +91,10 @@ def test_wrong_type_is_named(data, names):
         (minimal(n_envs=3, algorithm={"n_steps": 10, "batch_size": 4}), "algorithm.batch_size"),
         (minimal(selfplay={"enabled": True}), "selfplay.bots"),
         (minimal(env_options={"render_mode": "human"}), "env_options.render_mode"),
+        (
+            minimal(game="rat_a_tat_cat", eval={"metric": "exact_expected_score"}),
+            "eval.metric: exact_expected_score needs an exact grade, and rat_a_tat_cat has none",
+        ),
     ],
 )
 def test_bad_values_are_named(data, names):
