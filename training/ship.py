@@ -50,11 +50,13 @@ def ship(
     seed: int,
     env_overrides: Sequence[Sequence[str]] | None = None,
 ) -> dict[str, Any]:
-    """Copy, evaluate and document one agent; return its new card. Everything is checked
+    """Evaluate, copy and document one agent; return its new card. Everything is checked
     before anything is written: the checkpoint (against its game), the destination, and
-    every opponent set. ``env_overrides[i]`` (``KEY=VALUE`` texts) overrides env options
-    for evaluation ``i`` only (not the observation or action size); the evaluation's
-    label and result record them."""
+    every opponent set; nothing is written until every evaluation has run (an agent
+    already at ``dest`` is left whole if one fails or is interrupted).
+    ``env_overrides[i]`` (``KEY=VALUE`` texts) overrides env options for evaluation ``i``
+    only (not the observation or action size); the evaluation's label and result record
+    them."""
     ckpt = load_checkpoint(source)
     env = checkpoint_env(ckpt)
     src_w = weights_path(source)
@@ -85,8 +87,8 @@ def ship(
                 check_policy_fits("the agent", ckpt.bot(), table, ckpt.game, options)
             except (ValueError, TypeError) as exc:
                 raise UsageError(f"--vs {','.join(names or [])}@...: {exc}") from None
-    dst_w.parent.mkdir(parents=True, exist_ok=True)
-    atomic_copy(src_w, dst_w)
+    # the evaluations first: an agent already at dest stays whole (its weights and card)
+    # until every figure of the new one is in hand, and an interrupted ship writes nothing
     card = dict(ckpt.card)
     card["weights_file"] = dst_w.name
     card["shipped_from"] = str(src_w)
@@ -101,11 +103,13 @@ def ship(
         evaluations[label] = result
     card["evaluation"] = next(iter(evaluations.values()))
     card["evaluations"] = evaluations
+    dst_w.parent.mkdir(parents=True, exist_ok=True)
     curve = dst_w.with_name(dst_w.stem + "_curve.png")
     run_dir = src_w.parent
     if (run_dir / "progress.csv").is_file():
         plot_run(run_dir, curve, title=f"{ckpt.game}: {dst_w.stem}")
         card["learning_curve"] = curve.name
+    atomic_copy(src_w, dst_w)  # then the pair, each file renamed into place
     write_card(dst_w, card)
     load_checkpoint(dst_w, game=ckpt.game)  # the shipped pair verifies
     return card

@@ -167,6 +167,28 @@ def test_ship_copies_atomically(tmp_path, monkeypatch):
     assert (dest.parent / "agent.pt").read_bytes() == src.read_bytes()
 
 
+def test_an_interrupted_ship_leaves_the_agent_at_dest_whole(tmp_path, monkeypatch):
+    # re-shipping over an agent: an evaluation that fails (or Ctrl-C) after the first one
+    # must not leave the new weights beside the old card (a pair that no longer loads)
+    dest = tmp_path / "ship" / "agent"
+    ship.ship(make_checkpoint(tmp_path / "old" / "best", seed=1), dest, [None], 1, 0)
+    before = {n: (dest.parent / n).read_bytes() for n in names(dest.parent)}
+    src = make_checkpoint(tmp_path / "run" / "best", seed=2)
+    calls = []
+
+    def evaluate(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return {"opponents": [], "games": 1}
+
+    monkeypatch.setattr(ship, "evaluate_agent", evaluate)
+    with pytest.raises(KeyboardInterrupt):
+        ship.ship(src, dest, [None, None], games=1, seed=0)
+    assert {n: (dest.parent / n).read_bytes() for n in names(dest.parent)} == before
+    load_checkpoint(dest, game="catz_ratz_batz")  # the old pair still verifies
+
+
 def test_nan_weights_refused_naming_the_tensor(tmp_path):
     torch.manual_seed(0)
     state = build_policy(SPEC).state_dict()
