@@ -383,7 +383,7 @@ def _check_values(cfg: TrainConfig) -> None:
     if cfg.eval.metric == "exact_expected_score" and hooks.exact_grade is None:
         raise ConfigError(
             f"eval.metric: exact_expected_score needs an exact grade, and {cfg.game} has none "
-            "(only catz_ratz_batz has a solver); choose auto, win_rate or mean_reward"
+            "(no exact solver); choose auto, win_rate or mean_reward"
         )
     for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale"):
         if getattr(algo, key) < 0:
