@@ -150,7 +150,11 @@ def test_the_wrappers_come_in_the_order_they_always_did(monkeypatch):
     assert isinstance(env.env, WrongAnswerPenalty) and env.env.penalty == 1.0
     # the unscaled one after the scale, then the privileged features
     rows = {k: np.array(list(itertools.permutations([5] * k)), np.int16) for k in (2, 3)}
-    monkeypatch.setitem(win_chance._CHANCES, (3, 100), win_chance.WinChance(rows, 100, 10))
+    monkeypatch.setitem(
+        win_chance._CHANCES,
+        (3, 100, "exceeds", "lowest_total"),
+        win_chance.WinChance(rows, 100, 10),
+    )
     cfg = small_ratcat_config(
         {"reward_scale": 0.5, "privileged_critic": True},
         env_options={"num_players": 3, "target_score": 100},

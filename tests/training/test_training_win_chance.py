@@ -33,7 +33,7 @@ def table3() -> dict[int, np.ndarray]:
 def shared3(table3, monkeypatch) -> WinChance:
     """The process-wide estimator for 3 players at 100, built from a small table."""
     chances = WinChance(table3, 100, playouts=300)
-    monkeypatch.setitem(win_chance._CHANCES, (3, 100), chances)
+    monkeypatch.setitem(win_chance._CHANCES, (3, 100, "exceeds", "lowest_total"), chances)
     return chances
 
 
@@ -71,6 +71,44 @@ def test_one_player_crossing_alone_loses():
     got = three.chance([95, 50, 50], [True, True, True])
     assert got.sum() == pytest.approx(1.0)
     assert got[0] < got[1]
+
+
+def test_a_total_at_the_target_is_still_in_unless_it_reaches_out():
+    # every round 5 and 6 points: from 95/94 both stand at 100 after one round
+    rows = {2: np.array([[5, 6]])}
+    # "exceeds" (the ruling and default): 100 is still in; at 105/106 both are out
+    # together and the lower total wins
+    exceeds = WinChance(rows, 100, playouts=20)
+    assert exceeds.out_at == 101
+    np.testing.assert_array_equal(exceeds.chance([95, 94], [True, True]), [1.0, 0.0])
+    # "reaches": 100 is out, both go out at 100 together and share
+    reaches = WinChance(rows, 100, playouts=20, eliminate_at="reaches")
+    assert reaches.out_at == 100
+    np.testing.assert_array_equal(reaches.chance([95, 94], [True, True]), [0.5, 0.5])
+    # elimination_tiebreak "shared": everyone going out in the same last round shares
+    shared = WinChance(rows, 100, playouts=20, elimination_tiebreak="shared")
+    np.testing.assert_array_equal(shared.chance([95, 94], [True, True]), [0.5, 0.5])
+    with pytest.raises(ValueError, match="eliminate_at: 'exceeds' or 'reaches', got 'above'"):
+        WinChance(rows, 100, eliminate_at="above")
+    with pytest.raises(ValueError, match="elimination_tiebreak: 'lowest_total' or 'shared'"):
+        WinChance(rows, 100, elimination_tiebreak="low")
+
+
+def test_the_reward_reads_the_games_elimination_options(monkeypatch):
+    rows = {k: np.array(list(itertools.permutations([5] * k)), np.int16) for k in (2, 3)}
+    key = (3, 100, "reaches", "shared")
+    monkeypatch.setitem(win_chance._CHANCES, key, WinChance(rows, 100, 10))
+    options = {"num_players": 3, "target_score": 100, "eliminate_at": "reaches"}
+    options["elimination_tiebreak"] = "shared"
+    cfg = small_ratcat_config(
+        {"reward_scale": 0.0},
+        env_options=options,
+        reward_shaping={"win_chance": {"scale": 1.0}},
+    )
+    wrapper = make_env(cfg, monitor=False)
+    while not isinstance(wrapper, WinChanceReward):
+        wrapper = wrapper.env
+    assert wrapper.chances is win_chance._CHANCES[key]
 
 
 def test_chances_follow_the_standings_and_repeat(table3):

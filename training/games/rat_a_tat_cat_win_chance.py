@@ -1,11 +1,12 @@
 """Rat-a-Tat Cat elimination game: a player's chance to win from the standings, and a
 training reward made of its changes.
 
-In the elimination game (env option ``target_score``) a player whose total reaches the
-target is out and the last player left wins. What a round's points are worth depends on
-the standings: 5 points are nothing at 20 and the game at 96. The env's "zero_sum" reward
-counts every point the same; its "win" reward says what the points were worth only at the
-end of a game of ten rounds or more, too late for PPO on 2 cores (training/README.md).
+In the elimination game (env option ``target_score``) a player whose total exceeds the
+target (or reaches it: option ``eliminate_at``) is out and the last player left wins.
+What a round's points are worth depends on the standings: 5 points are nothing at 20 and
+the game at 96. The env's "zero_sum" reward counts every point the same; its "win" reward
+says what the points were worth only at the end of a game of ten rounds or more, too late
+for PPO on 2 cores (training/README.md).
 
 :class:`WinChance` estimates every player's chance to win from the totals and who is still
 in, by playing the rest of the game out many times with rounds drawn from a table of real
@@ -64,14 +65,19 @@ class _RoundPoints:
 
 
 def round_points_table(
-    num_players: int, target_score: int, games: int = 1000, seed: int = 0
+    num_players: int,
+    target_score: int,
+    games: int = 1000,
+    seed: int = 0,
+    *,
+    eliminate_at: str = "exceeds",
 ) -> dict[int, np.ndarray]:
     """The points of the live players in every round of ``games`` elimination games of
-    heuristic bots (``play_game``, seeds ``seed .. seed + games - 1``), by the number of
-    live players ``k``: an int array (rounds * k!, k) with every round in all orders of its
-    players (so a draw favours no seat)."""
+    heuristic bots (``play_game``, seeds ``seed .. seed + games - 1``; the game's
+    ``eliminate_at``), by the number of live players ``k``: an int array (rounds * k!, k)
+    with every round in all orders of its players (so a draw favours no seat)."""
     rows: dict[int, list[tuple[int, ...]]] = {k: [] for k in range(2, num_players + 1)}
-    game = RatATatCat(num_players=num_players, target_score=target_score)
+    game = RatATatCat(num_players=num_players, target_score=target_score, eliminate_at=eliminate_at)
     bots = [HeuristicBot() for _ in range(num_players)]
     for g in range(games):
         play_game(game, bots, seed + g, on_step=_RoundPoints(num_players, rows))
@@ -97,6 +103,11 @@ class WinChance:
         target_score: the elimination total.
         playouts: play-outs per estimate (the same draws every time).
         seed: seed of the draws.
+        eliminate_at: the game's option: "exceeds" (the ruling and default: a total
+            above the target is out) or "reaches" (a total at the target is out).
+        elimination_tiebreak: the game's option for when every player left goes out in
+            the same round: "lowest_total" (the default: the lowest of their totals
+            wins) or "shared" (they all share the win).
     """
 
     def __init__(
@@ -106,9 +117,22 @@ class WinChance:
         playouts: int = 1000,
         seed: int = 0,
         cache_size: int = 4096,
+        *,
+        eliminate_at: str = "exceeds",
+        elimination_tiebreak: str = "lowest_total",
     ) -> None:
+        if eliminate_at not in ("exceeds", "reaches"):
+            raise ValueError(f"eliminate_at: 'exceeds' or 'reaches', got {eliminate_at!r}")
+        if elimination_tiebreak not in ("lowest_total", "shared"):
+            raise ValueError(
+                f"elimination_tiebreak: 'lowest_total' or 'shared', got {elimination_tiebreak!r}"
+            )
         self.table = table
         self.target_score = int(target_score)
+        self.eliminate_at = eliminate_at
+        self.elimination_tiebreak = elimination_tiebreak
+        self.out_at = self.target_score + (1 if eliminate_at == "exceeds" else 0)
+        """The lowest total that puts a player out (``RatATatCat.out_at``)."""
         self.playouts = int(playouts)
         self.seed = int(seed)
         self._cache: OrderedDict[tuple[tuple[int, ...], tuple[bool, ...]], np.ndarray] = (
@@ -159,18 +183,20 @@ class WinChance:
                 draws = rows[(self._uniforms[r, ids[idx]] * len(rows)).astype(np.int64)]
                 seats = np.nonzero(act[idx])[1].reshape(len(idx), k)
                 tot[idx[:, None], seats] += draws
-            crossed = act & (tot >= self.target_score)
+            crossed = act & (tot >= self.out_at)
             left = act & ~crossed
             left_count = left.sum(axis=1)
             ended = left_count <= 1
             if ended.any():
-                # one player left wins; nobody left: the lowest total among those who crossed
+                # one player left wins; nobody left: the lowest total among those who
+                # crossed (or all of them share: elimination_tiebreak "shared")
                 end_tot = tot[ended]
-                contenders = np.where(
-                    (left_count[ended] == 0)[:, None], crossed[ended], left[ended]
-                )
+                nobody = left_count[ended] == 0
+                contenders = np.where(nobody[:, None], crossed[ended], left[ended])
                 best = np.where(contenders, end_tot, big).min(axis=1)
                 won = contenders & (end_tot == best[:, None])
+                if self.elimination_tiebreak == "shared":
+                    won = np.where(nobody[:, None], contenders, won)
                 wins += (won / won.sum(axis=1, keepdims=True)).sum(axis=0)
                 going = ~ended
                 tot, act, ids = tot[going], left[going], ids[going]
@@ -185,15 +211,27 @@ class WinChance:
         return wins / m
 
 
-_CHANCES: dict[tuple[int, int], WinChance] = {}
+_CHANCES: dict[tuple[int, int, str, str], WinChance] = {}
 
 
-def shared_win_chance(num_players: int, target_score: int) -> WinChance:
-    """One :class:`WinChance` per (players, target) in this process (its table takes about
-    50 s of heuristic games to build; every env of the process shares it)."""
-    key = (num_players, target_score)
+def shared_win_chance(
+    num_players: int,
+    target_score: int,
+    eliminate_at: str = "exceeds",
+    elimination_tiebreak: str = "lowest_total",
+) -> WinChance:
+    """One :class:`WinChance` per (players, target, eliminate_at, elimination_tiebreak) in
+    this process (its table takes about 50 s of heuristic games to build; every env of the
+    process shares it)."""
+    key = (num_players, target_score, eliminate_at, elimination_tiebreak)
     if key not in _CHANCES:
-        _CHANCES[key] = WinChance(round_points_table(num_players, target_score), target_score)
+        table = round_points_table(num_players, target_score, eliminate_at=eliminate_at)
+        _CHANCES[key] = WinChance(
+            table,
+            target_score,
+            eliminate_at=eliminate_at,
+            elimination_tiebreak=elimination_tiebreak,
+        )
     return _CHANCES[key]
 
 
@@ -214,7 +252,10 @@ class WinChanceReward(gym.Wrapper):
                 "reward_shaping.win_chance: needs the elimination game (env option target_score)"
             )
         self.scale = float(scale)
-        self.chances = shared_win_chance(aec.num_players, int(target))
+        game = aec.game
+        self.chances = shared_win_chance(
+            aec.num_players, int(target), game.eliminate_at, game.elimination_tiebreak
+        )
         self._before = 0.0
 
     def _chance(self) -> float:
