@@ -91,7 +91,10 @@ class AlgorithmConfig:
     name: Literal["MaskablePPO"] = "MaskablePPO"
     learning_rate: float = 3.0e-4
     learning_rate_schedule: Literal["constant", "linear"] = "constant"
-    """``linear``: decays from ``learning_rate`` to 0 over the run."""
+    """``linear``: decays from ``learning_rate`` to 0 over the run. A ``--resume``d run
+    continues the decay of one run of ``prev + timesteps`` steps (SB3 keeps counting from
+    the checkpoint's ``prev`` steps): it starts at ``learning_rate * timesteps / (prev +
+    timesteps)`` and ends at 0."""
     n_steps: int = 256
     """Rollout length per env between updates."""
     batch_size: int = 256

@@ -18,9 +18,11 @@ Writes into ``--out`` (default ``runs/<config name>``):
 ``--resume CKPT`` continues from a checkpoint of the same game and observation
 size (policy and optimizer state), for ``timesteps`` more steps.
 
-A non-empty ``--out`` is refused unless ``--resume`` is given (the run continues there)
-or ``--overwrite`` (an earlier run's files are removed first). While it writes, the run
-holds ``<out>/.lock`` (its pid), which refuses a second run on the same folder.
+A non-empty ``--out`` is refused unless ``--resume`` names a checkpoint in it (the run
+continues there: it appends to the logs and keeps ``best.pt`` unless an evaluation beats
+its figure) or ``--overwrite`` is given (an earlier run's files are removed first).
+While it writes, the run holds ``<out>/.lock`` (its pid), which refuses a second run on
+the same folder.
 """
 
 from __future__ import annotations
@@ -180,8 +182,12 @@ def make_callback(
     card_base: dict[str, Any],
     logs: _Logs,
     max_seconds: float | None = None,
+    best: float = -np.inf,
 ) -> Any:
-    """The callback that logs, shows progress, evaluates, keeps the best and feeds self-play."""
+    """The callback that logs, shows progress, evaluates, keeps the best and feeds self-play.
+
+    ``best``: the figure ``best.pt`` in ``out`` already holds (a resumed run's), which an
+    evaluation must beat to replace it."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from training.checkpoint import PolicyBot
@@ -197,7 +203,7 @@ def make_callback(
             self.start_steps = 0
             self.next_eval = 0
             self.next_snapshot = 0
-            self.best = -np.inf
+            self.best = best
             self.bar: Any = None
             self.stopped_early: str | None = None
 
@@ -379,12 +385,22 @@ def release_lock(lock: Path) -> None:
 
 
 def _prepare_out(out: Path, resume: str | Path | None, overwrite: bool | None) -> None:
-    """With ``overwrite`` False, refuse a non-empty ``out`` unless resuming; with True,
-    remove the files an earlier run wrote there (``RUN_OUTPUTS``). None: no check."""
-    if overwrite is None or resume is not None:
+    """With ``overwrite`` False, refuse a non-empty ``out`` unless resuming a checkpoint
+    of the run in it (the checkpoint lies in ``out``); with True, remove the files an
+    earlier run wrote there (``RUN_OUTPUTS``). None: no check."""
+    if overwrite is None:
         return
     entries = sorted(p.name for p in out.iterdir() if p.name != LOCK_NAME)
     if not entries:
+        return
+    if resume is not None:
+        if Path(resume).resolve().parent != out.resolve():
+            shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+            raise ConfigError(
+                f"--out {out}: the folder holds another run's files ({shown}) and --resume "
+                f"{resume} is not in it; a resumed run continues its own folder (--out "
+                f"{Path(resume).parent}) or starts an empty one"
+            )
         return
     if not overwrite:
         shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
@@ -417,7 +433,7 @@ def train(
 
     The run holds ``<out>/.lock`` while it writes (see :func:`acquire_lock`).
     ``overwrite``: None (the default) writes into ``out`` whatever it holds; False refuses
-    a non-empty ``out`` unless ``resume`` is given; True first removes an earlier run's
+    a non-empty ``out`` unless ``resume`` is a checkpoint in it; True first removes an earlier run's
     files (the command line passes False, or True with ``--overwrite``).
     """
     if resume is not None and overwrite:
@@ -612,7 +628,8 @@ def _train(
     }
     logs = _Logs(out, append=resumed is not None)
     max_seconds = None if max_minutes is None else 60.0 * max_minutes
-    callback = make_callback(cfg, out, spec, card_base, logs, max_seconds)
+    best = -np.inf if resumed is None else _previous_best(cfg, out)
+    callback = make_callback(cfg, out, spec, card_base, logs, max_seconds, best)
     t0 = time.perf_counter()
     try:
         model.learn(
@@ -663,6 +680,37 @@ def _train(
 
     plot_run(out, out / "curve.png", title=f"{cfg.game} ({config_name or 'run'})")
     return final
+
+
+def _previous_best(cfg: TrainConfig, out: Path) -> float:
+    """The periodic figure of the ``best.pt`` a resumed run finds in ``out``, when it was
+    measured as this run measures (game, env options, eval opponents, games, seed and
+    metric); else -inf, and the run's first evaluation replaces it (said on stderr)."""
+    path = out / "best.pt"
+    if not path.is_file():
+        return -np.inf
+    try:
+        card = load_card(path)
+        evaluation = card["evaluation"]
+        picked = evaluation.get("selected_by", evaluation)  # after the final evaluation
+        earlier = card["config"]["eval"]
+        same = (
+            card["game"] == cfg.game
+            and card["env_options"] == env_options(cfg)
+            and picked["metric"] == eval_metric(cfg)
+            and all(earlier[k] == getattr(cfg.eval, k) for k in ("opponents", "games", "seed"))
+        )
+        value = float(picked["value"])
+    except (KeyError, TypeError, AttributeError, ValueError):
+        same = False
+    if same:
+        return value
+    print(
+        f"--resume: {path} was picked under other evaluation settings (or its card does not "
+        "say how); the first evaluation of this run replaces it",
+        file=sys.stderr,
+    )
+    return -np.inf
 
 
 def _check_eval_seats(cfg: TrainConfig) -> None:

@@ -119,3 +119,52 @@ def test_stale_lock_taken_over(tmp_path, config, capsys):
     assert f"taking over the stale lock {out / '.lock'} (its pid {gone.pid} is not running)" in err
     assert (out / "final.pt").is_file()
     assert not (out / ".lock").exists()
+
+
+def test_resume_into_another_runs_folder_is_refused(tmp_path, config, capsys):
+    first, other = tmp_path / "first", tmp_path / "other"
+    assert run(config, first) == 0
+    assert run(config, other) == 0
+    capsys.readouterr()
+    before = {p.name: p.read_bytes() for p in other.iterdir()}
+    assert run(config, other, "--resume", str(first / "final.pt")) == 2
+    line = one_error_line(capsys)
+    assert f"--out {other}: the folder holds another run's files" in line
+    assert f"--out {first})" in line
+    assert {p.name: p.read_bytes() for p in other.iterdir()} == before  # nothing touched
+    # an empty folder takes a resumed run
+    assert run(config, tmp_path / "fresh", "--resume", str(first / "final.pt")) == 0
+
+
+@pytest.mark.parametrize(("earlier", "replaced"), [(1e9, False), (-1e9, True)])
+def test_a_resumed_run_keeps_the_best_unless_an_evaluation_beats_it(
+    tmp_path, capsys, earlier, replaced
+):
+    config = tmp_path / "evaluated.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "eval": {**TINY["eval"], "every": 32}}))
+    out = tmp_path / "run"
+    assert run(config, out) == 0
+    card = json.loads((out / "best.json").read_text())
+    assert card["evaluation"]["selected_by"]["metric"] == "exact_expected_score"
+    card["evaluation"]["selected_by"]["value"] = earlier  # the figure to beat
+    (out / "best.json").write_text(json.dumps(card))
+    weights = (out / "best.pt").read_bytes()
+    capsys.readouterr()
+    assert run(config, out, "--resume", str(out / "final.pt")) == 0
+    card = json.loads((out / "best.json").read_text())
+    assert (card["timesteps"] == 128) is replaced
+    assert ((out / "best.pt").read_bytes() == weights) is not replaced
+
+
+def test_a_resumed_run_under_other_eval_settings_says_its_best_is_replaced(tmp_path, capsys):
+    evaluated = {**TINY, "eval": {**TINY["eval"], "every": 32}}
+    config = tmp_path / "evaluated.yaml"
+    config.write_text(yaml.safe_dump(evaluated))
+    out = tmp_path / "run"
+    assert run(config, out) == 0
+    other = tmp_path / "other_seed.yaml"
+    other.write_text(yaml.safe_dump({**evaluated, "eval": {**evaluated["eval"], "seed": 9}}))
+    capsys.readouterr()
+    assert run(other, out, "--resume", str(out / "final.pt")) == 0
+    assert "picked under other evaluation settings" in capsys.readouterr().err
+    assert json.loads((out / "best.json").read_text())["timesteps"] == 128

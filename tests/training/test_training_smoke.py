@@ -129,3 +129,38 @@ def test_cli_train_with_overrides_and_resume(tmp_path, capsys):
     bad.write_text("game: catz_ratz_batz\nalgorithm: {learning_rat: 0.1}\n")
     assert train_main(["--config", str(bad)]) == 2
     assert "algorithm.learning_rat: unknown key" in capsys.readouterr().err
+
+
+def test_a_resumed_linear_schedule_continues_one_run_of_both_lengths(tmp_path, monkeypatch):
+    # the documented rule (training/README.md): after prev steps, T more start at
+    # lr * T / (prev + T); SB3 passes the remaining progress at each update
+    import training.train as train_module
+
+    seen: list[float] = []
+    real = train_module._LinearSchedule.__call__
+
+    def record(self, progress_remaining):
+        seen.append(round(progress_remaining, 6))
+        return real(self, progress_remaining)
+
+    monkeypatch.setattr(train_module._LinearSchedule, "__call__", record)
+    cfg = smoke_config(
+        "catz_ratz_batz",
+        env_options={"num_players": 1, "turns": 1},
+        algorithm={
+            "learning_rate_schedule": "linear",
+            "n_steps": 32,
+            "batch_size": 32,
+            "n_epochs": 1,
+            "net_arch": [16],
+        },
+        n_envs=1,
+        timesteps=64,
+    )
+    first = train(cfg, tmp_path / "first")
+    fresh = list(dict.fromkeys(seen[1:]))  # after the optimizer's set-up at 1.0
+    seen.clear()
+    train(cfg, tmp_path / "resumed", resume=first)
+    resumed = list(dict.fromkeys(seen[1:]))
+    assert fresh == [0.5, 0.0]  # updates after 32 and 64 of 64 steps
+    assert resumed == [0.25, 0.0]  # after 64 + 32 and 64 + 64 of 128: started at half
