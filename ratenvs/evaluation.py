@@ -621,7 +621,8 @@ def evaluate(
     ``env_overrides`` (typed values, e.g. ``{"window_ticks": 60}``) changes options of
     that env for this evaluation (:func:`apply_env_overrides`: checked by the game; not
     the observation or action size of a checkpoint). The result's ``env_options`` are the
-    options played, ``env_overrides`` (when some were given) what was overridden."""
+    options played, ``env_overrides`` (when some were given) what was overridden; a
+    checkpoint's result names it (``checkpoint``) and its weights (``weights_sha256``)."""
     ref = agent if isinstance(agent, AgentRef) else resolve_agent(agent)
     spec = GAMES[ref.game]
     env_options = apply_env_overrides(ref, env_overrides)
@@ -637,6 +638,7 @@ def evaluate(
         out["env_overrides"] = dict(env_overrides)
     if ref.checkpoint is not None:
         out["checkpoint"] = ref.label
+        out["weights_sha256"] = ref.checkpoint.card["weights_sha256"]  # which weights played
     out["agent"] = ref.label
     out["game"] = ref.game
     return out

@@ -7,7 +7,8 @@ Usage::
 
 Each ``RESULT.json`` is one evaluation of the agent, as ``ratenvs evaluate AGENT
 --opponents ... --games G --seed S --json RESULT.json`` writes it; all must be of the
-card's game and env options, against the same opponents, on different seeds. The entry
+card's game, env options and weights (``weights_sha256``), against the same opponents, on
+different seeds. The entry
 (:func:`ratenvs.evaluation.pool_evaluations`: wins and games summed, the Wilson interval
 of the pooled win rate, the mean reward of all games, the trackers' counts summed) goes
 under the card's ``evaluations`` as ``LABEL`` (default: ``vs <opponents>, pooled``),
@@ -57,9 +58,24 @@ def pooled_entry(
     card: Mapping[str, Any], results: Sequence[Mapping[str, Any]], note: str | None = None
 ) -> dict[str, Any]:
     """The card entry pooling ``results``: :func:`~ratenvs.evaluation.pool_evaluations`,
-    each run's figures under ``runs`` and the ``note``. A UsageError if a result is of
-    another game or other env options than the card (an override counts as other)."""
+    each run's figures under ``runs`` and the ``note``. A UsageError if a result is not
+    of the card's weights (its ``weights_sha256``: a bot's result, another checkpoint's, or
+    one written before results named their weights), or of another game or other env
+    options than the card (an override counts as other)."""
     for r in results:
+        played = r.get("weights_sha256")
+        if played != card["weights_sha256"]:
+            who = r.get("agent", "an unnamed agent")
+            why = (
+                "names no weights (a bot's, or written before evaluations named them: "
+                "evaluate the checkpoint again)"
+                if played is None
+                else f"played other weights (SHA-256 {str(played)[:12]}...)"
+            )
+            raise UsageError(
+                f"the result of seed {r['seed']} is of {who} and {why}; the card's weights "
+                f"are {card['weights_sha256'][:12]}..."
+            )
         if r["game"] != card["game"] or dict(r["env_options"]) != dict(card["env_options"]):
             raise UsageError(
                 f"the result of seed {r['seed']} is of {r['game']} with {r['env_options']}, "

@@ -12,10 +12,17 @@ import pytest
 from test_training_ship import OPTIONS as RZ_OPTIONS
 from test_training_ship import make_ratto_zakko_checkpoint
 
-from ratenvs.evaluation import evaluate_agent, extras_for, play_match, pool_evaluations, summarise
+from ratenvs.evaluation import (
+    evaluate,
+    evaluate_agent,
+    extras_for,
+    play_match,
+    pool_evaluations,
+    summarise,
+)
 from ratenvs.games import GAMES
 from training import pool
-from training.checkpoint import load_card
+from training.checkpoint import load_card, load_checkpoint, save_checkpoint
 
 RTC = {"num_players": 2}
 SEEDS = (3, 4, 5)
@@ -83,6 +90,11 @@ def test_runs_of_other_opponents_or_the_same_seed_are_refused():
         pool_evaluations([a, {**b, "env_options": {"num_players": 2, "rounds": 3}}])
 
 
+def checkpoint_results(ckpt, seeds, options=None) -> list[dict]:
+    """``ratenvs evaluate CKPT --opponents child --games 1 --seed S --json`` for each seed."""
+    return [evaluate(str(ckpt), ["child"], 1, s, env_overrides=options or None) for s in seeds]
+
+
 def write_results(tmp_path, results) -> list[str]:
     paths = []
     for r in results:
@@ -94,7 +106,8 @@ def write_results(tmp_path, results) -> list[str]:
 
 def test_the_cli_adds_the_pooled_entry_to_the_card_and_refuses_to_overwrite_it(tmp_path, capsys):
     ckpt = make_ratto_zakko_checkpoint(tmp_path / "rz")
-    results = evaluations("ratto_zakko", RZ_OPTIONS, "child", 1, seeds=(7, 8))
+    results = checkpoint_results(ckpt, (7, 8))
+    assert results[0]["weights_sha256"] == load_card(ckpt)["weights_sha256"]
     paths = write_results(tmp_path, results)
     assert pool.main([str(ckpt), *paths, "--note", "two seeds"]) == 0
     assert "2 games on seeds [7, 8]" in capsys.readouterr().out
@@ -139,8 +152,26 @@ def test_a_file_that_is_no_evaluation_is_named_and_the_card_kept(
 
 def test_results_of_another_table_are_refused(tmp_path, capsys):
     ckpt = make_ratto_zakko_checkpoint(tmp_path / "rz")
-    other = {**RZ_OPTIONS, "perception": "gradual"}
-    paths = write_results(tmp_path, evaluations("ratto_zakko", other, "child", 1, seeds=(1,)))
+    paths = write_results(tmp_path, checkpoint_results(ckpt, (1,), {"perception": "gradual"}))
     assert pool.main([str(ckpt), *paths]) == 2
     assert "the card's agent plays ratto_zakko with" in capsys.readouterr().err
     assert "evaluations" not in load_card(ckpt)
+
+
+def test_results_of_a_bot_or_of_other_weights_are_refused(tmp_path, capsys):
+    ckpt = make_ratto_zakko_checkpoint(tmp_path / "rz")
+    loaded = load_checkpoint(ckpt)
+    state = {k: v + 1 for k, v in loaded.policy_state.items()}  # other weights, same card
+    other = save_checkpoint(tmp_path / "other" / "rz", state, loaded.card)
+    before = (tmp_path / "rz.json").read_bytes()
+    mine = checkpoint_results(ckpt, (1,))
+    cases = [
+        (evaluations("ratto_zakko", RZ_OPTIONS, "child", 1, seeds=(2,)), "names no weights"),
+        (checkpoint_results(other, (2,)), "played other weights"),
+    ]
+    for extra, message in cases:
+        paths = write_results(tmp_path, [*mine, *extra])
+        assert pool.main([str(ckpt), *paths]) == 2
+        err = capsys.readouterr().err
+        assert "error: the result of seed 2 is of " in err and message in err
+        assert (tmp_path / "rz.json").read_bytes() == before
