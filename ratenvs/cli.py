@@ -371,7 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     agents.add_argument("--json", action="store_true", help="print a JSON list")
     ev = sub.add_parser(
         "evaluate",
-        help="evaluate an agent against bots or agents, seats rotated (Wilson 95% intervals)",
+        help="evaluate an agent against bots or agents, seats rotated (Wilson 95%% intervals)",
         description="Evaluate an agent in its own game and env options (a bot: its game's "
         "gymnasium defaults) over seat-rotated games: win rate (Wilson 95%), mean reward "
         "(normal 95%) and the game's exact grade or counts (Ratto Zakko: correct answers, "
@@ -398,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_match_arguments(ev, "games")
     tour = sub.add_parser(
         "tournament",
-        help="round robin with Bradley-Terry ratings (Elo, 95% intervals), two or more seats",
+        help="round robin with Bradley-Terry ratings (Elo, 95%% intervals), two or more seats",
         description="Every agent against every other in games of --players seats (default "
         "2), the two sharing the seats: one in the even seats, the other in the odd ones, "
         "alternated game by game. A pairing's score is the agent's share of the wins (a win "
