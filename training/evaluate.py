@@ -7,7 +7,8 @@ Usage::
     python -m training.evaluate --tournament A B C ... [--players N] [--games N] [--seed S]
                                 [--json FILE]
 
-Agents are checkpoints (``path/to/agent.pt``) or bots written ``game:bot``
+Agents are checkpoints (``path/to/agent.pt``, or a shipped agent ``agent:NAME``) or bots
+written ``game:bot``
 (``<game>:<bot>``, e.g. a game's ``optimal`` bot). In every evaluation the agent's seat
 rotates game by game (game ``i``: seat ``i mod players``). The win rate
 counts a shared win as ``1/w`` of a win (``w`` tied winners) and carries a
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ratenvs import evaluation
+from ratenvs.agents import AGENT_PREFIX, agent_path
 from ratenvs.agents.checkpoint import checkpoint_env
 from ratenvs.common.arguments import SEED, ArgumentParser, int_in, output_file, report
 from ratenvs.common.bots import Bot
@@ -118,8 +120,11 @@ def evaluate_agent(
 def evaluate_checkpoint(
     checkpoint: str | Path, opponents: Sequence[str] | None, games: int, seed: int
 ) -> dict[str, Any]:
-    """Load a checkpoint (safely) and evaluate it in its own game and env options."""
-    ckpt = load_checkpoint(checkpoint)
+    """Load a checkpoint (a path, or a shipped agent ``agent:NAME``; safely) and evaluate
+    it in its own game and env options; the result names it and its weights
+    (``checkpoint``, ``weights_sha256``)."""
+    shipped = str(checkpoint).startswith(AGENT_PREFIX)
+    ckpt = load_checkpoint(agent_path(str(checkpoint)) if shipped else checkpoint)
     env = checkpoint_env(ckpt)
     if opponents and env.num_players == 1:
         raise ValueError(
@@ -128,6 +133,7 @@ def evaluate_checkpoint(
         )
     out = evaluate_agent(ckpt.game, ckpt.env_options, ckpt.bot(), opponents, games, seed)
     out["checkpoint"] = str(checkpoint)
+    out["weights_sha256"] = ckpt.card["weights_sha256"]
     out["game"] = ckpt.game
     return out
 
@@ -195,7 +201,9 @@ def _print_tournament(result: dict[str, Any]) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])
     what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--checkpoint", help="checkpoint to evaluate (.pt with its .json card)")
+    what.add_argument(
+        "--checkpoint", help="checkpoint to evaluate (.pt with its .json card, or agent:NAME)"
+    )
     what.add_argument(
         "--tournament", nargs="+", metavar="AGENT", help="checkpoints, agent:NAME or game:bot"
     )

@@ -5,6 +5,8 @@ Usage::
     python -m training.pool checkpoints/<game>/<name>.pt RESULT.json [RESULT.json ...]
         [--key LABEL] [--note TEXT] [--replace]
 
+(``agent:NAME`` names a shipped agent's checkpoint.)
+
 Each ``RESULT.json`` is one evaluation of the agent, as ``ratenvs evaluate AGENT
 --opponents ... --games G --seed S --json RESULT.json`` writes it; all must be of the
 card's game, env options and weights (``weights_sha256``), against the same opponents, on
@@ -25,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ratenvs.agents import AGENT_PREFIX, agent_path
 from ratenvs.common.arguments import ArgumentParser, UsageError, input_file, read_text, report
 from ratenvs.evaluation import pool_evaluations
 from training.checkpoint import card_path, load_card, write_card
@@ -113,13 +116,17 @@ def pool_into_card(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = ArgumentParser(prog="python -m training.pool", description=__doc__)
-    parser.add_argument("checkpoint", type=Path, help="a shipped checkpoint (x.pt or x.json)")
+    parser.add_argument(
+        "checkpoint", type=Path, help="a shipped checkpoint (x.pt or x.json, or agent:NAME)"
+    )
     parser.add_argument("results", type=Path, nargs="+", help="ratenvs evaluate --json files")
     parser.add_argument("--key", help="the entry's label (default: 'vs <opponents>, pooled')")
     parser.add_argument("--note", help="what the runs are and why they are pooled")
     parser.add_argument("--replace", action="store_true", help="rewrite an entry of that label")
     args = parser.parse_args(argv)
     try:
+        if str(args.checkpoint).startswith(AGENT_PREFIX):
+            args.checkpoint = agent_path(str(args.checkpoint))
         input_file("checkpoint card", card_path(args.checkpoint))  # before the results
         results = [read_result(p) for p in args.results]
         label, entry = pool_into_card(args.checkpoint, results, args.key, args.note, args.replace)
