@@ -12,7 +12,8 @@ every constraint the player's information implies:
 - a slot filled with a privately drawn card holds a number card (drawn power
   cards are never placed);
 - a power card shuffled back into the draw pile at setup stays in the draw
-  pile (or the held card) until a card of its kind is seen drawn.
+  pile (or the held card) until a card of its kind is seen drawn; drawn as the
+  pile's last card, just before a reshuffle, it is the held card.
 
 Everything public or known to the player is left as it is; other players'
 knowledge keeps its shape (which slots they know) and takes the new values.
@@ -83,6 +84,11 @@ def resample_state(state: State, seat: int, rng: np.random.Generator) -> State:
     # the card the seat drew and holds: it knows it, and it counts for ``pile_must_hold``
     drew = state.held != NO_CARD and not state.held_public and state.current == seat
     own_draw = state.held if drew else None
+    # the places ``pile_must_hold`` speaks of: the draw pile and a privately held card;
+    # a card drawn as the old pile's last, before a reshuffle, keeps the old epoch
+    must_epoch = state.epoch
+    if state.held != NO_CARD and not state.held_public:
+        must_epoch = state.card_epoch[state.held]
     groups: dict[int, list[tuple]] = {}
     for pos in positions:
         groups.setdefault(state.card_epoch[card_at(state, pos)], []).append(pos)
@@ -93,7 +99,7 @@ def resample_state(state: State, seat: int, rng: np.random.Generator) -> State:
         free = [group[int(i)] for i in rng.permutation(len(group))]
         assignment: dict[tuple, int] = {}
         # 1. power cards known to be in the draw pile (setup returns) go to pile/held places
-        if epoch == state.epoch:
+        if epoch == must_epoch:
             for kind in range(NUM_KINDS):
                 need = state.pile_must_hold[kind]
                 if own_draw is not None and KIND[own_draw] == kind:

@@ -195,7 +195,8 @@ class State:
     """How many times the discard pile was reshuffled into the draw pile this round."""
     pile_must_hold: list[int] = field(default_factory=list)
     """Per kind: the draw pile (with a privately held drawn card) surely holds at least this
-    many of it - power cards shuffled back at setup and not yet seen drawn (public)."""
+    many of it - power cards shuffled back at setup and not yet seen drawn (public). After
+    a reshuffle it speaks of the held card alone, the old pile's last (see :func:`reshuffle`)."""
     discard_counts: list[int] = field(default_factory=list)
     """Cards of each kind in the discard pile (public; for ``unseen_counts``)."""
 
@@ -466,7 +467,15 @@ def _draw_to_hand(state: State, rng: Chance) -> None:
 
 def reshuffle(state: State, rng: Chance) -> None:
     """The exhausted draw pile is replaced by the shuffled discard pile, which is then
-    empty (taking the top discard is illegal until a card is discarded)."""
+    empty (taking the top discard is illegal until a card is discarded).
+
+    The old pile's last card is the one just drawn and privately held: what the old pile
+    surely held (``pile_must_hold``), that card is, and everyone knows it; the new pile is
+    the discard pile everyone saw."""
+    if state.held != NO_CARD and not state.held_public:
+        state.pile_must_hold = [min(1, m) for m in state.pile_must_hold]
+    else:
+        state.pile_must_hold = [0] * NUM_KINDS
     cards = state.discard_pile
     state.draw_pile = [cards[int(i)] for i in rng.permutation(len(cards))]
     state.discard_pile = []
@@ -474,7 +483,6 @@ def reshuffle(state: State, rng: Chance) -> None:
     state.epoch += 1
     for c in state.draw_pile:
         state.card_epoch[c] = state.epoch
-    state.pile_must_hold = [0] * NUM_KINDS
 
 
 def _discard_held(state: State) -> None:

@@ -242,3 +242,52 @@ def test_the_drawer_holding_the_power_card_the_pile_must_hold_is_resampled():
             _check_constraints(new)
             assert new.held == state.held
             assert np.array_equal(view.observe(new, seat), view.observe(state, seat))
+
+
+def _draw_the_last_card(n: int, seed: int) -> Any:
+    """Play always drawing (and discarding, declining, not knocking) until a player draws
+    the pile's last card while the pile surely holds a power card shuffled back at setup."""
+    env = raw_env(num_players=n, rounds=1, max_turns_per_round=200)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while not env.truth.is_over:
+        state = env.truth
+        legal = np.flatnonzero(env.game.legal_mask(state, state.current))
+        if rules.ACTION_DRAW in legal:
+            last = len(state.draw_pile) == 1 and sum(state.pile_must_hold) >= 1
+            env.step(rules.ACTION_DRAW)
+            if last:
+                return env
+            continue
+        for action in (rules.ACTION_NO_KNOCK, rules.ACTION_DISCARD, rules.ACTION_DECLINE):
+            if action in legal:
+                env.step(action)
+                break
+        else:
+            env.step(int(legal[rng.integers(legal.size)]))
+    raise AssertionError(f"seed {seed}: the case did not come up")
+
+
+@pytest.mark.parametrize(("n", "seed"), [(4, 2078), (4, 2404), (5, 303)])
+def test_the_power_card_drawn_as_the_piles_last_stays_the_held_card(n, seed):
+    # the pile surely held a Swap (or Draw 2) shuffled back at setup and its last card was
+    # drawn: everyone knows the drawer holds it, also once the discard pile has been
+    # shuffled into the new draw pile (the reshuffle used to forget it)
+    env = _draw_the_last_card(n, seed)
+    state = env.truth
+    assert state.epoch == 1 and state.card_epoch[state.held] == 0
+    kind = rules.KIND[state.held]
+    assert kind >= rules.NUM_NUMBER_KINDS and state.pile_must_hold[kind] == 1
+    for seat in range(n):
+        if seat == state.current:
+            continue
+        for sample in range(40):
+            new = env.game.resample(state, seat, np.random.default_rng(sample))
+            _check_constraints(new)
+            assert rules.KIND[new.held] == kind
+            assert new.phase == state.phase
+    # the drawer lets it go, face up: the pile holds no card surely any more
+    assert env.game.legal_mask(state, state.current)[rules.ACTION_DECLINE]
+    env.step(rules.ACTION_DECLINE)
+    assert env.truth.pile_must_hold == [0] * rules.NUM_KINDS
+    assert rules.KIND[env.truth.discard_pile[-1]] == kind
