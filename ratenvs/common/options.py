@@ -281,7 +281,7 @@ class OptionSpec(Mapping[str, Option]):
             o = self._options[name]
             default = defaults.get(name, o.default)
             flag = "--" + name.replace("_", "-")
-            helptext = f"{o.help} ({o.allowed}; default: {default!r})"
+            helptext = f"{o.help} ({o.allowed}; default: {default!r})".replace("%", "%%")
             if o.kind == "bool":
                 parser.add_argument(
                     flag, dest=name, action=_BoolAction, default=default, help=helptext

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ratenvs import cli
+from ratenvs.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,15 +45,29 @@ def run_help(main, argv: list[str]) -> str:
     assert status in (0, None)
     text = out.getvalue()
     assert text.startswith("usage: "), text[:200]
+    assert "option_strings" not in text  # a bare % in a help pastes argparse's dict in
     return text
 
 
 def test_the_lists_are_whole():
     assert {"evaluate", "tournament", "play", "agents"} <= set(subcommands())
+    assert {"rat-a-tat-cat", "catz-ratz-batz", "ratto-zakko"} <= set(play_games())
     assert {"training.train", "training.pool", "benchmarks.bench_envs"} <= set(module_mains())
 
 
-@pytest.mark.parametrize("argv", [["--help"], *([c, "--help"] for c in subcommands())])
+def play_games() -> list[str]:
+    return sorted(spec.cli_name for spec in GAMES.values())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        *([c, "--help"] for c in subcommands()),
+        *(["play", g, "--help"] for g in play_games()),
+        *(["play", g, "--window", "--help"] for g in play_games()),
+    ],
+)
 def test_ratenvs_help(argv):
     text = run_help(cli.main, argv)
     if argv == ["--help"]:
