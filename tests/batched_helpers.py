@@ -30,6 +30,9 @@ class Trace:
     rewards: list[np.ndarray] = field(default_factory=list)
     terminated: list[np.ndarray] = field(default_factory=list)
     to_act: list[np.ndarray] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=lambda: [0])
+    """Games the engine dropped (finished by its bots before an external decision), as
+    counted by the replay."""
 
     def keep(self, batch: Any) -> None:
         self.observation.append(batch.observation.copy())
@@ -83,6 +86,7 @@ def replay_turn_based(
     bots = bots or {}
     rng = np.random.default_rng(0)
     finished = 0
+    dropped = trace.dropped
 
     def play_bots(state, chance, rewards) -> None:
         while not game.is_terminal(state) and game.to_act(state)[0] in bots:
@@ -93,6 +97,19 @@ def replay_turn_based(
             if got is not None:
                 rewards += got
 
+    def _drop_finished(game, state, chance, episodes, episode, pending):
+        """A new game the bots finished before an external decision: the engine dropped
+        it with its rewards and dealt the next (logged as an episode of its own)."""
+        while game.is_terminal(state):
+            assert chance.exhausted, f"episode {episode}: logged draws left unused"
+            dropped[0] += 1
+            episode += 1
+            pending[:] = 0.0
+            chance = ChanceReplay(episodes[episode])
+            state = game.init(chance)
+            play_bots(state, chance, pending)
+        return state, chance, episode
+
     for g in games if games is not None else range(engine.num_envs):
         episodes = engine.chance_logs(g)
         episode = 0
@@ -100,6 +117,7 @@ def replay_turn_based(
         state = game.init(chance)
         pending = np.zeros(game.num_players)
         play_bots(state, chance, pending)
+        state, chance, episode = _drop_finished(game, state, chance, episodes, episode, pending)
         _check_position(trace, game, observer, state, g, 0, episode)
         pending[:] = 0.0  # reset reports the opening moves' rewards itself
         for t, actions in enumerate(trace.actions):
@@ -117,6 +135,9 @@ def replay_turn_based(
                 chance = ChanceReplay(episodes[episode])
                 state = game.init(chance)
                 play_bots(state, chance, pending)
+                state, chance, episode = _drop_finished(
+                    game, state, chance, episodes, episode, pending
+                )
             _check_position(trace, game, observer, state, g, t + 1, episode)
         assert episode == len(episodes) - 1, f"game {g}: more episodes logged than played"
     return finished

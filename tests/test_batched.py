@@ -168,6 +168,22 @@ def test_catz_kernel_bots_in_the_batch_play_the_reference_bots_game(name):
     assert replay_turn_based(trace, bots={1: bot, 2: bot}) >= 300
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_catz_games_the_kernel_bots_finish_before_the_external_seat_are_dropped(players):
+    """race_end "turn": an opening bot reaching the target ends a new game before the
+    external seat decides; the engine drops it (its rewards too) and deals another, so
+    every step shows the external seat a decision, and the replay agrees game by game."""
+    bots = dict.fromkeys(range(players - 1), "optimal")
+    options = {"num_players": players, "target_score": 40, "race_end": "turn"}
+    trace = play_logged(CATZ.batched(), 200, 60, 3, bots=bots, **options)
+    for mask, to_act in zip(trace.mask, trace.to_act, strict=True):
+        assert mask.any(axis=1).all()
+        assert (to_act == players - 1).all()
+    bot = CATZ.bots()["optimal"]()
+    assert replay_turn_based(trace, bots=dict.fromkeys(bots, bot)) >= 200
+    assert trace.dropped[0] >= 20  # the case comes up
+
+
 def test_catz_state_observation_is_the_reference_privileged_view():
     trace = play_logged(CATZ.batched(), 300, 60, 4, num_players=3, turns=2)
     game = trace.engine.game

@@ -363,7 +363,10 @@ def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, race
     """Advance every game: its external action (where ``active``), then the kernel's bots
     until an external seat must act; a finished game is reset (its seats' players taken
     from ``next_bots``) and played on to its first external decision (those opening
-    rewards carry to the next step). Every array is borrowed (no reference counting)."""
+    rewards carry to the next step). A new game the bots finish before any external seat
+    decides (``race_end="turn"``: an opening bot reaches the target) is dropped, its
+    rewards with it, and another is dealt. Every array is borrowed (no reference
+    counting)."""
     actions, active, bots = borrow(actions_), borrow(active_), borrow(bots_)
     next_bots, dice, totals = borrow(next_bots_), borrow(dice_), borrow(totals_)
     taken, current, phase = borrow(taken_), borrow(current_), borrow(phase_)
@@ -382,31 +385,41 @@ def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, race
             rewards[g, s] = pending[g, s]
             pending[g, s] = 0.0
         terminated[g] = False
+        opening = reset_all  # a new game: played to its first external decision below
         if reset_all:
-            _new_game(g, p, dice, totals, taken, current, phase, slot_of, tape, cursor, running)
             for s in range(p):
-                bots[g, s] = next_bots[g, s]
+                rewards[g, s] = 0.0
         elif active[g]:
             terminated[g] = _apply(g, actions[g], p, turns, target, race_turn, win, dice,
                                    totals, taken, current, phase, rng, slot_of, tape, cursor,
                                    rewards, running, alias)  # fmt: skip
-        while not terminated[g] and bots[g, current[g]] >= 0:
-            a = _bot_action(bots[g, current[g]], g, dice, phase, rng, optimal)
-            terminated[g] = _apply(g, a, p, turns, target, race_turn, win, dice, totals,
-                                   taken, current, phase, rng, slot_of, tape, cursor, rewards,
-                                   running, alias)  # fmt: skip
-        for s in range(p):
-            returns[g, s] = running[g, s]
-        if terminated[g]:
+            while not terminated[g] and bots[g, current[g]] >= 0:
+                a = _bot_action(bots[g, current[g]], g, dice, phase, rng, optimal)
+                terminated[g] = _apply(g, a, p, turns, target, race_turn, win, dice, totals,
+                                       taken, current, phase, rng, slot_of, tape, cursor,
+                                       rewards, running, alias)  # fmt: skip
+            for s in range(p):
+                returns[g, s] = running[g, s]
+            opening = terminated[g]
+        # a new game's opening bot moves (set_bots keeps an external seat in every game);
+        # their rewards go to the next step (on a reset, to this one)
+        while opening:
             _new_game(g, p, dice, totals, taken, current, phase, slot_of, tape, cursor, running)
             for s in range(p):
                 bots[g, s] = next_bots[g, s]
-            # the new game's opening bot moves (set_bots keeps an external seat in every
-            # game, so this stops); their rewards go to the next step
+            out = rewards if reset_all else pending
+            opening = False
             while bots[g, current[g]] >= 0:
                 a = _bot_action(bots[g, current[g]], g, dice, phase, rng, optimal)
-                _apply(g, a, p, turns, target, race_turn, win, dice, totals, taken, current, phase,
-                       rng, slot_of, tape, cursor, pending, running, alias)  # fmt: skip
+                if _apply(g, a, p, turns, target, race_turn, win, dice, totals, taken, current,
+                          phase, rng, slot_of, tape, cursor, out, running, alias):  # fmt: skip
+                    for s in range(p):  # finished before an external seat decided: dropped
+                        out[g, s] = 0.0
+                    opening = True
+                    break
+        if reset_all:
+            for s in range(p):
+                returns[g, s] = running[g, s]
         _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_act)
 
 

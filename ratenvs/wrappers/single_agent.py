@@ -5,6 +5,12 @@ The gymnasium door of every game (and so of stable-baselines3): a
 and whose reward is the learner's reward summed over everything that happened
 since its previous decision. ``action_masks()`` feeds sb3-contrib's
 ``MaskablePPO``; ``info["action_mask"]`` carries the same mask.
+
+``reset`` always returns a decision of the learner: a game the other seats finish before
+the learner's first decision (Catz, Ratz and Batz with ``race_end="turn"``, an opening bot
+reaching the target) is dropped and another dealt, as the batched engines do; the
+reset's ``info["games_dropped"]`` counts them. Evaluation (``ratenvs evaluate``) plays
+every game through the AEC env and counts them all.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ OpponentsArg = (
     str | Bot | Sequence["str | Bot"] | Callable[[np.random.Generator], Sequence[Bot]] | None
 )
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
+MAX_DROPPED_GAMES = 1000
+"""``reset`` gives up (a RuntimeError) after this many games in a row finished before the
+learner's first decision."""
 
 
 class SingleAgentEnv(gym.Env):
@@ -71,11 +80,13 @@ class SingleAgentEnv(gym.Env):
         self.aec: GameAECEnv = self.spec_game.load().raw_env(render_mode=render_mode, **env_options)
         n = self.aec.num_players
         if learner_seat != "random" and (
-            isinstance(learner_seat, bool)
-            or not isinstance(learner_seat, int)
+            isinstance(learner_seat, bool | np.bool_)
+            or not isinstance(learner_seat, int | np.integer)
             or not 0 <= learner_seat < n
         ):
             raise ValueError(f"option 'learner_seat' must be 0..{n - 1} or 'random'")
+        if learner_seat != "random":
+            learner_seat = int(learner_seat)
         self.learner_seat = learner_seat
         self._opponents_arg = opponents
         self._fixed_opponents = (
@@ -108,7 +119,8 @@ class SingleAgentEnv(gym.Env):
         if opponents is None:
             opponents = self.spec_game.default_opponent
         if isinstance(opponents, str) or hasattr(opponents, "act"):
-            return [one(opponents) for _ in range(count)]
+            first = one(opponents)  # checked also when there is no other seat
+            return [first, *(one(opponents) for _ in range(count - 1))][:count]
         opponents = list(opponents)
         if len(opponents) != count:
             raise ValueError(f"option 'opponents' needs {count} entries, got {len(opponents)}")
@@ -132,9 +144,25 @@ class SingleAgentEnv(gym.Env):
                 bind(self.aec.observer)
             if searches_state(bot):  # a search bot reads the game only through resample
                 bot.bind_game(self.aec.game, i if i < self._seat else i + 1)
-        self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
-        self._advance()
-        return self._observation(), self._info()
+        # a game the other seats finish before the learner decides (Catz, Ratz and Batz
+        # with race_end "turn": an opening bot reaches the target) teaches nothing and
+        # has no step to end: it is dropped and another dealt (info["games_dropped"])
+        dropped = 0
+        while True:
+            self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
+            self._advance()
+            if self._mask.any():
+                break
+            dropped += 1
+            if dropped == MAX_DROPPED_GAMES:
+                raise RuntimeError(
+                    f"the other seats finished {dropped} games in a row before the learner "
+                    f"(seat {self._seat}) had a decision; these options leave it none"
+                )
+        info = self._info()
+        if dropped:
+            info["games_dropped"] = dropped
+        return self._observation(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         aec = self.aec

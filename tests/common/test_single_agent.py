@@ -114,3 +114,37 @@ def test_self_play_pool_callable_is_drawn_every_reset():
     for s in range(10):
         env.reset(seed=s)
     assert len(drawn) == 10 and set(drawn) == {"lowest", "random"}
+
+
+@pytest.mark.parametrize(("players", "seat"), [(2, 1), (4, 3), (4, "random")])
+def test_reset_always_gives_the_learner_a_decision(players, seat):
+    # race_end "turn": an opening bot reaching the target ends the game before the
+    # learner decides; reset drops such games (counting them) and deals another
+    options = {"num_players": players, "target_score": 40, "race_end": "turn", "reward": "win"}
+    env = SingleAgentEnv("catz_ratz_batz", opponents="optimal", learner_seat=seat, **options)
+    dropped = 0
+    rng = np.random.default_rng(0)
+    for s in range(120):
+        obs, info = env.reset(seed=s)
+        assert info["action_mask"].any() and env.observation_space.contains(obs)
+        dropped += info.get("games_dropped", 0)
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, _, term, trunc, _ = env.step(action)
+            done = term or trunc
+        assert env.unwrapped.aec.terminations[env.learner]
+    assert dropped >= 5  # the case comes up
+    again = SingleAgentEnv("catz_ratz_batz", opponents="optimal", learner_seat=seat, **options)
+    for s in range(20):  # deterministic for a seed, the dropped games too
+        a, b = env.reset(seed=s), again.reset(seed=s)
+        assert np.array_equal(a[0], b[0]) and a[1].keys() == b[1].keys()
+
+
+def test_a_numpy_integer_seat_and_opponents_without_seats_are_read():
+    env = SingleAgentEnv("catz_ratz_batz", learner_seat=np.int64(1), num_players=2)
+    assert env.reset(seed=0)[1]["learner_seat"] == 1 and type(env.learner_seat) is int
+    with pytest.raises(ValueError, match=r"must be 0\.\.1 or 'random'"):
+        SingleAgentEnv("catz_ratz_batz", learner_seat=np.bool_(True), num_players=2)
+    with pytest.raises(ValueError, match="unknown opponent 'foo' for catz_ratz_batz"):
+        SingleAgentEnv("catz_ratz_batz", opponents="foo", num_players=1)
