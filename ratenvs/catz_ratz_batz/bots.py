@@ -91,7 +91,10 @@ class OptimalWinBot:
 
     Bind it to the env's observer (``play_game`` and ``SingleAgentEnv`` do): that tells it
     the game's ``turns``. Unbound it reads the default game's observations (2 players, 10
-    turns). The game is solved on the first keep (about a minute for 10 turns, then cached).
+    turns): in a game of other ``turns`` its first turn is played as a 10-turn game's (the
+    first turn's observation looks the same), and the next raises a ValueError saying to
+    bind it. The game is solved on the first keep (about a minute for 10 turns, then
+    cached).
     """
 
     name = "optimal_win"
@@ -132,7 +135,15 @@ class OptimalWinBot:
 
         views = self._views(observation)
         totals = np.rint(views["totals"].astype(np.float64) * TOTAL_SCALE).astype(int)
-        left = np.rint(views["turns_left"].astype(np.float64) * self.turns).astype(int)
+        share = views["turns_left"].astype(np.float64) * self.turns
+        left = np.rint(share).astype(int)
+        if np.abs(share - left).max() > 1e-3:  # turns left of another game's length
+            raise ValueError(
+                f"the 'optimal_win' bot reads a {self.turns}-turn game, but the observation's "
+                f"turns left ({views['turns_left'].tolist()} of the game's turns) are of "
+                "another length: bind it to the env's observer (bot.bind(env.observer); "
+                "play_game and SingleAgentEnv do it)"
+            )
         return Position(int(left[0]), int(left[1]), int(totals[0] - totals[1]))
 
     def act(

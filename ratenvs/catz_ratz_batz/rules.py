@@ -297,6 +297,15 @@ def _turns_need_a_race(p: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _race_end_needs_a_race(p: Mapping[str, Any]) -> str | None:
+    if p["race_end"] != "round" and p["target_score"] is None:
+        return (
+            f"option 'race_end'={p['race_end']!r} rules the race: it needs 'target_score' "
+            "(without one the game ends after 'turns' turns)"
+        )
+    return None
+
+
 class CatzRatzBatz(Game):
     """Catz, Ratz and Batz for 1 - 6 seats taking turns (RULES.md section 2).
 
@@ -317,7 +326,8 @@ class CatzRatzBatz(Game):
             "int",
             None,
             "race: the game ends once someone reaches it, at the end of that round (ruling: "
-            "all seats had equal turns) or turn (`race_end`)",
+            "all seats had equal turns) or turn (`race_end`); `turns` (default 10) still "
+            "ends it after that many turns: `turns=None` for a race without a turn limit",
             low=1,
             optional=True,
         ),
@@ -344,6 +354,12 @@ class CatzRatzBatz(Game):
                 "`turns=None` (no turn limit) only in a race: set `target_score`",
                 _turns_need_a_race,
                 {"turns": {"target_score": 50}},
+            ),
+            OptionRule(
+                ("race_end", "target_score"),
+                "`race_end` other than its default needs `target_score` (it rules the race)",
+                _race_end_needs_a_race,
+                {"race_end": {"target_score": 50}},
             ),
         ),
     )

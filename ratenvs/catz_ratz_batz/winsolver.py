@@ -585,6 +585,14 @@ class WinSolution:
         return NUMBERS[int(self.keeps(position)[index[dice]])]
 
 
+def _check_turns(turns: Any) -> int:
+    """``turns`` as an int >= 1 (a numpy integer too; not a bool), else a ValueError."""
+    integer = isinstance(turns, int | np.integer) and not isinstance(turns, bool | np.bool_)
+    if not (integer and turns >= 1):
+        raise ValueError(f"turns must be an int >= 1, got {turns!r}")
+    return int(turns)
+
+
 @lru_cache(maxsize=1)
 def _dec_index() -> dict[Dice, int]:
     return {d: i for i, d in enumerate(all_decision_states())}
@@ -595,9 +603,7 @@ def solve_win(num_players: int = 2, turns: int = 10) -> WinSolution:
     the positions, the recursion, why it is exact). Cached per ``turns``."""
     if num_players != 2:
         raise ValueError(f"the win-optimal solver covers 2 players, not {num_players}")
-    if not (isinstance(turns, int) and turns >= 1):
-        raise ValueError(f"turns must be an int >= 1, got {turns!r}")
-    return _solve_win(turns)
+    return _solve_win(_check_turns(turns))
 
 
 @lru_cache(maxsize=8)
@@ -682,8 +688,7 @@ def win_probability(
     turn's value with the terminal values of the position after it; a turn policy met at
     more than one position (a stationary one) is reduced once to its score distribution.
     """
-    if not (isinstance(turns, int) and turns >= 1):
-        raise ValueError(f"turns must be an int >= 1, got {turns!r}")
+    turns = _check_turns(turns)
     seats = (_as_game_policy(policy_a), _as_game_policy(policy_b))
     scores = turn_model().scores
     tables: dict[tuple[int, int], np.ndarray] = {}  # (win, tie) of the mover

@@ -345,6 +345,39 @@ def test_bot_refuses_other_tables_and_unbound_observations_of_another_size():
         bot.act(np.zeros(12, np.float32), keep, np.random.default_rng(0))
 
 
+def test_an_unbound_bot_in_a_game_of_other_turns_says_to_bind_it():
+    # a 3-turn game after one turn each: turns left 2/3, which no 10-turn game shows
+    game = CatzRatzBatz(num_players=2, turns=3)
+    observer = game.observer("knowledge")
+    state = game.init(np.random.default_rng(0))
+    state.totals, state.turns_taken, state.current, state.phase = [30, 20], [1, 1], 0, PHASE_KEEP
+    state.dice = solver.all_decision_states()[5]
+    obs = observer.observe(state, 0)
+    with pytest.raises(ValueError, match=r"reads a 10-turn game, .* bind it to the env"):
+        OptimalWinBot().position(obs)
+    bound = OptimalWinBot()
+    bound.bind(observer)
+    assert bound.position(obs) == Position(2, 2, 10)
+
+
+@pytest.mark.parametrize("turns", [True, 0, 2.0, "2", np.bool_(True)])
+def test_the_solvers_refuse_turns_that_are_no_count(turns):
+    for call in (
+        lambda: winsolver.solve_win(num_players=2, turns=turns),
+        lambda: winsolver.win_probability(solver.solve(), solver.solve(), turns=turns),
+    ):
+        with pytest.raises(ValueError, match="turns must be an int >= 1, got"):
+            call()
+
+
+def test_the_solvers_take_numpy_integer_turns():
+    win = winsolver.solve_win(num_players=2, turns=np.int64(2))
+    assert win.turns == 2 and type(win.turns) is int
+    assert win is winsolver.solve_win(num_players=2, turns=2)  # one cached solution
+    odds = winsolver.win_probability(solver.solve(), solver.solve(), turns=np.int32(1))
+    assert odds == winsolver.win_probability(solver.solve(), solver.solve(), turns=1)
+
+
 @pytest.mark.slow
 def test_ten_turns():
     # the game: 36,770 positions, a minute or two on one core (README figures)

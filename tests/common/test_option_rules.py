@@ -46,6 +46,11 @@ BROKEN = [
         {"turns": None},
         "option 'turns' may be None only in a race (set 'target_score')",
     ),
+    (
+        "catz_ratz_batz",
+        {"race_end": "turn"},
+        "option 'race_end'='turn' rules the race: it needs 'target_score'",
+    ),
 ]
 
 
