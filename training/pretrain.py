@@ -54,6 +54,7 @@ def collect(cfg: TrainConfig, teacher: str, games: int, seed: int) -> Demonstrat
             f"choose one of {sorted(bots)}"
         )
     env = make_env(cfg, monitor=False)
+    plain = env.unwrapped.observation_space.shape[0]  # the learner's own observation
     rng = np.random.default_rng(seed)
     gamma = cfg.algorithm.gamma
     obs_list: list[np.ndarray] = []
@@ -77,7 +78,9 @@ def collect(cfg: TrainConfig, teacher: str, games: int, seed: int) -> Demonstrat
         done = False
         while not done:
             mask = np.asarray(info["action_mask"], dtype=np.int8)
-            action = int(bot.act(obs, mask, rng))
+            # the teacher sees the learner's own observation: with a privileged critic the
+            # env appends the privileged features (for the value net), which it must not read
+            action = int(bot.act(obs[:plain], mask, rng))
             obs_list.append(np.asarray(obs, dtype=np.float32))
             mask_list.append(mask)
             act_list.append(action)

@@ -183,11 +183,13 @@ def make_callback(
     logs: _Logs,
     max_seconds: float | None = None,
     best: float = -np.inf,
+    previous_wall: float = 0.0,
 ) -> Any:
     """The callback that logs, shows progress, evaluates, keeps the best and feeds self-play.
 
     ``best``: the figure ``best.pt`` in ``out`` already holds (a resumed run's), which an
-    evaluation must beat to replace it."""
+    evaluation must beat to replace it; ``previous_wall``: the resumed checkpoint's wall
+    time, counted in ``best.pt``'s card as its ``timesteps`` are."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from training.checkpoint import PolicyBot
@@ -206,6 +208,7 @@ def make_callback(
             self.best = best
             self.bar: Any = None
             self.stopped_early: str | None = None
+            self.snapshots_added = 0
 
         def _on_training_start(self) -> None:
             self.start_steps = self.num_timesteps
@@ -230,13 +233,14 @@ def make_callback(
                 self.bar.update(self.num_timesteps - self.start_steps - self.bar.n)
             if cfg.selfplay.enabled and self.num_timesteps >= self.next_snapshot:
                 self.next_snapshot += cfg.selfplay.snapshot_every
-                state = {k: v.detach().cpu() for k, v in self.model.policy.state_dict().items()}
+                state = frozen_state(self.model.policy)
                 self.training_env.env_method("add_snapshot", state, spec)
+                self.snapshots_added += 1
             if self.num_timesteps >= self.next_eval:
                 self.next_eval += cfg.eval.every
                 self.evaluate()
             if max_seconds is not None and time.perf_counter() - self.t0 > max_seconds:
-                self.stopped_early = f"wall-clock limit of {max_seconds / 60:.1f} minutes"
+                self.stopped_early = f"wall-clock limit of {max_seconds / 60:g} minutes"
                 return False
             return True
 
@@ -271,7 +275,7 @@ def make_callback(
                 card = {
                     **card_base,
                     "timesteps": self.num_timesteps,
-                    "wall_time_s": round(time.perf_counter() - self.t0, 1),
+                    "wall_time_s": round(previous_wall + time.perf_counter() - self.t0, 1),
                     "evaluation": {"periodic": result, "metric": metric, "value": value},
                 }
                 save_checkpoint(out / "best", state, card)
@@ -285,6 +289,12 @@ def make_callback(
                 self.bar.close()
 
     return TrainingCallback()
+
+
+def frozen_state(policy: Any) -> dict[str, Any]:
+    """A copy of ``policy``'s state dict that later updates leave as it is (on CPU,
+    ``detach().cpu()`` alone shares the parameters' memory)."""
+    return {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
 
 
 class _LinearSchedule:
@@ -629,7 +639,7 @@ def _train(
     logs = _Logs(out, append=resumed is not None)
     max_seconds = None if max_minutes is None else 60.0 * max_minutes
     best = -np.inf if resumed is None else _previous_best(cfg, out)
-    callback = make_callback(cfg, out, spec, card_base, logs, max_seconds, best)
+    callback = make_callback(cfg, out, spec, card_base, logs, max_seconds, best, previous_wall)
     t0 = time.perf_counter()
     try:
         model.learn(
@@ -644,8 +654,9 @@ def _train(
     finally:
         logs.close()
         snapshots = None
-        if cfg.selfplay.enabled:
-            snapshots = int(venv.env_method("snapshot_count", indices=[0])[0])
+        if cfg.selfplay.enabled:  # counted here: after an interrupt in a subproc step the
+            # workers' pipes still hold that step's results (no env_method now)
+            snapshots = min(callback.snapshots_added, cfg.selfplay.max_snapshots)
         venv.close()
     wall = previous_wall + time.perf_counter() - t0
 
@@ -793,7 +804,8 @@ def _final_evaluations(
                 cfg.eval.final_games,
                 cfg.eval.final_seed,
             ),
-            "selected_by": best_card["evaluation"],
+            # a best.pt this run did not replace holds its final evaluation already
+            "selected_by": best_card["evaluation"].get("selected_by", best_card["evaluation"]),
         }
         best_card["created_utc"] = created_utc
         write_card(best_path, best_card)

@@ -185,9 +185,9 @@ class PolicyBot:
         for i in range(len(spec.net_arch)):
             w = _to_numpy(state_dict[f"mlp_extractor.policy_net.{2 * i}.weight"])
             b = _to_numpy(state_dict[f"mlp_extractor.policy_net.{2 * i}.bias"])
-            self._layers.append((w.T.copy(), b))
+            self._layers.append((w.T.copy(), b.copy()))  # copies: frozen whatever the dict
         self._out_w = _to_numpy(state_dict["action_net.weight"]).T.copy()
-        self._out_b = _to_numpy(state_dict["action_net.bias"])
+        self._out_b = _to_numpy(state_dict["action_net.bias"]).copy()
         self._act = np.tanh if spec.activation == "tanh" else _relu
 
     def logits(self, observations: np.ndarray) -> np.ndarray:

@@ -168,3 +168,44 @@ def test_a_resumed_run_under_other_eval_settings_says_its_best_is_replaced(tmp_p
     assert run(other, out, "--resume", str(out / "final.pt")) == 0
     assert "picked under other evaluation settings" in capsys.readouterr().err
     assert json.loads((out / "best.json").read_text())["timesteps"] == 128
+
+
+def test_resumed_twice_the_best_keeps_the_figure_that_selected_it(tmp_path, capsys):
+    # a resume that kept best.pt wrapped its final evaluation again, so the next resume
+    # found no figure ("picked under other evaluation settings") and replaced it
+    config = tmp_path / "evaluated.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "eval": {**TINY["eval"], "every": 32}}))
+    out = tmp_path / "run"
+    assert run(config, out) == 0
+    first = json.loads((out / "final.json").read_text())
+    card = json.loads((out / "best.json").read_text())
+    card["evaluation"]["selected_by"]["value"] = 1e9  # no evaluation beats it: kept
+    (out / "best.json").write_text(json.dumps(card))
+    for _ in range(2):
+        capsys.readouterr()
+        assert run(config, out, "--resume", str(out / "final.pt")) == 0
+        assert "picked under other evaluation settings" not in capsys.readouterr().err
+        best = json.loads((out / "best.json").read_text())
+        selected = best["evaluation"]["selected_by"]
+        assert selected["metric"] == "exact_expected_score" and "value" in selected
+        assert "selected_by" not in selected and selected["value"] == 1e9
+        assert best["timesteps"] == first["timesteps"]  # still the first run's
+
+
+def test_a_best_picked_in_a_resumed_run_counts_the_earlier_wall_time(tmp_path):
+    config = tmp_path / "evaluated.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "eval": {**TINY["eval"], "every": 32}}))
+    out = tmp_path / "run"
+    assert run(config, out) == 0
+    first = json.loads((out / "final.json").read_text())
+    first["wall_time_s"] = 1000.0  # the earlier run's wall time, as its card says
+    (out / "final.json").write_text(json.dumps(first))
+    card = json.loads((out / "best.json").read_text())
+    card["evaluation"]["selected_by"]["value"] = -1e9  # the first evaluation beats it
+    (out / "best.json").write_text(json.dumps(card))
+    assert run(config, out, "--resume", str(out / "final.pt")) == 0
+    best = json.loads((out / "best.json").read_text())
+    assert best["timesteps"] > first["timesteps"]
+    assert (
+        1000.0 <= best["wall_time_s"] <= json.loads((out / "final.json").read_text())["wall_time_s"]
+    )

@@ -149,3 +149,19 @@ def test_the_wrong_answer_penalty_costs_exactly_the_wrong_answers():
         if term or trunc:
             break
     assert wrong >= 3
+
+
+def test_with_a_privileged_critic_the_teacher_reads_the_learners_own_observation():
+    # the env appends the privileged features for the value net; the heuristic teacher
+    # read them as its observation and refused ("reads observations of 195 entries, got
+    # 407"); the demonstrations keep the whole vector (what the policy is given)
+    from small_configs import small_ratcat_config
+
+    cfg = small_ratcat_config({"privileged_critic": True})
+    plain = small_ratcat_config({})
+    data = collect(cfg, "heuristic", games=2, seed=0)
+    again = collect(plain, "heuristic", games=2, seed=0)
+    width = again.observations.shape[1]
+    assert data.observations.shape[1] > width
+    np.testing.assert_array_equal(data.actions, again.actions)  # the same teacher's games
+    np.testing.assert_array_equal(data.observations[:, :width], again.observations)

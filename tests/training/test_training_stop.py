@@ -48,3 +48,15 @@ def test_sigterm_writes_the_final_checkpoint(tmp_path):
     card = json.loads((out / "final.json").read_text())
     assert card["stopped_early"] == "interrupted (Ctrl-C or SIGTERM)"
     assert 0 < card["timesteps"] < 10_000_000
+
+
+def test_the_wall_clock_limit_is_said_as_given(tmp_path):
+    # the card said "0.0 minutes" for a limit under 3 seconds (one decimal)
+    from training.config import config_from_dict
+    from training.train import train
+
+    cfg = config_from_dict({**TINY_CATZ, "timesteps": 100_000})
+    final = train(cfg, tmp_path / "run", max_minutes=0.0001)
+    card = json.loads(final.with_suffix(".json").read_text())
+    assert card["stopped_early"] == "wall-clock limit of 0.0001 minutes"
+    assert card["timesteps"] < 100_000
