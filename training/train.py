@@ -184,6 +184,7 @@ def make_callback(
     max_seconds: float | None = None,
     best: float = -np.inf,
     previous_wall: float = 0.0,
+    stop: StopRequest | None = None,
 ) -> Any:
     """The callback that logs, shows progress, evaluates, keeps the best and feeds self-play.
 
@@ -239,6 +240,9 @@ def make_callback(
             if self.num_timesteps >= self.next_eval:
                 self.next_eval += cfg.eval.every
                 self.evaluate()
+            if stop is not None and stop.requested:  # Ctrl-C or SIGTERM (StopRequest)
+                self.stopped_early = INTERRUPTED
+                return False
             if max_seconds is not None and time.perf_counter() - self.t0 > max_seconds:
                 self.stopped_early = f"wall-clock limit of {max_seconds / 60:g} minutes"
                 return False
@@ -307,17 +311,40 @@ class _LinearSchedule:
         return self.initial * progress_remaining
 
 
-def _stop_on_sigterm() -> Callable[[], None]:
-    """Make SIGTERM stop training like Ctrl-C (main thread only); return the undo."""
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+class StopRequest:
+    """Ctrl-C or SIGTERM while PPO learns is a request the training callback honours at the
+    next env step: a KeyboardInterrupt in the middle of a step of ``SubprocVecEnv`` leaves
+    the workers' pipes half read, and closing them then waits forever. A second signal,
+    or one outside learning (the warm start, the final evaluation), raises
+    KeyboardInterrupt at once."""
 
-    def stop(_signum: int, _frame: Any) -> None:
+    def __init__(self) -> None:
+        self.learning = False
+        self.requested = False
+
+    def __call__(self, _signum: int, _frame: Any) -> None:
+        if self.learning and not self.requested:
+            self.requested = True
+            print("\nstopping at the next step (again to stop at once)", file=sys.stderr)
+            return
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, stop)
-    return lambda: signal.signal(signal.SIGTERM, previous)
 
+def _stop_on_signals(stop: StopRequest) -> Callable[[], None]:
+    """Route SIGTERM and SIGINT to ``stop`` (main thread only); return the undo."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    return restore
+
+
+INTERRUPTED = "interrupted (Ctrl-C or SIGTERM)"
+"""The card's ``stopped_early`` of a run stopped by a signal."""
 
 LOCK_NAME = ".lock"
 """The lock file a run holds in its ``--out`` folder (it contains the run's pid)."""
@@ -454,12 +481,13 @@ def train(
     plan = _plan(cfg, resume)  # every check of the run's inputs, before anything is written
     out.mkdir(parents=True, exist_ok=True)
     lock = acquire_lock(out)
-    restore_sigterm = _stop_on_sigterm()
+    stop = StopRequest()
+    restore_signals = _stop_on_signals(stop)
     try:
         _prepare_out(out, resume, overwrite)
-        return _train(cfg, out, plan, resume, config_name, max_minutes)
+        return _train(cfg, out, plan, resume, config_name, max_minutes, stop)
     finally:
-        restore_sigterm()
+        restore_signals()
         release_lock(lock)
 
 
@@ -582,6 +610,7 @@ def _train(
     resume: str | Path | None,
     config_name: str,
     max_minutes: float | None,
+    stop: StopRequest | None = None,
 ) -> Path:
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -639,8 +668,12 @@ def _train(
     logs = _Logs(out, append=resumed is not None)
     max_seconds = None if max_minutes is None else 60.0 * max_minutes
     best = -np.inf if resumed is None else _previous_best(cfg, out)
-    callback = make_callback(cfg, out, spec, card_base, logs, max_seconds, best, previous_wall)
+    stop = stop or StopRequest()
+    callback = make_callback(
+        cfg, out, spec, card_base, logs, max_seconds, best, previous_wall, stop
+    )
     t0 = time.perf_counter()
+    stop.learning = True
     try:
         model.learn(
             total_timesteps=cfg.timesteps,
@@ -649,9 +682,11 @@ def _train(
             tb_log_name="maskableppo",
         )
     except KeyboardInterrupt:
-        callback.stopped_early = "interrupted (Ctrl-C or SIGTERM)"
-        print("\ninterrupted: writing the final checkpoint", file=sys.stderr)
+        callback.stopped_early = INTERRUPTED
     finally:
+        stop.learning = False
+        if callback.stopped_early == INTERRUPTED:
+            print("\ninterrupted: writing the final checkpoint", file=sys.stderr)
         logs.close()
         snapshots = None
         if cfg.selfplay.enabled:  # counted here: after an interrupt in a subproc step the

@@ -10,18 +10,38 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 from small_configs import TINY_CATZ
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_sigterm_writes_the_final_checkpoint(tmp_path):
+SUBPROC_SELFPLAY = {
+    "env_options": {"num_players": 2, "turns": 3},
+    "n_envs": 2,
+    "vec_env": "subproc",
+    "selfplay": {"enabled": True, "bots": ["random"], "snapshot_every": 64},
+}
+"""A self-play run in worker processes: SIGTERM lands mid-step, the step's results still
+in the workers' pipes (the card's snapshot count read them: a TypeError, no final.pt)."""
+
+
+@pytest.mark.parametrize(
+    ("extra", "sig"),
+    [
+        ({"env_options": {"num_players": 1, "turns": 3}}, signal.SIGTERM),
+        (SUBPROC_SELFPLAY, signal.SIGTERM),
+        (SUBPROC_SELFPLAY, signal.SIGINT),  # Ctrl-C
+    ],
+    ids=["catz", "subproc_selfplay", "subproc_selfplay_ctrl_c"],
+)
+def test_sigterm_writes_the_final_checkpoint(tmp_path, extra, sig):
     config = {
         **TINY_CATZ,
-        "env_options": {"num_players": 1, "turns": 3},
         "timesteps": 10_000_000,
         "algorithm": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        **extra,
     }
     cfg = tmp_path / "long.yaml"
     cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -41,7 +61,7 @@ def test_sigterm_writes_the_final_checkpoint(tmp_path):
         assert proc.poll() is None, proc.communicate()[1]
         time.sleep(0.2)
     assert (out / ".lock").read_text().strip() == str(proc.pid)  # the run holds its lock
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert not (out / ".lock").exists()  # released on SIGTERM too
