@@ -354,22 +354,25 @@ def train(cfg: RLlibTrainConfig, out: Path) -> list[dict[str, Any]]:
         ray.init(address="local")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    from training.atomic import atomic_write_text
+
+    atomic_write_text(out / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     algo = algorithm_config(cfg).build_algo()
     rows = []
     try:
-        with (out / "results.jsonl").open("w", encoding="utf-8") as log:
-            for _ in range(cfg.iterations):
-                row = summary(algo.train())
-                rows.append(row)
-                print(_line(row, cfg.iterations), flush=True)
-                log.write(json.dumps(row) + "\n")
-                log.flush()
-                it = row["iteration"]
-                last = it == cfg.iterations
-                if last or (cfg.checkpoint_every and it % cfg.checkpoint_every == 0):
-                    path = algo.save_to_path(str((out / f"checkpoint_{it:06d}").resolve()))
-                    print(f"checkpoint: {path}", flush=True)
+        log = ""  # results.jsonl, rewritten whole (temporary file, renamed) every iteration
+        atomic_write_text(out / "results.jsonl", log)
+        for _ in range(cfg.iterations):
+            row = summary(algo.train())
+            rows.append(row)
+            print(_line(row, cfg.iterations), flush=True)
+            log += json.dumps(row) + "\n"
+            atomic_write_text(out / "results.jsonl", log)
+            it = row["iteration"]
+            last = it == cfg.iterations
+            if last or (cfg.checkpoint_every and it % cfg.checkpoint_every == 0):
+                path = algo.save_to_path(str((out / f"checkpoint_{it:06d}").resolve()))
+                print(f"checkpoint: {path}", flush=True)
     finally:
         algo.stop()
     return rows

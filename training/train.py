@@ -32,6 +32,7 @@ import contextlib
 import csv
 import dataclasses
 import datetime as dt
+import io
 import os
 import platform
 import signal
@@ -149,30 +150,39 @@ def git_commit() -> str | None:
 
 
 class _Logs:
-    """The run's CSV files."""
+    """The run's CSV files, each rewritten whole to a temporary file renamed into place at
+    every row (a kill leaves the last whole file, never a torn row)."""
 
     def __init__(self, out: Path, append: bool) -> None:
-        self.progress = self._open(out / "progress.csv", PROGRESS_FIELDS, append)
-        self.eval = self._open(out / "eval.csv", EVAL_FIELDS, append)
+        self.paths = {"progress": out / "progress.csv", "eval": out / "eval.csv"}
+        self.fields = {"progress": PROGRESS_FIELDS, "eval": EVAL_FIELDS}
+        self.text = {k: self._start(p, self.fields[k], append) for k, p in self.paths.items()}
+        for which in self.paths:
+            atomic_write_text(self.paths[which], self.text[which])
 
     @staticmethod
-    def _open(path: Path, fields: Sequence[str], append: bool) -> tuple[Any, csv.DictWriter]:
-        exists = append and path.is_file()
-        fh = path.open("a" if exists else "w", newline="", encoding="utf-8")
-        writer = csv.DictWriter(fh, fieldnames=list(fields))
-        if not exists:
-            writer.writeheader()
-            fh.flush()
-        return fh, writer
+    def _start(path: Path, fields: Sequence[str], append: bool) -> str:
+        """The file's text so far: a resumed run's earlier rows (a torn last line, left by
+        a run of an earlier version, dropped), else the header."""
+        if append and path.is_file():
+            text = path.read_text(encoding="utf-8")
+            if text and not text.endswith("\n"):
+                text = text[: text.rfind("\n") + 1]
+            if text:
+                return text
+        header = io.StringIO()
+        csv.DictWriter(header, fieldnames=list(fields)).writeheader()
+        return header.getvalue()
 
     def write(self, which: str, row: dict[str, Any]) -> None:
-        fh, writer = getattr(self, which)
+        line = io.StringIO()
+        writer = csv.DictWriter(line, fieldnames=list(self.fields[which]))
         writer.writerow({k: row.get(k, "") for k in writer.fieldnames})
-        fh.flush()
+        self.text[which] += line.getvalue()
+        atomic_write_text(self.paths[which], self.text[which])
 
     def close(self) -> None:
-        for fh, _ in (self.progress, self.eval):
-            fh.close()
+        """Nothing is left open (every row is on disk when ``write`` returns)."""
 
 
 def make_callback(

@@ -205,3 +205,42 @@ def test_inf_weights_refused_naming_the_tensor(tmp_path):
     save_checkpoint(tmp_path / "inf", state, {**BASE, "policy": SPEC.to_dict()})
     with pytest.raises(CheckpointError, match=r"policy_net\.0\.bias holds infinity"):
         load_checkpoint(tmp_path / "inf")
+
+
+def test_a_training_run_opens_nothing_in_its_folder_for_writing_but_temporary_files(
+    tmp_path, monkeypatch
+):
+    # progress.csv and eval.csv were written row by row in place (a kill tore a row, and
+    # a resumed run appended to it); every file of --out now goes through a temporary one
+    import builtins
+    import io
+
+    from small_configs import TINY_CATZ
+
+    from training.config import config_from_dict
+    from training.train import train
+
+    out = tmp_path / "run"
+    in_place: list[tuple[str, str]] = []
+    real_open, real_io_open = builtins.open, io.open
+
+    def watch(opener):
+        def opened(file, mode="r", *args, **kwargs):
+            path = Path(str(file)) if isinstance(file, str | Path) else None
+            writing = any(c in mode for c in "wax+")
+            # atomic_file's temporaries are hidden: .name.*.tmp
+            if writing and path is not None and out in path.parents and path.name[0] != ".":
+                in_place.append((path.name, mode))
+            return opener(file, mode, *args, **kwargs)
+
+        return opened
+
+    monkeypatch.setattr(builtins, "open", watch(real_open))
+    monkeypatch.setattr(io, "open", watch(real_io_open))
+    cfg = config_from_dict({**TINY_CATZ, "eval": {**TINY_CATZ["eval"], "every": 32}})
+    final = train(cfg, out)
+    train(cfg, out, resume=final)
+    assert in_place == []
+    progress = (out / "progress.csv").read_text().splitlines()
+    assert progress[0].startswith("timesteps,") and len(progress) >= 3
+    assert sum(line.startswith("timesteps,") for line in progress) == 1  # resumed: appended
