@@ -275,3 +275,29 @@ def test_render_from_a_seat_shows_only_what_it_may_see():
     assert f"holding {rules.card_name(env.truth.held)}" in env.render_text("player_0")
     with pytest.raises(ValueError, match="view"):
         env.render_text("nobody")
+
+
+def test_round_points_are_in_the_infos_of_the_step_that_ends_the_round_only():
+    # the AEC env kept the last round's points in every later step's infos (last() showed
+    # them with reward 0 until the next round ended); the parallel env was right
+    from ratenvs.rat_a_tat_cat.env import raw_env as make
+
+    env = make(num_players=2, rounds=3)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    told = ends = 0
+    while env.agents:
+        before = env.truth.round_index
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        mask = env.observe(agent)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+        ended = env.truth.round_index != before or env.truth.is_over
+        ends += ended
+        for a in env.possible_agents:
+            has = "round_points" in env.infos.get(a, {})
+            assert has == ended, (a, env.truth.round_index)
+            told += has
+    assert ends == 3 and told == 6
