@@ -83,6 +83,17 @@ def bind_bots(bots: Sequence[Any], game: Any, observer: Any) -> None:
             bind_game(game, seat)
 
 
+def with_own_view(bot: Any, game: Any) -> Any:
+    """``bot`` seated at a table of ``game``: as it is, or in an :class:`OwnView` when its
+    class declares ``view_options`` the table does not show (the Rat-a-Tat Cat
+    ``ceiling`` bot reads the ``owner_ceilings`` piece), seeing the table's play with
+    them, as evaluations seat it."""
+    wanted = dict(getattr(type(bot), "view_options", None) or {})
+    if not wanted or all(game.params.get(k) == v for k, v in wanted.items()):
+        return bot
+    return OwnView(bot, type(game)(**{**game.params, **wanted}))
+
+
 class OwnView:
     """A bot that sees the table with its own values of the game's ``view_only`` options
     (:class:`~ratenvs.common.options.Option`): an agent trained with the ``answer_beliefs``

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.arguments import MAX_SEED, SEED, ArgumentParser, UsageError, int_in, output_file
-from ratenvs.common.bots import Bot, opponent_bots, searches_state
+from ratenvs.common.bots import Bot, opponent_bots, searches_state, with_own_view
 from ratenvs.common.game import Game
 from ratenvs.common.play import seed_streams
 
@@ -132,6 +132,7 @@ def set_table(
             output_file("--record", record_path)  # before the game, not after it
     except (ValueError, UsageError) as err:
         parser.error(_as_flags(str(err), parser))
+    bots = [with_own_view(bot, env.game) for bot in bots]  # e.g. the ceiling bot's view
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     _, bot_rngs = seed_streams(seed, env.num_players)  # play_game's seeding rule
     for i, bot in enumerate(bots):

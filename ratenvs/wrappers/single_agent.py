@@ -22,7 +22,7 @@ import gymnasium as gym
 import numpy as np
 
 from ratenvs.common.aec import GameAECEnv, as_action, refused_action
-from ratenvs.common.bots import Bot, searches_state
+from ratenvs.common.bots import Bot, searches_state, with_own_view
 from ratenvs.common.options import check_choice, check_seed
 from ratenvs.games import get_game
 
@@ -92,7 +92,7 @@ class SingleAgentEnv(gym.Env):
         self._fixed_opponents = (
             None
             if callable(opponents) and not isinstance(opponents, Bot)
-            else self._resolve(opponents, n - 1)
+            else [with_own_view(bot, self.aec.game) for bot in self._resolve(opponents, n - 1)]
         )
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)["observation"]
@@ -135,7 +135,8 @@ class SingleAgentEnv(gym.Env):
         if self.learner_seat == "random":
             self._seat = int(self.np_random.integers(n))
         if self._fixed_opponents is None:
-            self._bots = self._resolve(self._opponents_arg(self.np_random), n - 1)
+            drawn = self._resolve(self._opponents_arg(self.np_random), n - 1)
+            self._bots = [with_own_view(bot, self.aec.game) for bot in drawn]
         else:
             self._bots = self._fixed_opponents
         for i, bot in enumerate(self._bots):

@@ -243,3 +243,42 @@ def test_cli_play_reads_stdin_for_a_whole_game(monkeypatch, capsys):
     assert not any(
         line.startswith(("player_1 draws a", "player_2 draws a")) for line in out.splitlines()
     )  # but not the bots' private draws
+
+
+@pytest.mark.parametrize("seats", [["--bots", "ceiling", "heuristic"], ["--vs", "ceiling"]])
+def test_the_ceiling_bot_plays_at_a_table_without_the_owner_ceilings_piece(seats, monkeypatch):
+    # ratenvs play offered it and crashed at its first move ("make the env with
+    # owner_ceilings=True", no flag for it); it now sees the table with its own view
+    said: list[str] = []
+    masks = []
+    original = play._ask_action
+
+    def spy(mask, n, ask, say):
+        masks.append(mask.copy())
+        return original(mask, n, ask, say)
+
+    monkeypatch.setattr(play, "_ask_action", spy)
+
+    def ask(_prompt):
+        for text in ("d", "x", "n", "r 0", "u"):
+            if play.parse_move(text, masks[-1], 3) is not None:
+                return text
+        raise AssertionError("no legal move found")
+
+    argv = ["--players", "3", "--seed", "5", *seats]
+    assert play.main(argv, ask=ask, say=said.append) == 0
+    assert "game over - winner(s)" in "\n".join(said)
+
+
+def test_the_gymnasium_door_seats_the_ceiling_bot_with_its_own_view():
+    from ratenvs.wrappers import SingleAgentEnv
+
+    env = SingleAgentEnv("rat-a-tat-cat", opponents="ceiling", num_players=3)
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, _, term, trunc, info = env.step(action)
+            done = term or trunc
