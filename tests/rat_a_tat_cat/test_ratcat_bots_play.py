@@ -164,18 +164,24 @@ def test_records_of_raw_env_options_round_trip():
     assert replay(record).truth.is_over
 
 
+def spy_masks(monkeypatch) -> list:
+    """The masks of the moves the person is asked for, in order (a spy on _ask_action)."""
+    seen: list = []
+    original = play._ask_action
+
+    def spy(mask, n, ask, say):
+        seen.append(mask.copy())
+        return original(mask, n, ask, say)
+
+    monkeypatch.setattr(play, "_ask_action", spy)
+    return seen
+
+
 def test_terminal_play_full_game_with_bad_input(monkeypatch):
     said: list[str] = []
     typed: list[str] = []
     # answer every prompt with a legal move worked out from the printed table
-    seen_masks = []
-    original = play._ask_action
-
-    def spy(mask, n, ask, say):
-        seen_masks.append(mask.copy())
-        return original(mask, n, ask, say)
-
-    monkeypatch.setattr(play, "_ask_action", spy)
+    seen_masks = spy_masks(monkeypatch)
     bad = ["", "zz", "r 9", "s 0 0 0", "p 7"]
 
     def ask(prompt):
@@ -250,14 +256,7 @@ def test_the_ceiling_bot_plays_at_a_table_without_the_owner_ceilings_piece(seats
     # ratenvs play offered it and crashed at its first move ("make the env with
     # owner_ceilings=True", no flag for it); it now sees the table with its own view
     said: list[str] = []
-    masks = []
-    original = play._ask_action
-
-    def spy(mask, n, ask, say):
-        masks.append(mask.copy())
-        return original(mask, n, ask, say)
-
-    monkeypatch.setattr(play, "_ask_action", spy)
+    masks = spy_masks(monkeypatch)
 
     def ask(_prompt):
         for text in ("d", "x", "n", "r 0", "u"):
