@@ -440,9 +440,9 @@ def _prepare_out(out: Path, resume: str | Path | None, overwrite: bool | None) -
     entries = sorted(p.name for p in out.iterdir() if p.name != LOCK_NAME)
     if not entries:
         return
+    shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
     if resume is not None:
         if Path(resume).resolve().parent != out.resolve():
-            shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
             raise ConfigError(
                 f"--out {out}: the folder holds another run's files ({shown}) and --resume "
                 f"{resume} is not in it; a resumed run continues its own folder (--out "
@@ -450,7 +450,6 @@ def _prepare_out(out: Path, resume: str | Path | None, overwrite: bool | None) -
             )
         return
     if not overwrite:
-        shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
         raise ConfigError(
             f"--out {out}: the folder is not empty ({shown}); pass --overwrite to replace "
             "an earlier run's files, --resume CKPT to continue a run, or pick another --out"
