@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.util
 import io
 from pathlib import Path
 
@@ -25,6 +26,10 @@ def subcommands() -> list[str]:
     return sorted(action.choices)
 
 
+TRAIN_EXTRA = importlib.util.find_spec("stable_baselines3") is not None
+"""``training/`` and ``studies/`` need the ``train`` extra (not in the envs-only floors run)."""
+
+
 def module_mains() -> list[str]:
     names = []
     for folder in ("training", "benchmarks", "studies"):
@@ -33,6 +38,19 @@ def module_mains() -> list[str]:
             if "def main(" in text and '__name__ == "__main__"' in text:
                 names.append(f"{folder}.{path.stem}")
     return names
+
+
+def module_cases() -> list:
+    return [
+        pytest.param(
+            name,
+            marks=pytest.mark.skipif(
+                not TRAIN_EXTRA and not name.startswith("benchmarks."),
+                reason="needs the train extra",
+            ),
+        )
+        for name in module_mains()
+    ]
 
 
 def run_help(main, argv: list[str]) -> str:
@@ -74,6 +92,6 @@ def test_ratenvs_help(argv):
         assert "95% intervals" in text
 
 
-@pytest.mark.parametrize("module", module_mains())
+@pytest.mark.parametrize("module", module_cases())
 def test_module_help(module):
     run_help(importlib.import_module(module).main, ["--help"])
