@@ -357,8 +357,9 @@ class GameAECEnv(_GameEnvBase, AECEnv):
             step_rewards = game.apply(truth, pending, self.np_random, infos)
             self._pending = {}
             names = self.possible_agents
-            for a in self.infos:  # the infos say what this step told (none: empty)
-                self.infos[a] = {}
+            for a, told in self.infos.items():  # what this step told (none: empty)
+                if told:
+                    self.infos[a] = {}
             for s, info in infos.items():
                 self.infos[names[s]] = info
             self._queue = queue = game.to_act(truth)
