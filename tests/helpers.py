@@ -44,6 +44,17 @@ def play_random(env: Any, rng: np.random.Generator) -> dict[str, float]:
     return totals
 
 
+def play_random_episode(env: Any, info: dict[str, Any], rng: np.random.Generator) -> float:
+    """Play a reset gymnasium ``env`` (``info``: its reset's) to the episode's end with
+    :func:`random_action`; the learner's summed rewards."""
+    total, done = 0.0, False
+    while not done:
+        _, reward, term, trunc, info = env.step(random_action(info, rng))
+        total += float(reward)
+        done = term or trunc
+    return total
+
+
 def positions(
     env: Any, seed: int, every: int = 1, wait: int | None = None, wait_prob: float = 0.0
 ) -> Iterator[Any]:

@@ -321,17 +321,15 @@ def test_search_bots_play_catz_ratz_and_batz(bot):
 
 
 def test_the_gymnasium_door_plays_search_bots_in_the_other_seats():
+    from helpers import play_random_episode
+
     from ratenvs.wrappers.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv("rat_a_tat_cat", opponents=RatCatPIMC(determinizations=2))
     rng = np.random.default_rng(0)
     for seed in range(3):  # the learner's seat is drawn at every reset
         _, info = env.reset(seed=seed)
-        done = False
-        while not done:
-            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-            _, _, term, trunc, info = env.step(action)
-            done = term or trunc
+        play_random_episode(env, info, rng)
         assert env.aec.truth.is_over
 
 

@@ -7,7 +7,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from helpers import needs_pettingzoo_registry
+from helpers import needs_pettingzoo_registry, play_random_episode
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import ratenvs
@@ -128,11 +128,7 @@ def test_reset_always_gives_the_learner_a_decision(players, seat):
         obs, info = env.reset(seed=s)
         assert info["action_mask"].any() and env.observation_space.contains(obs)
         dropped += info.get("games_dropped", 0)
-        done = False
-        while not done:
-            action = int(rng.choice(np.flatnonzero(env.action_masks())))
-            _, _, term, trunc, _ = env.step(action)
-            done = term or trunc
+        play_random_episode(env, info, rng)
         assert env.unwrapped.aec.terminations[env.learner]
     assert dropped >= 5  # the case comes up
     again = SingleAgentEnv("catz_ratz_batz", opponents="optimal", learner_seat=seat, **options)

@@ -270,14 +270,13 @@ def test_the_ceiling_bot_plays_at_a_table_without_the_owner_ceilings_piece(seats
 
 
 def test_the_gymnasium_door_seats_the_ceiling_bot_with_its_own_view():
+    from helpers import play_random_episode
+
     from ratenvs.wrappers import SingleAgentEnv
 
     env = SingleAgentEnv("rat-a-tat-cat", opponents="ceiling", num_players=3)
     rng = np.random.default_rng(0)
     for seed in range(3):
         _, info = env.reset(seed=seed)
-        done = False
-        while not done:
-            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-            _, _, term, trunc, info = env.step(action)
-            done = term or trunc
+        play_random_episode(env, info, rng)
+        assert env.aec.truth.is_over
