@@ -31,6 +31,7 @@ from gymnasium.utils import seeding
 from ratenvs.common.aec import IllegalActionError
 from ratenvs.common.bots import Bot, bind_bots, searches_state
 from ratenvs.common.game import Chance, ChanceLog, Game
+from ratenvs.common.options import check_seed
 
 StepHook = Callable[[Game, Any, dict[int, int], Sequence[float] | None], None]
 """Called after every step with the game, the state after it, the actions and the rewards."""
@@ -39,9 +40,19 @@ StepHook = Callable[[Game, Any, dict[int, int], Sequence[float] | None], None]
 def seed_streams(
     seed: int, num_players: int
 ) -> tuple[np.random.Generator, list[np.random.Generator]]:
-    """The chance generator and one generator per seat's bot for ``seed`` (the one rule)."""
-    chance, _ = seeding.np_random(int(seed))
-    return chance, [np.random.default_rng([int(seed), 1, seat]) for seat in range(num_players)]
+    """The chance generator and one generator per seat's bot for ``seed`` (the one rule; an
+    integer >= 0: anything else, a bool, a float, a string, None, is a ValueError)."""
+    seed = game_seed(seed)
+    chance, _ = seeding.np_random(seed)
+    return chance, [np.random.default_rng([seed, 1, seat]) for seat in range(num_players)]
+
+
+def game_seed(seed: Any) -> int:
+    """``seed`` as a game's seed: an integer >= 0 (Python or numpy); nothing is coerced."""
+    value = check_seed(seed, "a game's seed")
+    if value is None:
+        raise ValueError("a game's seed must be an integer >= 0, got None")
+    return value
 
 
 @dataclass
@@ -80,6 +91,7 @@ def play_game(
     n = game.num_players
     if len(bots) != n:
         raise ValueError(f"{len(bots)} bots for a {n}-seat game")
+    seed = game_seed(seed)
     chance_rng, bot_rngs = seed_streams(seed, n)
     log = None
     if chance is None:
@@ -114,7 +126,7 @@ def play_game(
         if on_step is not None:
             on_step(game, state, chosen, rewards)
     return PlayedGame(
-        seed=int(seed),
+        seed=seed,
         actions=actions,
         returns=returns,
         winners=list(game.winners(state)),

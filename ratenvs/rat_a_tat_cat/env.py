@@ -141,6 +141,7 @@ from ratenvs.common.aec import (
     GameParallelEnv,
     options_table,
 )
+from ratenvs.common.options import check_seed
 from ratenvs.common.wrappers import env_function
 from ratenvs.rat_a_tat_cat import render
 from ratenvs.rat_a_tat_cat.resample import resample_state
@@ -168,7 +169,9 @@ class raw_env(GameAECEnv, game=RatATatCat, draw=render.draw):
     def resample_from_infostate(self, agent: str, seed: int | None = None) -> raw_env:
         """A new raw env whose state agrees with everything ``agent`` knows, with everything
         it does not (unknown slots, the draw pile, another player's privately drawn card)
-        shuffled; the new env's generator is seeded with ``seed``."""
+        shuffled; the new env's generator is seeded with ``seed`` (None or an integer >= 0,
+        as at ``reset``)."""
+        seed = check_seed(seed)
         if agent not in self.agent_name_mapping:
             raise ValueError(f"unknown agent {agent!r}; choose one of {self.possible_agents}")
         seat = self.agent_name_mapping[agent]

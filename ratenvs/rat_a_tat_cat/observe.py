@@ -307,6 +307,9 @@ class SeatView:
     last_round_played: list[bool]
     rounds: int | None
     target_score: int | None
+    out_at: int | None = None
+    """The lowest total that puts a player out (``target_score`` + 1 when a total must
+    exceed the target, the default ``eliminate_at``; None: no elimination)."""
 
     @property
     def over(self) -> bool:
@@ -466,6 +469,7 @@ class TableObserver(Observer):
             last_round_played=[bool(last_hands) and last_hands[p][0] != NO_CARD for p in range(n)],
             rounds=self.rounds,
             target_score=self.game.target_score,
+            out_at=self.game.out_at,
         )
 
     def string_from(self, state: State, seat: int | None) -> str:

@@ -214,8 +214,8 @@ def draw_view(view: SeatView, agents: list[str]) -> np.ndarray:
     # ---------------------------------------------------------------- title bar
     label(c, (MARGIN, 12), "Rat-a-Tat Cat", size=24)
     round_text = f"round {view.round_index + 1}" + (f" of {rounds}" if rounds else "")
-    if view.target_score is not None:
-        round_text += f"  (out at {view.target_score})"
+    if view.out_at is not None:
+        round_text += f"  (out at {view.out_at})"
     label(c, (MARGIN + 180, 18), f"{round_text}   turn {view.turns_this_round + 1}", size=16)
     viewer = "omniscient: all cards face up" if sees_all else f"view: {agents[view_seat]}"
     label(c, (WIDTH - MARGIN, 18), viewer, size=16, fill=HIGHLIGHT, anchor="ra")

@@ -182,6 +182,18 @@ def test_resampling_is_seeded_and_the_resampled_game_plays_on():
         env.resample_from_infostate("player_9", seed=0)
 
 
+@pytest.mark.parametrize("seed", [True, 1.0, 1.5, "1", -1, [1]])
+def test_resampling_takes_the_seeds_reset_takes(seed):
+    """A seed is None or an integer >= 0, as at ``reset``: True was dealt as seed 1 and 1.5
+    was numpy's TypeError."""
+    env = next(_random_states(2, "knowledge", 1))
+    with pytest.raises(ValueError, match=r"^seed must be None or an integer >= 0, got "):
+        env.resample_from_infostate("player_1", seed=seed)
+    assert env.resample_from_infostate("player_1", seed=np.uint8(7)).game_state() == (
+        env.resample_from_infostate("player_1", seed=7).game_state()
+    )
+
+
 def test_the_current_players_private_card_is_resampled_for_others():
     env = raw_env(num_players=2)
     env.reset(seed=4)

@@ -190,3 +190,25 @@ def test_another_players_held_card_is_face_down_even_a_taken_discard():
     assert not np.array_equal(shown, public)  # it says "taken from the discard" ...
     env.truth.held = card
     assert np.array_equal(public, env.render())  # ... face down, as in the observation
+
+
+@pytest.mark.parametrize(
+    ("eliminate_at", "header"), [("exceeds", "(out at 101)"), ("reaches", "(out at 100)")]
+)
+def test_the_header_names_the_lowest_total_that_is_out(monkeypatch, eliminate_at, header):
+    """With a target of 100 a total must exceed it to be out (the default): a player at 100
+    is still in, so the picture says 101 (it said "out at 100" under both rules)."""
+    texts = []
+    label = frames.label
+
+    def spy(canvas, xy, text, *args, **kwargs):
+        texts.append(text)
+        return label(canvas, xy, text, *args, **kwargs)
+
+    monkeypatch.setattr(frames, "label", spy)
+    env = rat_a_tat_cat_v1.raw_env(
+        num_players=2, target_score=100, eliminate_at=eliminate_at, render_mode="rgb_array"
+    )
+    env.reset(seed=1)
+    env.render()
+    assert [t for t in texts if "out at" in t] == [f"round 1  {header}   turn 1"]

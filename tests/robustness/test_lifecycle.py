@@ -200,3 +200,45 @@ def test_a_numpy_integer_seed_is_the_same_seed_at_every_door(spec, pair):
         reset(seed=kind(value))
         twin_reset(seed=value)
         assert state() == twin_state(), name
+
+
+@SPECS
+@pytest.mark.parametrize(
+    "options", [{"num_players": 4}, {"bogus": 1}, [("num_players", 4)], "num_players=4", 0]
+)
+def test_reset_options_are_refused_at_every_door_and_change_nothing(spec, options):
+    """The game's options are fixed when the env is made: ``reset(options=...)`` holding
+    anything is a ValueError before anything moves (it was ignored: the old game went on)."""
+    for name, reset, state in _resets(spec):
+        if name == "engine":  # the engine's reset takes a seed only
+            continue
+        before = state()
+        with pytest.raises(ValueError, match=r"^reset takes no options \(got "):
+            reset(seed=1, options=options)
+        assert state() == before, name
+
+
+@SPECS
+def test_reset_options_none_or_empty_are_a_plain_reset(spec):
+    for (name, reset, state), (_, twin_reset, twin_state) in zip(_resets(spec), _resets(spec)):
+        if name == "engine":
+            continue
+        for empty in (None, {}):
+            reset(seed=3, options=empty)
+            twin_reset(seed=3)
+            assert state() == twin_state(), (name, empty)
+
+
+@SPECS
+@settings(max_examples=15, deadline=None)
+@given(seed=ODD_SEEDS | st.none())
+def test_play_game_refuses_what_no_door_takes_as_a_seed(spec, seed):
+    """``play_game`` (the one harness) takes the doors' seeds and no others: 1.9, "1" or
+    True were played as game 1."""
+    from ratenvs.common.play import play_game, seed_streams
+
+    game = spec.load().raw_env().game
+    bots = [spec.bots()["random"]() for _ in range(game.num_players)]
+    for call in (lambda: play_game(game, bots, seed), lambda: seed_streams(seed, 2)):
+        with pytest.raises(ValueError, match=r"^a game's seed must be .*integer >= 0, got "):
+            call()
