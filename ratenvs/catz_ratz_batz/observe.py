@@ -2,7 +2,9 @@
 
 The observation is the :class:`TableObserver`'s pieces, the observing seat's
 own entries first, then the other seats in turn order after it. The dice are
-those of the turn in progress (zeros before the roll). For ``n`` seats (the
+those of the turn in progress; at a roll (phase "must roll") they are still the dice
+the last turn ended with, all public (zeros before the game's first roll). For ``n``
+seats (the
 table for 2 seats; the pieces of ``n`` entries grow with the table):
 
 {table}
