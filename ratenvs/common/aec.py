@@ -27,12 +27,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from ratenvs.common.game import Game
-from ratenvs.common.options import (
-    RENDER_VIEW_HELP,
-    check_render_mode,
-    check_reset_options,
-    check_seed,
-)
+from ratenvs.common.options import RENDER_VIEW_HELP, check_render_mode, check_seed
 from ratenvs.common.render import HumanWindow, check_render_view
 
 OMNISCIENT = "omniscient"
@@ -293,8 +288,8 @@ class GameAECEnv(_GameEnvBase, AECEnv):
     # ------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game; ``seed`` (None or an integer >= 0) re-seeds the env's generator
-        (reset takes no options: anything but None or ``{}`` is a ValueError)."""
-        check_reset_options(options)
+        (``options`` is accepted and ignored, as in PettingZoo's classic envs: a game's
+        options are given when its env is made)."""
         seed = check_seed(seed)
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
@@ -422,8 +417,8 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start a new game; ``seed`` (None or an integer >= 0) re-seeds the env's generator
-        (reset takes no options: anything but None or ``{}`` is a ValueError)."""
-        check_reset_options(options)
+        (``options`` is accepted and ignored, as in PettingZoo's classic envs: a game's
+        options are given when its env is made)."""
         seed = check_seed(seed)
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)

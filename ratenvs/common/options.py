@@ -101,18 +101,6 @@ def check_seed(value: Any, name: str = "seed") -> int | None:
     raise ValueError(f"{name} must be None or an integer >= 0, got {value!r}")
 
 
-def check_reset_options(options: Any) -> None:
-    """``reset(options=...)`` takes nothing: a game's options are fixed when its env is made.
-    None or an empty mapping passes (tools that always pass ``options`` keep working); any
-    other value is a ValueError, so options meant to change the game are never ignored."""
-    if options is None or (isinstance(options, Mapping) and not options):
-        return
-    raise ValueError(
-        f"reset takes no options (got {options!r}); a game's options are given when the env "
-        "is made, e.g. env(num_players=4)"
-    )
-
-
 def check_render_mode(value: Any, modes: Iterable[str]) -> str | None:
     """A render mode is ``None`` or one of the env's ``metadata["render_modes"]``."""
     if value is None:

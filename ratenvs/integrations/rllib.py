@@ -165,7 +165,7 @@ class RatenvsMultiAgentEnv(MultiAgentEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start a new game (``seed`` as the game's ``reset``); observations of who acts."""
-        observations, _ = self.par_env.reset(seed=seed, options=options)
+        observations, _ = self.par_env.reset(seed=seed)
         self.agents = list(self.possible_agents)
         acting = self._acting()
         self._masks = {a: observations[a]["action_mask"] for a in acting}

@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ratenvs.common.options import check_reset_options, check_seed
+from ratenvs.common.options import check_seed
 from ratenvs.games import get_game
 
 LEARNER = -1
@@ -165,8 +165,7 @@ class BatchedVectorEnv(VectorEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start every game anew; ``seed`` (None or one integer >= 0) seeds the whole batch
-        (reset takes no options: anything but None or ``{}`` is a ValueError)."""
-        check_reset_options(options)
+        (``options`` is accepted and ignored: the games' options are given when it is made)."""
         seed = check_seed(seed, "seed (one integer for the whole batch)")
         if seed is not None:
             self._rng = np.random.default_rng(seed)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ratenvs.common.aec import GameAECEnv, as_action, refused_action
 from ratenvs.common.bots import Bot, searches_state, with_own_view
-from ratenvs.common.options import check_choice, check_reset_options, check_seed
+from ratenvs.common.options import check_choice, check_seed
 from ratenvs.games import get_game
 
 OpponentsArg = (
@@ -130,7 +130,6 @@ class SingleAgentEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        check_reset_options(options)
         super().reset(seed=check_seed(seed))
         n = self.aec.num_players
         if self.learner_seat == "random":
