@@ -54,6 +54,28 @@ BY_RESPONSE = "by_correct_response"
 COUNT_KEYS = ("cards", "answers", "correct_answers")
 
 
+def seat_count_rule(seats: int) -> str:
+    """How many opponent names ``seats`` opponent seats take, in words."""
+    if seats == 1:
+        return "one opponent seat: give 1 name"
+    return f"{seats} opponent seats: give 1 name (for every seat) or {seats} (one per seat)"
+
+
+def check_run(games: Any, seed: Any) -> tuple[int, int]:
+    """``games`` (an integer in 1..:data:`MAX_GAMES`) and ``seed`` (an integer >= 0) of an
+    evaluation, match or tournament, as the command lines take them; anything else is a
+    ValueError naming the argument and the value given, before any game is played."""
+
+    def integer(value: Any) -> bool:
+        return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+    if not integer(games) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"games must be an integer in 1..{MAX_GAMES:,}, got {games!r}")
+    if not integer(seed) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    return int(games), int(seed)
+
+
 @dataclass(frozen=True)
 class EvaluationExtras:
     """What a game adds to its evaluations (each optional), from ``ratenvs.<game>.evaluation``'s
@@ -132,6 +154,7 @@ def play_match(
 ) -> list[GameResult]:
     """``games`` games of ``agent`` against ``opponents`` (one per other seat), seats rotated
     (game ``g``: the agent in seat ``(first_seat + g) mod players``)."""
+    games, seed = check_run(games, seed)
     env = spec.load().raw_env(**env_options)
     n = env.num_players
     if len(opponents) != n - 1:
@@ -373,18 +396,20 @@ def make_opponents(
     names: Sequence[str] | None,
     seats: int,
     env_options: Mapping[str, Any] | None = None,
+    flag: str = "--opponents",
 ) -> tuple[list[Bot], list[str]]:
     """Players for ``seats`` opponent seats: one name for all, one name per seat, or the
-    game's default bot (names as :func:`resolve_agent` takes them). With the table's
-    ``env_options``, a checkpoint trained with other values of the game's view options
-    sees the table with its own (:func:`seat_maker`)."""
+    game's default bot (names as :func:`resolve_agent` takes them; ``flag``, what the user
+    wrote them with, names them in errors). With the table's ``env_options``, a checkpoint
+    trained with other values of the game's view options sees the table with its own
+    (:func:`seat_maker`)."""
     spec = GAMES[game]
     if not names:
         names = [spec.default_opponent]
     if len(names) == 1:
         names = list(names) * seats
     if len(names) != seats:
-        raise ValueError(f"--opponents: need 1 or {seats} names for this game, got {len(names)}")
+        raise ValueError(f"{flag}: {seat_count_rule(seats)}, got {len(names)}")
     refs = [resolve_agent(n, game) for n in names]
     if env_options is None:
         return [r.make() for r in refs], [r.label for r in refs]
@@ -583,6 +608,7 @@ def evaluate_agent(
     add the game's exact grade (:attr:`EvaluationExtras.exact_grade`) if it has one. A
     policy among the players (the agent or a checkpoint opponent) must fit the env's
     observation and action sizes (a ValueError before any game)."""
+    games, seed = check_run(games, seed)
     spec = GAMES[game]
     extras = extras_for(game) if extras is None else extras
     env = spec.load().raw_env(**env_options)
@@ -623,6 +649,7 @@ def evaluate(
     the observation or action size of a checkpoint). The result's ``env_options`` are the
     options played, ``env_overrides`` (when some were given) what was overridden; a
     checkpoint's result names it (``checkpoint``) and its weights (``weights_sha256``)."""
+    games, seed = check_run(games, seed)
     ref = agent if isinstance(agent, AgentRef) else resolve_agent(agent)
     spec = GAMES[ref.game]
     env_options = apply_env_overrides(ref, env_overrides)
@@ -673,6 +700,7 @@ def play_pairing(
     seat played by its own instance (``first()`` / ``second()``, made once for the
     pairing); game ``g`` is dealt with seed ``seed * GAME_SEED_STRIDE + g``. Returns each
     agent's score per game: the summed win shares of its seats (:func:`win_shares`)."""
+    games, seed = check_run(games, seed)
     env = spec.load().raw_env(**env_options)
     n = int(env.num_players)
     slots = (n + 1) // 2
@@ -798,6 +826,7 @@ def tournament(
     games per pairing, seed, the agents in order, every pairing's score (Wilson 95%) and
     the ratings, best first, each with the agent's mean score over its games.
     """
+    games, seed = check_run(games, seed)
     refs = tournament_agents(names)
     game = refs[0].game
     spec = GAMES[game]

@@ -187,6 +187,33 @@ def test_a_bad_tournament_is_refused(names, message):
         tournament(names, games=1, seed=0)
 
 
+@pytest.mark.parametrize(
+    ("games", "seed", "message"),
+    [
+        (0, 0, r"^games must be an integer in 1\.\.1,000,000, got 0$"),
+        (2.0, 0, r"^games must be an integer in 1\.\.1,000,000, got 2\.0$"),
+        (True, 0, r"^games must be an integer in 1\.\.1,000,000, got True$"),
+        (2, -1, r"^seed must be an integer >= 0, got -1$"),
+        (2, 2.5, r"^seed must be an integer >= 0, got 2\.5$"),
+        (2, None, r"^seed must be an integer >= 0, got None$"),
+    ],
+)
+def test_the_evaluation_doors_check_games_and_seed_first(games, seed, message):
+    """The library's doors take the games and seeds the command lines take: games=0 was a
+    ZeroDivisionError in a tournament, and a bad seed was named as the derived game seed
+    (``-1000003``)."""
+    bots = ["rat_a_tat_cat:random", "rat_a_tat_cat:heuristic"]
+    spec = GAMES["rat_a_tat_cat"]
+    calls = [
+        lambda: tournament(bots, games=games, seed=seed),
+        lambda: evaluation.evaluate(bots[0], ["heuristic"], games=games, seed=seed),
+        lambda: evaluation.play_pairing(spec, {}, *[lambda: None] * 2, games, seed),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
 def test_a_two_seat_tournament_is_as_before():
     """players=2 (given or by default) plays exactly the two-seat tournament of before:
     the same seats, seeds and scores (the figures below were stored before tournaments

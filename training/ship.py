@@ -72,7 +72,7 @@ def ship(
                 f"--vs {','.join(names)}: {ckpt.game} with {ckpt.env_options} is a one-player "
                 "game (no opponent seats)"
             )
-        make_opponents(ckpt.game, names, seats)  # a mistyped bot fails here, not after copying
+        make_opponents(ckpt.game, names, seats, flag="--vs")  # fails here, not after copying
     overrides = [
         parse_env_overrides(ckpt.game, texts, flag="--vs ...@")
         for texts in (env_overrides or [[] for _ in opponent_sets])

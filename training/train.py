@@ -773,13 +773,14 @@ def _check_eval_seats(cfg: TrainConfig) -> None:
     names = cfg.eval.opponents
     if not names or len(names) == 1:
         return
+    from ratenvs.evaluation import seat_count_rule
     from ratenvs.games import GAMES
 
     seats = int(GAMES[cfg.game].load().raw_env(**env_options(cfg)).num_players) - 1
     if len(names) != seats:
         raise ConfigError(
-            f"eval.opponents: need 1 or {seats} names for {cfg.game} with "
-            f"{seats + 1} players, got {len(names)}"
+            f"eval.opponents: {cfg.game} with {seats + 1} players: {seat_count_rule(seats)}, "
+            f"got {len(names)}"
         )
 
 

@@ -155,16 +155,18 @@ def agent_path(name: str) -> Path:
 
 
 def is_checkpoint_path(name: str | Path) -> bool:
-    """``name`` names a checkpoint file (``x.pt``, ``x.json``, or an existing ``x`` /
-    ``x.pt``) rather than a shipped agent or a bot."""
+    """``name`` names a checkpoint file (``x.pt``, ``x.json``, a path, or the bare name of
+    an existing file ``x`` / ``x.pt``) rather than a shipped agent or a bot (a folder
+    named like a bot is no checkpoint: ``heuristic/`` in the working folder leaves the
+    bot ``heuristic`` as it is)."""
     if isinstance(name, Path):
         return True
     path = Path(name)
     return (
         path.suffix in (".pt", ".json")
         or "/" in name
-        or path.exists()
-        or path.with_suffix(".pt").exists()
+        or path.is_file()
+        or path.with_suffix(".pt").is_file()
     )
 
 

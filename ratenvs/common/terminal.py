@@ -129,7 +129,7 @@ def set_table(
         else:
             env, names, bots = _against(parser, args, make_env, vs)
         if record_path is not None:
-            output_file("--record", record_path)  # before the game, not after it
+            output_file("--record", record_path, make_folder=False)  # before the game
     except (ValueError, UsageError) as err:
         parser.error(_as_flags(str(err), parser))
     bots = [with_own_view(bot, env.game) for bot in bots]  # e.g. the ceiling bot's view

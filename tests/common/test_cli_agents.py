@@ -258,3 +258,14 @@ def test_vs_a_bot_fills_every_other_seat():
     argv = ["--players", "3", "--turns", "1", "--seed", "2", "--vs", "lowest"]
     assert play.main(argv, ask=lambda _: next(answers), say=said.append) == 0
     assert any("(catz_ratz_batz:lowest) keeps" in s for s in said)
+
+
+def test_a_folder_named_like_a_bot_leaves_the_bot(capsys, tmp_path, monkeypatch):
+    """A bare bot name names the bot unless a checkpoint file of that name exists: a folder
+    ``heuristic/`` in the working folder was taken for a checkpoint ("checkpoint card not
+    found: heuristic.json")."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "heuristic").mkdir()
+    argv = ["evaluate", "rat_a_tat_cat:random", "--opponents", "heuristic", "--games", "2"]
+    assert cli.main(argv) == 0
+    assert "rat_a_tat_cat:heuristic" in capsys.readouterr().out

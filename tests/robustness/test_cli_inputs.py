@@ -85,6 +85,7 @@ CASES = [
     (FIXED, "ratenvs", "replay {rec} --gif {gif} --view player_5", r"--view 'player_5': not a view of this 1-player game; choose omniscient or one of player_0"),  # named render_view
     (GUARD, "ratenvs", "solve rat-a-tat-cat", r"no exact solver for Rat-a-Tat Cat"),
     (GUARD, "ratenvs", "play chess", r"unknown game 'chess'"),
+    (FIXED, "ratenvs", "play catz-ratz-batz --seed 1 --turns 1 --record {in_missing_folder}", r"--record .*r\.gif: no such folder: .*missing_folder \(see ratenvs play catz-ratz-batz --help\)$"),  # played the game, then lost it
     (FIXED, "ratenvs", "play catz-ratz-batz --seed -1", r"argument --seed: must be an integer in 0\.\.4,294,967,295, got -1"),  # gymnasium Error
     (FIXED, "ratenvs", "play catz-ratz-batz --players 0", r"argument --players: must be an integer in 1\.\.6, got 0"),  # usage block
     (FIXED, "ratenvs", "play rat-a-tat-cat --rounds x", r"argument --rounds: must be an integer \(>= 1 or None\), got 'x'"),  # "invalid parse value"
@@ -104,7 +105,7 @@ CASES = [
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --json {folder}", r"--json .*folder: is a folder, not a file"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --json {in_missing_folder}", r"--json .*: no such folder: .*missing_folder$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --opponents random", r"--opponents: catz_ratz_batz with .* is a one-player game"),
-    (GUARD, "ratenvs", "evaluate {agent_2p} --games 2 --opponents random optimal", r"--opponents: need 1 or 1 names"),
+    (FIXED, "ratenvs", "evaluate {agent_2p} --games 2 --opponents random optimal", r"--opponents: one opponent seat: give 1 name, got 2$"),  # "need 1 or 1 names"
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns", r"^error: --env turns: write KEY=VALUE \(e\.g\. --env num_players=2\)$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env nobody=1", r"--env nobody=1: catz_ratz_batz has no option 'nobody'; its options are \['num_players', 'turns', 'target_score', 'race_end', 'reward'\]$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=ten", r"--env turns=ten: option 'turns' must be an integer \(>= 1 or None\), got 'ten'$"),
@@ -145,6 +146,7 @@ CASES = [
     # ---------------------------------------------------------------------- ship
     (FIXED, "ship", "{empty_pt} {dest}", r"not a plain tensor checkpoint"),  # IndexError
     (FIXED, "ship", "{unknown_game} {dest}", r"for an unknown game 'chess'"),  # KeyError
+    (FIXED, "ship", "{agent_2p} {dest} --games 2 --vs random,optimal", r"--vs: one opponent seat: give 1 name, got 2$"),  # "--opponents: need 1 or 1 names"
     (FIXED, "ship", "{agent} {dest} --games 0", r"argument --games: must be an integer in 1\.\.1,000,000, got 0"),  # after copying
     (FIXED, "ship", "{agent} {dest} --seed -1", r"argument --seed: .* got -1"),  # gymnasium Error, after copying
     (FIXED, "ship", "{agent} {dest} --vs random", r"--vs random: catz_ratz_batz with .* is a one-player game"),  # silently "solo"

@@ -57,7 +57,8 @@ def test_wrong_number_of_eval_opponents_refused_before_training(tmp_path):
         }
     )
     out = tmp_path / "run"
-    with pytest.raises(ConfigError, match=r"^eval\.opponents: need 1 or 2 names .* got 3$"):
+    rule = r"2 opponent seats: give 1 name \(for every seat\) or 2 \(one per seat\), got 3$"
+    with pytest.raises(ConfigError, match=r"^eval\.opponents: .* 3 players: " + rule):
         train(cfg, out)
     assert not (out / "progress.csv").exists()  # nothing trained
     assert not (out / ".lock").exists()
