@@ -18,7 +18,7 @@ import argparse
 import math
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -38,8 +38,27 @@ class ArgumentParser(argparse.ArgumentParser):
     """An ``argparse.ArgumentParser`` whose errors are one line on stderr, exit status 2:
     ``error: <what argparse says> (see <prog> --help)`` (no usage block)."""
 
+    typed: frozenset[str] = frozenset()
+    """The dests of the arguments typed on the last command line parsed (not those left at
+    their defaults, even where a typed value equals the default)."""
+
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"error: {one_line(message)} (see {self.prog} --help)\n")
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed = super().parse_known_args(args, namespace)
+        defaults = [(action, action.default) for action in self._actions]
+        try:  # again with no defaults: what is left in the namespace was typed
+            for action, _ in defaults:
+                action.default = argparse.SUPPRESS
+            bare, _ = super().parse_known_args(args, argparse.Namespace())
+        finally:
+            for action, default in defaults:
+                action.default = default
+        self.typed = frozenset(vars(bare)) - set(self._defaults)  # set_defaults: not typed
+        return parsed
 
 
 def one_line(message: object) -> str:

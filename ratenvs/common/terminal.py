@@ -154,8 +154,9 @@ def _against(
     make_env: Callable[[], Any],
     vs: str,
 ) -> tuple[Any, list[str], list[Bot]]:
-    """``--vs AGENT``: the env with the agent's env options (a checkpoint's card; options
-    given on the command line must agree with them) and the agent in every other seat."""
+    """``--vs AGENT``: the env with the agent's env options (a checkpoint's card, every
+    option it leaves out at the game's default; an option typed on the command line must
+    agree with them, even one typed at its default) and the agent in every other seat."""
     from ratenvs.agents.checkpoint import check_env_fits
     from ratenvs.evaluation import resolve_agent
 
@@ -164,18 +165,19 @@ def _against(
     env = make_env()
     ref = resolve_agent(vs, game=env.game.name)
     if ref.env_options is not None:
-        wanted = ref.env_options
-        if int(wanted.get("num_players", env.num_players)) < 2:
+        wanted = type(env.game).options.check(ref.env_options)
+        if wanted["num_players"] < 2:
             raise UsageError(
-                f"--vs {vs}: the agent plays a one-player game (env options {wanted}); there "
-                "is no seat for it against you"
+                f"--vs {vs}: the agent plays a one-player game (env options "
+                f"{ref.env_options}); there is no seat for it against you"
             )
+        typed = getattr(parser, "typed", frozenset())
         for key, value in wanted.items():
             dest = "players" if key == "num_players" else key
             if not hasattr(args, dest):
                 continue
             given = getattr(args, dest)
-            if given != parser.get_default(dest) and given != value:
+            if dest in typed and given != value:
                 flag = "--" + dest.replace("_", "-")
                 raise UsageError(f"{flag} {given}: the agent {vs} plays with {key}={value}")
             setattr(args, dest, value)

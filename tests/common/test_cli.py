@@ -199,3 +199,21 @@ def test_bench_in_an_envs_only_install(monkeypatch, capsys):
     )
     assert cli.main(["bench", "--batched"]) == 2
     assert "need numba" in capsys.readouterr().err
+
+
+def test_the_parser_knows_what_was_typed():
+    """``ArgumentParser.typed``: the arguments typed, also at their default value or by an
+    abbreviation; not those left at their defaults or set by ``set_defaults``."""
+    from ratenvs.common.arguments import ArgumentParser
+
+    parser = ArgumentParser(prog="t")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--level", default="main")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.set_defaults(func="run")
+    args = parser.parse_args(["--players", "2", "--lev", "dessert"])
+    assert (args.players, args.level, args.seed, args.func) == (2, "dessert", None, "run")
+    assert parser.typed == {"players", "level"}
+    parser.parse_args([])
+    assert parser.typed == frozenset()
+    assert parser.get_default("players") == 2  # the defaults are back

@@ -230,6 +230,24 @@ def test_vs_brings_the_agents_env_options(monkeypatch):
             "play rat-a-tat-cat --target-score 50 --vs agent:rat_a_tat_cat_2p",
             r"--target-score 50: the agent .* plays with target_score=100",
         ),
+        # typed at the parser's default (2 players, the main level): it was overridden
+        (
+            "play rat-a-tat-cat --vs agent:rat_a_tat_cat_4p --players 2",
+            r"--players 2: the agent agent:rat_a_tat_cat_4p plays with num_players=4 \(see",
+        ),
+        (
+            "play ratto-zakko --vs agent:ratto_zakko_4p_dessert --level starter",
+            r"--level starter: the agent .* plays with level=dessert \(see",
+        ),
+        # an option the card leaves at its default: it was not compared
+        (
+            "play rat-a-tat-cat --vs agent:rat_a_tat_cat_2p_one_round --target-score 100",
+            r"--target-score 100: the agent .* plays with target_score=None \(see",
+        ),
+        (
+            "play ratto-zakko --vs agent:ratto_zakko_4p_dessert --window-ticks 60",
+            r"--window-ticks 60: the agent .* plays with window_ticks=120 \(see",
+        ),
         ("play catz-ratz-batz --vs agent:catz_ratz_batz_1p", r"plays a one-player game"),
         ("play rat-a-tat-cat --vs agent:ratto_zakko_4p_dessert", r"not for 'rat_a_tat_cat'"),
         ("play rat-a-tat-cat --vs agent:nobody", r"the shipped agents are: catz_ratz_batz_1p"),
