@@ -33,7 +33,8 @@ drawn (no take until something is discarded); a knock made before
 ``max_turns_per_round`` is honoured past it; power cards in hands at the end go
 to the bottom of the draw pile and are replaced (the discard pile is shuffled in when the draw pile
 holds no number card); the player left of the dealer starts (round 1: player
-0) and the deal rotates.
+0) and the deal rotates: each round's first turn passes to the next player still in
+after the last round's starter (a player who is out starts no round).
 
 ## Observation
 

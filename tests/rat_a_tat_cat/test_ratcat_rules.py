@@ -396,7 +396,8 @@ def test_elimination_last_player_left_wins():
 def test_elimination_continues_without_the_eliminated_and_all_out_lowest_wins():
     state, elimination = _knocked_elimination_round([20, 10, 30])
     assert state.active == [False, True, True] and not state.is_over
-    assert state.current == 1 and state.hands[0] == [rules.NO_CARD] * 4  # player 1 deals next
+    # the starter is out: the first turn passes to the next player still in (the ruling)
+    assert state.current == 1 and state.hands[0] == [rules.NO_CARD] * 4
     check_invariants(state)
     # the rest of the game runs between players 1 and 2 only
     rng = np.random.default_rng(0)
