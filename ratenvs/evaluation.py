@@ -900,7 +900,9 @@ def evaluation_rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
     low, high = result["win_rate_ci"]
     rows = [("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]")]
     low, high = result["mean_reward_ci"]
-    rows.append(("mean reward", f"{result['mean_reward']:.3f}", f"[{low:.3f}, {high:.3f}]"))
+    # one game has no spread to estimate: its [mean, mean] (kept for pooling) is no interval
+    spread = f"[{low:.3f}, {high:.3f}]" if result["games"] > 1 else "n/a (one game)"
+    rows.append(("mean reward", f"{result['mean_reward']:.3f}", spread))
     if "answer_accuracy" in result:
         low, high = result["answer_accuracy_ci"]
         rows.append(

@@ -544,3 +544,14 @@ def test_a_bot_that_needs_a_view_option_sees_with_it_at_any_table():
     assert "own_views" not in with_piece
     # what each seat saw is the same at both tables, so the games are the same
     assert with_piece["pairs"] == result["pairs"]
+
+
+def test_one_game_prints_no_interval_for_its_mean_reward():
+    """One game has no spread to estimate: its mean reward's interval was printed as the
+    point ``[m, m]`` (a certainty it does not have); the JSON keeps ``[m, m]`` for pooling."""
+    one = evaluation.evaluate("rat_a_tat_cat:random", ["heuristic"], games=1, seed=4)
+    rows = {name: interval for name, _, interval in evaluation.evaluation_rows(one)}
+    assert rows["mean reward"] == "n/a (one game)"
+    assert one["mean_reward_ci"] == [one["mean_reward"]] * 2
+    two = evaluation.evaluate("rat_a_tat_cat:random", ["heuristic"], games=2, seed=4)
+    assert evaluation.evaluation_rows(two)[1][2].startswith("[")
