@@ -58,6 +58,20 @@ Line = tuple[str, Colour]
 """A line of text and its colour."""
 
 
+HEADLESS_DRIVERS = ("offscreen", "dummy")
+"""SDL's video drivers that show nothing: it falls back on one where there is no screen."""
+NO_DISPLAY = (
+    "no screen to open the window on (no DISPLAY or WAYLAND_DISPLAY: SDL could only draw "
+    "off screen, and the game would wait for keys forever); play in the terminal, without "
+    "--window"
+)
+
+
+def headless_asked() -> bool:
+    """The user chose a screenless driver on purpose (``SDL_VIDEODRIVER``, e.g. in tests)."""
+    return os.environ.get("SDL_VIDEODRIVER", "") in HEADLESS_DRIVERS
+
+
 def require_pygame() -> Any:
     """The pygame module; a :class:`~ratenvs.common.arguments.UsageError` naming the
     ``render`` extra when it is not installed."""
@@ -123,6 +137,9 @@ class Window:
         self.pygame = pygame if pygame is not None else require_pygame()
         self.clock = clock
         self.pygame.display.init()
+        if self.pygame.display.get_driver() in HEADLESS_DRIVERS and not headless_asked():
+            self.pygame.display.quit()  # SDL found no screen and fell back on drawing nowhere
+            raise UsageError(NO_DISPLAY)
         self.pygame.display.set_caption(title)
         self._screen: Any = None
         self._pressed: list[KeyPress] = []

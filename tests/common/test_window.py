@@ -347,3 +347,33 @@ def test_key_names_of_events():
     for (code, text), name in names.items():
         event = pygame.event.Event(pygame.KEYDOWN, key=code, unicode=text)
         assert window.key_name(pygame, event) == name
+
+
+@pytest.mark.parametrize("driver", ["offscreen", "dummy"])
+def test_no_screen_is_one_clear_error_not_a_window_that_waits_forever(monkeypatch, driver):
+    """With no DISPLAY or WAYLAND_DISPLAY, SDL falls back on a driver that shows nothing:
+    ``ratenvs play GAME --window`` then waited for keys forever. Unless the user chose such
+    a driver (``SDL_VIDEODRIVER``, as these tests do), the window refuses to open."""
+    from types import SimpleNamespace
+
+    from ratenvs.common import window as win
+    from ratenvs.common.arguments import UsageError
+
+    calls = []
+    display = SimpleNamespace(
+        init=lambda: calls.append("init"),
+        get_driver=lambda: driver,
+        quit=lambda: calls.append("quit"),
+        set_caption=lambda title: calls.append("caption"),
+    )
+    fake = SimpleNamespace(display=display)
+    monkeypatch.delenv("SDL_VIDEODRIVER", raising=False)
+    with pytest.raises(UsageError, match=r"^no screen to open the window on .* without --window$"):
+        win.Window("t", win.Clock(), fake)
+    assert calls == ["init", "quit"]
+    monkeypatch.setenv("SDL_VIDEODRIVER", driver)  # asked for: it opens
+    win.Window("t", win.Clock(), fake)
+    assert calls[-1] == "caption"
+    display.get_driver = lambda: "x11"
+    monkeypatch.delenv("SDL_VIDEODRIVER")
+    win.Window("t", win.Clock(), fake)
