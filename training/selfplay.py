@@ -44,7 +44,10 @@ class OpponentPool:
         if not bots:
             raise ValueError("an opponent pool needs at least one bot")
         self.game = game
-        self.bots: list[Bot] = [registry[b]() for b in bots]
+        self.bots: list[Callable[[], Bot]] = [registry[b] for b in bots]
+        """The pool's bots, as classes: every seat a bot is drawn for gets its own new one
+        (the human-model bots of Ratto Zakko keep per-card state; one shared by three seats
+        played as three clones, answering every card at the same tick)."""
         self.snapshot_prob = float(snapshot_prob)
         self.max_snapshots = int(max_snapshots)
         self.snapshots: list[PolicyBot] = []
@@ -62,7 +65,7 @@ class OpponentPool:
             if self.snapshots and rng.random() < self.snapshot_prob:
                 out.append(self.snapshots[int(rng.integers(len(self.snapshots)))])
             else:
-                out.append(self.bots[int(rng.integers(len(self.bots)))])
+                out.append(self.bots[int(rng.integers(len(self.bots)))]())
         return out
 
 

@@ -41,3 +41,14 @@ def test_pool_rejects_unknown_bots():
         OpponentPool("catz_ratz_batz", ["nobody"])
     with pytest.raises(ValueError, match="at least one bot"):
         OpponentPool("catz_ratz_batz", [])
+
+
+def test_every_seat_drawn_a_bot_gets_its_own():
+    """Ratto Zakko's human-model bots keep per-card state (one per seat): the pool handed
+    one object to every seat that drew its name, and three "adults" answered every card at
+    the same tick, with the same error, a stronger table than any evaluation plays."""
+    pool = OpponentPool("ratto_zakko", ["adult"], snapshot_prob=0.0, seats=3)
+    rng = np.random.default_rng(0)
+    first, second = pool(rng), pool(rng)
+    assert len({id(b) for b in first + second}) == 6
+    assert all(type(b).__name__ == "AdultBot" for b in first)
