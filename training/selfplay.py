@@ -45,9 +45,9 @@ class OpponentPool:
             raise ValueError("an opponent pool needs at least one bot")
         self.game = game
         self.bots: list[Callable[[], Bot]] = [registry[b] for b in bots]
-        """The pool's bots, as classes: every seat a bot is drawn for gets its own new one
-        (the human-model bots of Ratto Zakko keep per-card state; one shared by three seats
-        played as three clones, answering every card at the same tick)."""
+        """The pool's bots, as classes: every seat a bot is drawn for gets its own new one (a
+        bot that keeps state between its decisions, shared by three seats, played as three
+        clones)."""
         self.snapshot_prob = float(snapshot_prob)
         self.max_snapshots = int(max_snapshots)
         self.snapshots: list[PolicyBot] = []
