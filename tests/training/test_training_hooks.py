@@ -160,7 +160,8 @@ def test_the_wrappers_come_in_the_order_they_always_did(monkeypatch):
         env_options={"num_players": 3, "target_score": 100},
         reward_shaping={"win_chance": {"scale": 5.0}},
     )
-    assert cfg.reward_shaping == {"win_chance": WinChanceOptions(5.0)}
+    # the discount of the potential left out: the run's (algorithm.gamma)
+    assert cfg.reward_shaping == {"win_chance": WinChanceOptions(5.0, cfg.algorithm.gamma)}
     env = make_env(cfg)
     assert isinstance(env, PrivilegedObservation)
     assert chain(env)[:4] == [

@@ -123,12 +123,21 @@ def test_chances_follow_the_standings_and_repeat(table3):
     np.testing.assert_allclose(chances.chance([20, 30, 40], [True] * 3).sum(), 1.0)
 
 
-def test_the_reward_adds_up_to_the_win_minus_the_first_chance(shared3):
+@pytest.mark.parametrize("gamma", [1.0, None, 0.9])
+def test_the_reward_adds_up_to_the_win_minus_the_first_chance(shared3, gamma):
+    """Discounted by ``gamma`` step by step, the shaping adds up to ``gamma**T`` times the
+    win minus the first chance, whatever the path (Ng et al.'s form; None: the run's
+    ``algorithm.gamma``). It was the plain change whatever the discount: only its
+    undiscounted sum was path-free, and PPO's discounted return paid for good standings."""
+    options = {"scale": 2.0} if gamma is None else {"scale": 2.0, "gamma": gamma}
     cfg = small_ratcat_config(
         {"reward_scale": 0.0},
         env_options={"num_players": 3, "target_score": 100},
-        reward_shaping={"win_chance": {"scale": 2.0}},
+        reward_shaping={"win_chance": options},
     )
+    discount = cfg.algorithm.gamma if gamma is None else gamma
+    assert discount < 1.0 or gamma == 1.0
+    assert cfg.reward_shaping["win_chance"].gamma == discount
     env = make_env(cfg, monitor=False)
     wrapper = env
     while not isinstance(wrapper, WinChanceReward):
@@ -144,13 +153,13 @@ def test_the_reward_adds_up_to_the_win_minus_the_first_chance(shared3):
         while not done:
             action = int(rng.choice(np.flatnonzero(single.action_masks())))
             _, reward, term, trunc, _ = env.step(action)
-            total += reward
+            total += discount**steps * reward
             done = term or trunc
             steps += 1
         winners = single.aec.truth.winners
         share = win_share(winners, seat)
         assert share == (1.0 / sum(winners) if winners[seat] else 0.0)
-        assert total == pytest.approx(2.0 * (share - first))
+        assert total == pytest.approx(2.0 * (discount**steps * share - first))
         assert steps > 10
 
 
@@ -168,6 +177,12 @@ def test_the_reward_needs_the_elimination_game():
             )
     with pytest.raises(ConfigError, match=r"reward_shaping\.win_chance\.scale: required"):
         small_ratcat_config(env_options=elimination, reward_shaping={"win_chance": {}})
+    for bad in (0.0, 1.5, -0.5):
+        with pytest.raises(ConfigError, match=r"win_chance\.gamma: must be in \(0, 1\], got"):
+            small_ratcat_config(
+                env_options=elimination,
+                reward_shaping={"win_chance": {"scale": 1.0, "gamma": bad}},
+            )
 
 
 def test_training_with_the_win_chance_reward(shared3, tmp_path):

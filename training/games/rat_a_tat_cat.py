@@ -21,10 +21,23 @@ class WinChanceOptions:
 
     scale: float
     """Multiplier of the change of the chance (> 0)."""
+    gamma: float | None = None
+    """The discount of the potential, in (0, 1]: each step adds ``scale * (gamma * after -
+    before)``, Ng, Harada and Russell's form, which leaves the best policy of the
+    discounted return unchanged only when ``gamma`` is the run's. None (the default): the
+    run's ``algorithm.gamma``. 1.0: the plain change of the chance, as the shipped agents
+    were trained (its sum over a game is the win minus the chance at the start, but under
+    a discount below 1 it also pays for time spent at good standings)."""
 
 
 def _check_win_chance(options: WinChanceOptions, cfg: TrainConfig) -> None:
     require_positive(options.scale, "reward_shaping.win_chance.scale")
+    if options.gamma is None:
+        options.gamma = float(cfg.algorithm.gamma)  # the run's discount: the invariant form
+    elif not 0.0 < options.gamma <= 1.0:
+        raise ConfigError(
+            f"reward_shaping.win_chance.gamma: must be in (0, 1], got {options.gamma}"
+        )
     if cfg.env_options.get("target_score") is None:
         raise ConfigError(
             "reward_shaping.win_chance: only for the elimination game (env_options.target_score)"
@@ -34,7 +47,8 @@ def _check_win_chance(options: WinChanceOptions, cfg: TrainConfig) -> None:
 def _wrap_win_chance(env: gym.Env, options: WinChanceOptions) -> gym.Env:
     from training.games.rat_a_tat_cat_win_chance import WinChanceReward
 
-    return WinChanceReward(env, options.scale)
+    gamma = 1.0 if options.gamma is None else options.gamma
+    return WinChanceReward(env, options.scale, gamma)
 
 
 HOOKS = GameHooks(

@@ -14,11 +14,15 @@ rounds (the points every live player scored in one round of heuristic bots,
 :func:`round_points_table`); the draws are the same at every call, so the chance is a
 fixed function of the standings. :class:`WinChanceReward` (training only,
 ``reward_shaping.win_chance``) adds ``scale`` times the change of the learner's chance
-to its reward at every step: its chance after the step minus its chance before, and at
-the end of the game its share of the win (1, 1/w for w tied winners, or 0) minus its
-chance before. Over a game the changes add up to the win minus the chance at the start,
-the potential-based shaping of Ng, Harada and Russell (1999): the best policy is the one
-that wins most, and each round says at once what its points were worth.
+to its reward at every step: ``gamma`` times its chance after the step minus its chance
+before, and at the end of the game ``gamma`` times its share of the win (1, 1/w for w
+tied winners, or 0) minus its chance before. This is the potential-based shaping of Ng,
+Harada and Russell (1999), ``gamma * phi(s') - phi(s)``: with ``gamma`` the discount PPO
+uses, its discounted sum over a game is ``gamma**T`` times the win minus the chance at the
+start whatever the path, so it rewards winning, and each round says at once what its
+points were worth. With ``gamma = 1`` (the plain change, as the shipped agents were
+trained) the undiscounted sum is the win minus the chance at the start, but a learner
+discounting by less than 1 is also paid for the steps it spends at good standings.
 """
 
 from __future__ import annotations
@@ -236,15 +240,18 @@ def shared_win_chance(
 
 
 class WinChanceReward(gym.Wrapper):
-    """Training only: ``scale`` times the change of the learner's chance to win is added
-    to its reward at every step (see the module doc).
+    """Training only: ``scale * (gamma * after - before)``, the discounted change of the
+    learner's chance to win, is added to its reward at every step (see the module doc).
 
     Wraps a Rat-a-Tat Cat :class:`~ratenvs.wrappers.single_agent.SingleAgentEnv` (through
     any wrappers) of the elimination game.
     """
 
-    def __init__(self, env: gym.Env, scale: float) -> None:
+    def __init__(self, env: gym.Env, scale: float, gamma: float = 1.0) -> None:
         super().__init__(env)
+        if not 0.0 < gamma <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1], got {gamma}")
+        self.gamma = float(gamma)
         aec = env.unwrapped.aec
         target = aec.game.target_score
         if target is None:
@@ -270,6 +277,6 @@ class WinChanceReward(gym.Wrapper):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         after = self._chance()
-        reward = float(reward) + self.scale * (after - self._before)
+        reward = float(reward) + self.scale * (self.gamma * after - self._before)
         self._before = after
         return obs, reward, terminated, truncated, info
