@@ -408,9 +408,11 @@ class ISMCTSBot(_SearchBot):
 class PIMCBot(_SearchBot):
     """Perfect-information Monte Carlo over ``game.resample``; see the module.
 
-    ``determinizations`` / ``seconds``: the deals per decision (and a time limit);
-    ``rollouts``: play-outs per action and deal; ``rollout``, ``value``, ``horizon``: as
-    :class:`ISMCTSBot`'s.
+    ``determinizations`` / ``seconds``: the deals per decision (and a time limit, looked at
+    after every action's play-outs: a later deal the limit cuts short is dropped, so every
+    action keeps the same deals; the first deal, cut short, leaves the choice among the
+    actions it played); ``rollouts``: play-outs per action and deal; ``rollout``,
+    ``value``, ``horizon``: as :class:`ISMCTSBot`'s.
     """
 
     name = "pimc"
@@ -450,12 +452,21 @@ class PIMCBot(_SearchBot):
         while self._more(done, deadline):
             det = self._deal(state, seat, rng)
             seeds = rng.integers(2**63, size=self.rollouts)
+            deal = np.zeros(legal.size)
             for i, action in enumerate(legal):
                 for r in range(self.rollouts):
-                    total[i] += self._evaluate(det, seat, int(action), int(seeds[r]))
-                    count[i] += 1
-            done += 1
-        means = total / np.maximum(count, 1)
+                    deal[i] += self._evaluate(det, seat, int(action), int(seeds[r]))
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break  # the time is up in the middle of a deal
+            else:
+                total += deal
+                count += self.rollouts
+                done += 1
+                continue
+            if done == 0:  # the first deal, cut short: choose among the actions it played
+                total, count = deal, np.where(np.arange(legal.size) <= i, self.rollouts, 0)
+            break  # a later one is dropped: every action keeps the same deals
+        means = np.where(count > 0, total / np.maximum(count, 1), -np.inf)
         return int(legal[int(np.argmax(means))]), done
 
     def _evaluate(self, det: Any, seat: int, action: int, seed: int) -> float:

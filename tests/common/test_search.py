@@ -396,3 +396,36 @@ def test_a_player_out_of_the_elimination_game_does_not_win_the_round():
         if seen >= 6:
             break
     assert seen >= 3  # rounds with a player out were judged
+
+
+def test_pimc_keeps_its_time_limit_inside_a_deal(monkeypatch):
+    """PIMC looked at its time limit only between deals, and a deal plays every legal
+    action: a Swap of six players (81 actions) took 0.8 s on a budget of 0.02 s. It now
+    looks after every action: the first deal cut short chooses among the actions it
+    played; a later one is dropped, so every action keeps the same deals."""
+    from types import SimpleNamespace
+
+    from ratenvs.common import search
+
+    clock = [0.0]
+    monkeypatch.setattr(search, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    played = []
+
+    def one_second(self, det, seat, action, seed):
+        clock[0] += 1.0
+        played.append(action)
+        return float(action)  # the highest action played is the best
+
+    monkeypatch.setattr(search.PIMCBot, "_evaluate", one_second)
+    game = RatATatCat(num_players=2)
+    bot = PIMCBot(determinizations=None, seconds=3.5)
+    bot.bind_game(game, 0)
+    state = _decisions(game, 3)[0]
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    mask[[2, 5, 7, 9, 11, 12]] = 1  # six actions: the limit ends the first deal
+    choice = bot.act_in_state(state, 0, mask, np.random.default_rng(0))
+    assert played == [2, 5, 7, 9] and choice == 9 and bot.last_search["iterations"] == 0
+    played.clear()
+    mask[[9, 11, 12]] = 0  # three: one whole deal, the second cut short and dropped
+    choice = bot.act_in_state(state, 0, mask, np.random.default_rng(0))
+    assert played == [2, 5, 7, 2] and choice == 7 and bot.last_search["iterations"] == 1
