@@ -33,6 +33,11 @@ class Trace:
     dropped: list[int] = field(default_factory=lambda: [0])
     """Games the engine dropped (finished by its bots before an external decision), as
     counted by the replay."""
+    final_obs: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    """(position, game) -> the engine's ``final_obs[game]`` (every seat's observation of
+    the game that ended), for the games that ended in the step to that position."""
+    finals_checked: int = 0
+    """Final observations the replay compared with the reference."""
 
     def keep(self, batch: Any) -> None:
         self.observation.append(batch.observation.copy())
@@ -40,6 +45,9 @@ class Trace:
         self.rewards.append(batch.rewards.copy())
         self.terminated.append(batch.terminated.copy())
         self.to_act.append(batch.to_act.copy())
+        position = len(self.terminated) - 1
+        for g in np.flatnonzero(batch.terminated).tolist():
+            self.final_obs[position, g] = self.engine.final_obs[g].copy()
 
 
 def play_logged(
@@ -130,6 +138,8 @@ def replay_turn_based(
             play_bots(state, chance, rewards)
             over = _check_step(trace, game, state, chance, t, g, rewards, where)
             if over:
+                externals = [s for s in range(game.num_players) if s not in bots]
+                _check_final(trace, observer, state, t, g, externals, where)
                 finished += 1
                 episode += 1
                 chance = ChanceReplay(episodes[episode])
@@ -154,6 +164,22 @@ def _check_step(trace, game, state, chance, t, g, rewards, where) -> bool:
     if over:
         assert chance.exhausted, f"{where}: logged draws left unused"
     return over
+
+
+def _check_final(trace, observer, state, t, g, seats, where, compare=None) -> None:
+    """The engine's ``final_obs`` of game ``g``, which ended in step ``t``: every external
+    seat's observation of the end, as the reference observer's (the single-agent door's
+    terminal observation); ``compare(got, want, what)`` checks one (default: exactly)."""
+    final = trace.final_obs[t + 1, g]
+    for s in seats:
+        got, want = final[s], observer.observe(state, s)
+        what = f"{where}: seat {s} final_obs"
+        if compare is not None:
+            if got.tobytes() != want.tobytes():
+                compare(got, want, what)
+        elif not np.array_equal(got, want):
+            np.testing.assert_array_equal(got, want, err_msg=what)
+    trace.finals_checked += len(seats)
 
 
 def _check_position(trace, game, observer, state, g, t, episode) -> None:
@@ -191,18 +217,21 @@ def play_logged_simultaneous(
     wait: float = 0.0,
     keep_states: bool = False,
     finished: int | None = None,
+    seat_at: int = 0,
     **options: Any,
 ) -> SimultaneousTrace:
     """``steps`` ticks (or, with ``finished``, as many as it takes for that many games to
     end, at most ``steps``) of ``num_envs`` logged games with a uniformly random legal action
     for every seat (a seat that may only wait waits); ``wait``: the share of the answering
-    seats' actions replaced by "wait" (longer cards); ``bots``: seat -> kernel bot name."""
+    seats' actions replaced by "wait" (longer cards); ``bots``: seat -> kernel bot name,
+    seated before the reset, or with ``seat_at`` > 0 by ``set_bots`` after that many ticks
+    (the trace's position then is the one after ``set_bots``, which may play bot ticks)."""
     engine = engine_cls(num_envs, seed=seed, log_games=range(num_envs), **options)
     p, a = engine.num_players, engine.num_actions
-    if bots:
-        table = np.full((num_envs, p), engine.EXTERNAL)
-        for seat, name in bots.items():
-            table[:, seat] = engine.bot_index(name)
+    table = np.full((num_envs, p), engine.EXTERNAL)
+    for seat, name in (bots or {}).items():
+        table[:, seat] = engine.bot_index(name)
+    if bots and not seat_at:
         engine.set_bots(table)
     picker = RandomActions(num_envs * p, seed=seed + 1)
     waits = np.random.default_rng(seed + 2)
@@ -213,7 +242,19 @@ def play_logged_simultaneous(
         trace.states.append(engine.state_observation())
         trace.correct.append(engine.correct_responses().copy())
     ended = 0
-    for _ in range(steps):
+    for step in range(steps):
+        if bots and seat_at and step == seat_at:
+            engine.set_bots(table)
+            assert not engine.terminated.any(), "a game ended in set_bots' bot ticks"
+            for kept in (trace.observation, trace.mask, trace.to_act):
+                kept.pop()
+            trace.observation.append(engine.obs.copy())
+            trace.mask.append(engine.mask.copy())
+            trace.to_act.append(engine.to_act.copy())
+            batch = batch._replace(observation=engine.obs, mask=engine.mask, to_act=engine.to_act)
+            if keep_states:
+                trace.states[-1] = engine.state_observation()
+                trace.correct[-1] = engine.correct_responses().copy()
         actions = picker.pick(batch.mask.reshape(-1, a)).reshape(num_envs, p).copy()
         if wait:
             actions[(waits.random((num_envs, p)) < wait) & (batch.mask[..., 0] == 1)] = 0
@@ -283,30 +324,68 @@ def replay_simultaneous(
     trace: SimultaneousTrace,
     games: range | None = None,
     bots: dict[int, Any] | None = None,
+    seated_at: int = 0,
 ) -> Counter:
     """Replay every game of a simultaneous trace through the reference game (a
     ``ChanceReplay`` of each episode's chance log), tick by tick, and check every seat's
     observation, mask and turn, the rewards and terminations (and the privileged view where
     the trace kept it) after every step. ``bots`` (seat -> a callable making the reference
     bot) play the seats the kernel's bots played, fed the kernel bots' logged draws
-    (:class:`BotDrawReplay`); each of their decisions must equal the kernel's.
+    (:class:`BotDrawReplay`); each of their decisions must equal the kernel's. With
+    ``seated_at`` > 0 (the trace's ``seat_at``) the bots are made, fresh, before that step,
+    and first play the bot ticks ``set_bots`` played.
 
     Returns counters of what happened (``finished`` games, resolved ``cards``, ``jackpot``
     cards, ``relocations``, answers given by kind, ...) and ``inexact``: how many continuous
-    entries matched within :data:`TOLERANCE` but not bit for bit.
+    entries matched within :data:`TOLERANCE` but not bit for bit; ``bot_decisions_fly_unseen``
+    counts the bots' decisions at a table where the fly is not where their seat's
+    observations last showed it (the start cloche if never).
     """
+    from ratenvs.ratto_zakko.rules import FOODS, START_FLY_UNDER
+
     engine = trace.engine
     game = engine.game
     p = game.num_players
     observer = game.observer(game.observation_kind)
     truth = game.observer("privileged")
+    shown_at = observer.slices["fly_shown"].start
+    fly_at = observer.slices["fly_under"]
     checker = _TickChecker(trace, game, observer, truth)
     stats = checker.stats
-    for g in games if games is not None else range(engine.num_envs):
-        players = {s: make() for s, make in (bots or {}).items()}
-        for bot in players.values():
+
+    def seat_bots() -> tuple[dict[int, Any], dict[int, int]]:
+        made = {s: make() for s, make in (bots or {}).items()}
+        for bot in made.values():
             if hasattr(bot, "bind"):
                 bot.bind(observer)
+        return made, dict.fromkeys(made, FOODS.index(START_FLY_UNDER))
+
+    def play_tick(state, chance, row, players, seen_fly, draws, where) -> Any:
+        chosen = {}
+        for s in game.to_act(state):
+            if s in players:
+                seen = observer.observe(state, s)
+                if seen[shown_at] > 0.5:
+                    seen_fly[s] = int(seen[fly_at].argmax())
+                a = int(players[s].act(seen, game.legal_mask(state, s), draws))
+                logged = draws.action(s)
+                assert a == logged, f"{where}: seat {s} bot plays {a}, the kernel {logged}"
+                stats["bot_decisions"] += 1
+                stats["bot_decisions_fly_unseen"] += seen_fly[s] != state.fly_under
+                if a:
+                    stats[f"bot_actions:{s}"] += 1
+            else:
+                a = int(row[s])
+            chosen[s] = a
+        last = state.last_result
+        got = game.apply(state, chosen, chance)
+        stats["ticks"] += 1
+        if state.last_result is not last:
+            checker.count_card(state.last_result)
+        return got
+
+    for g in games if games is not None else range(engine.num_envs):
+        players, seen_fly = seat_bots() if not seated_at else ({}, {})
         episodes = engine.chance_logs(g)
         bot_episodes = engine.bot_logs(g)
         episode = 0
@@ -316,42 +395,36 @@ def replay_simultaneous(
         checker.check(state, g, 0, f"game {g}, episode 0, after reset")
         for t, actions in enumerate(trace.actions):
             where = f"game {g}, episode {episode}, step {t}"
+            if seated_at and t == seated_at:
+                # set_bots: fresh bots, who play on until an external seat acts
+                players, seen_fly = seat_bots()
+                while all(s in players for s in game.to_act(state)):
+                    assert not game.is_terminal(state), f"{where}: the bots ended the game"
+                    play_tick(state, chance, None, players, seen_fly, draws, where)
+                checker.check(state, g, t, f"game {g}, episode {episode}, after set_bots")
             row = actions[g]
             rewards = np.zeros(p)
             while True:
-                chosen = {}
-                for s in game.to_act(state):
-                    if s in players:
-                        seen = observer.observe(state, s)
-                        a = int(players[s].act(seen, game.legal_mask(state, s), draws))
-                        logged = draws.action(s)
-                        assert a == logged, f"{where}: seat {s} bot plays {a}, the kernel {logged}"
-                        stats["bot_decisions"] += 1
-                        if a:
-                            stats[f"bot_actions:{s}"] += 1
-                    else:
-                        a = int(row[s])
-                    chosen[s] = a
-                last = state.last_result
-                got = game.apply(state, chosen, chance)
-                stats["ticks"] += 1
+                got = play_tick(state, chance, row, players, seen_fly, draws, where)
                 if got is not None:
                     rewards += got
-                if state.last_result is not last:
-                    checker.count_card(state.last_result)
                 if game.is_terminal(state) or not players:
                     break
                 if any(s not in players for s in game.to_act(state)):
                     break
             over = _check_step(trace, game, state, chance, t, g, rewards, where)
             if over:
+                externals = [s for s in range(p) if s not in players]
+                _check_final(trace, observer, state, t, g, externals, where, checker.compare)
+                stats["final_obs"] += len(externals)
                 assert draws.exhausted, f"{where}: logged bot draws left unused"
                 stats["finished"] += 1
                 episode += 1
                 chance = ChanceReplay(episodes[episode])
                 draws = BotDrawReplay(bot_episodes[episode])
                 state = game.init(chance)
-            checker.check(state, g, t + 1, f"game {g}, episode {episode}, after step {t}")
+            if t + 1 != seated_at:  # (checked after set_bots played)
+                checker.check(state, g, t + 1, f"game {g}, episode {episode}, after step {t}")
         assert episode == len(episodes) - 1, f"game {g}: more episodes logged than played"
     return stats
 
@@ -375,7 +448,7 @@ class _TickChecker:
         for s in range(game.num_players):
             want = observe(state, s)
             if observation[s].tobytes() != want.tobytes():
-                self._compare(observation[s], want, self.close, f"{where}: seat {s} observation")
+                self.compare(observation[s], want, f"{where}: seat {s} observation")
             mine = s in acting
             want = game.legal_mask(state, s) if mine else game.waiting_mask(state, s)
             if mask[s].tobytes() != want.tobytes():
@@ -392,6 +465,10 @@ class _TickChecker:
             assert trace.correct[t][g] == want_correct, f"{where}: correct response"
             self.stats["correct_responses"] += reacting
         self.stats["positions"] += 1
+
+    def compare(self, got: np.ndarray, want: np.ndarray, what: str) -> None:
+        """A seat's observation: the continuous pieces within :data:`TOLERANCE`."""
+        self._compare(got, want, self.close, what)
 
     def _compare(self, got: np.ndarray, want: np.ndarray, close: np.ndarray, what: str) -> None:
         differ = got != want

@@ -213,6 +213,29 @@ def test_a_bot_that_takes_a_seat_during_a_card_draws_at_once():
         assert kinds == ["normal", "exponential", "random", "random", "random", "action"]
 
 
+SEATED_DURING_THE_GAME = (
+    ({"num_players": 4, "level": "main", "observation": "memoryless"},
+     {1: "perfect", 2: "ideal", 3: "adult"}),
+    ({"num_players": 3, "level": "dessert", "perception": "clear", "observation": "memoryless",
+      "relocation": "both"}, {0: "bayes", 2: "expert"}),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(("options", "seats"), SEATED_DURING_THE_GAME, ids=["main", "dessert"])
+def test_bots_seated_during_a_game_know_only_what_their_seat_saw(options, seats):
+    """Memoryless: bots seated with ``set_bots`` in the middle of games (after the fly has
+    moved, during cards whose first tick, the only one showing the fly, is past) decide as
+    fresh reference bots fed the same observations: they believe the fly under the start
+    cloche until their seat sees it moved (the truth would leak hidden information)."""
+    trace = play_logged_simultaneous(
+        BatchedRattoZakko, 40, 300, 19, bots=seats, wait=0.8, seat_at=80, **options
+    )
+    stats = replay_simultaneous(trace, bots={s: BOTS[n] for s, n in seats.items()}, seated_at=80)
+    assert stats["bot_decisions"] >= 3000, stats
+    # the proof is not vacuous: many decisions with the fly elsewhere than the bot believes
+    assert stats["bot_decisions_fly_unseen"] >= 300, stats
+
+
 def test_bot_names_are_the_reference_bots():
     assert tuple(BOTS) == BOT_NAMES
 

@@ -278,3 +278,169 @@ def test_ratto_zakko_door_frozen_policies_answer_in_the_learners_tick():
         _, _, done, _, _ = envs.step(actions)
         ended += int(done.sum())
     assert ended > 0 and np.mean(seen) > 2
+
+
+# ------------------------------------------------- same-step autoreset: final_obs, final_info
+SAME_STEP_CASES = (
+    # the bots open every game (learner in seat 1): opening moves, carried rewards
+    ("catz_ratz_batz", {"num_players": 2, "turns": 3}, "optimal"),
+    ("rat_a_tat_cat", {"num_players": 3, "max_turns_per_round": 12}, "heuristic"),
+    ("rat_a_tat_cat", {"num_players": 2, "observation": "memoryless", "rounds": 2}, "heuristic"),
+    ("ratto_zakko", {"num_players": 3, "level": "main", "perception": "clear",
+                     "observation": "memoryless"}, "perfect"),
+)  # fmt: skip
+
+
+def _reference_bots(game, name, engine, seats):
+    """Reference bots for the replay, as the replay of each kind of game takes them."""
+    if GAMES[game].batched().simultaneous:
+        return dict.fromkeys(seats, GAMES[game].bots()[name])
+    bots = {}
+    for seat in seats:
+        bots[seat] = GAMES[game].bots()[name]()
+        if hasattr(bots[seat], "bind"):
+            bots[seat].bind(engine.observer)
+    return bots
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "bot"),
+    SAME_STEP_CASES,
+    ids=["catz", "rat_a_tat_cat", "rat_a_tat_cat-memoryless", "ratto_zakko"],
+)
+def test_same_step_final_obs_and_final_info_are_those_of_the_ended_games(game, options, bot):
+    """gymnasium's same-step autoreset: for every game that ended in a step, ``final_obs``
+    is the learner's observation of its end and ``final_info`` its seat and return; the
+    engine's games (every one logged) replayed through the reference game show each final
+    observation is the reference observer's of the terminal position (what the single-agent
+    door ``gymnasium.make`` returns when that game terminates), and the learner's rewards
+    over the episode add up to the return."""
+    from batched_helpers import SimultaneousTrace, Trace, replay_simultaneous, replay_turn_based
+
+    n, learner = 24, 1
+    envs = BatchedVectorEnv(
+        game, n, opponents=bot, learner_seat=learner, seed=9, log_games=range(n), **options
+    )
+    engine = envs.engine
+    trace = (SimultaneousTrace if envs.simultaneous else Trace)(engine)
+    _, info = envs.reset()
+    trace.keep(_arrays(engine))
+    pick = RandomActions(n, 9)
+    running = np.zeros(n)
+    checked = 0
+    for t in range(300):
+        actions = pick.pick(envs.action_masks().astype(np.int8)).copy()
+        if envs.simultaneous:
+            full = np.zeros((n, engine.num_players), dtype=np.int64)
+            full[:, learner] = actions
+            trace.actions.append(full)
+        else:
+            trace.actions.append(actions)
+        _, rewards, done, _, info = envs.step(actions)
+        trace.keep(_arrays(engine))
+        running += rewards
+        # as SyncVectorEnv: the keys only in a step where some game ended
+        keys = {"final_obs", "_final_obs", "final_info", "_final_info"} & info.keys()
+        assert len(keys) == (4 if done.any() else 0), keys
+        if not done.any():
+            continue
+        np.testing.assert_array_equal(info["_final_obs"], done)
+        np.testing.assert_array_equal(info["_final_info"], done)
+        final = info["final_info"]
+        for key in ("learner_seat", "return"):
+            np.testing.assert_array_equal(final[f"_{key}"], done)
+        for g in range(n):
+            if not done[g]:
+                assert info["final_obs"][g] is None
+                continue
+            got = info["final_obs"][g]
+            assert got.dtype == np.float32 and got.shape == envs.single_observation_space.shape
+            # the engine's final observation of the learner's seat (the replay checks it)
+            np.testing.assert_array_equal(got, trace.final_obs[t + 1, g][learner])
+            assert final["learner_seat"][g] == learner
+            assert final["return"][g] == pytest.approx(running[g], abs=1e-5)
+            checked += 1
+        running[done] = 0.0
+    assert checked >= 30, checked
+    others = [s for s in range(engine.num_players) if s != learner]
+    bots = _reference_bots(game, bot, engine, others)
+    if envs.simultaneous:
+        stats = replay_simultaneous(trace, bots=bots)
+        assert stats["final_obs"] >= 30, stats
+    else:
+        assert replay_turn_based(trace, bots=bots) >= 30
+    assert trace.finals_checked >= 30
+
+
+def _arrays(engine):
+    """The engine's arrays now, as a step returns them (for a replay trace)."""
+    from ratenvs.common.batched import BatchStep
+
+    return BatchStep(
+        engine.obs, engine.mask, engine.rewards, engine.terminated, engine.to_act, engine.returns
+    )
+
+
+def test_same_step_info_has_the_structure_of_gymnasiums_sync_vector_env():
+    """The keys, masks and types of a step where some games ended are those of gymnasium's
+    ``SyncVectorEnv`` (same-step autoreset) over the single-agent door, on the keys both
+    give (``final_info`` of the door also carries its ``action_mask``)."""
+    from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+    spec = GAMES["catz_ratz_batz"]
+    options = {"num_players": 2, "turns": 1}
+    sync = SyncVectorEnv(
+        [lambda: gymnasium.make(spec.gymnasium_id, **options) for _ in range(4)],
+        autoreset_mode=AutoresetMode.SAME_STEP,
+    )
+    batched = BatchedVectorEnv("catz_ratz_batz", 4, seed=0, **options)
+    infos = []
+    for envs in (sync, batched):
+        envs.reset(seed=0)
+        pick = RandomActions(4, 0)
+        for _ in range(100):
+            masks = np.stack(envs.call("action_masks")) if envs is sync else envs.action_masks()
+            _, _, done, _, info = envs.step(pick.pick(masks.astype(np.int8)).copy())
+            if done.any() and not done.all():
+                infos.append((done, info))
+                break
+        else:
+            pytest.fail("no step where some games ended and others did not")
+    (done_sync, want), (done, got) = infos
+    for key in ("final_obs", "_final_obs", "final_info", "_final_info", "learner_seat"):
+        assert key in got and f"_{key.lstrip('_')}" in got, key
+        assert type(got[key]) is type(want[key]), key
+    for info, ended in ((want, done_sync), (got, done)):
+        assert info["final_obs"].dtype == object and info["final_obs"].shape == (4,)
+        assert [o is None for o in info["final_obs"]] == (~ended).tolist()
+        assert info["_final_obs"].dtype == np.bool_
+        np.testing.assert_array_equal(info["_final_info"], ended)
+        final = info["final_info"]
+        assert isinstance(final, dict)
+        np.testing.assert_array_equal(final["_learner_seat"], ended)
+        assert final["learner_seat"].shape == (4,)
+        assert np.issubdtype(final["learner_seat"].dtype, np.integer)
+    assert set(want["final_info"]) - set(got["final_info"]) == {"action_mask", "_action_mask"}
+    sync.close()
+
+
+def test_final_info_keeps_the_seat_of_the_game_that_ended():
+    """Seats drawn for every game: ``final_info["learner_seat"]`` is the seat the learner had
+    in the game that ended (``info["learner_seat"]`` already shows the next game's), and
+    ``final_obs`` that seat's observation of the end."""
+    envs = BatchedVectorEnv(
+        "rat_a_tat_cat", 64, num_players=3, learner_seat="random", seed=5, max_turns_per_round=9
+    )
+    _, info = envs.reset()
+    pick = RandomActions(64, 5)
+    moved = checked = 0
+    for _ in range(200):
+        before = info["learner_seat"].copy()
+        _, _, done, _, info = envs.step(pick.pick(envs.action_masks().astype(np.int8)).copy())
+        for g in np.flatnonzero(done):
+            seat = info["final_info"]["learner_seat"][g]
+            assert seat == before[g]
+            np.testing.assert_array_equal(info["final_obs"][g], envs.engine.final_obs[g, seat])
+            moved += int(info["learner_seat"][g] != seat)
+            checked += 1
+    assert checked >= 100 and moved >= 30, (checked, moved)

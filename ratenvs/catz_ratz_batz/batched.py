@@ -292,13 +292,14 @@ def _new_game(g, p, dice, totals, taken, current, phase, slot_of, tape, cursor, 
 
 
 @njit(cache=True, inline="always")
-def _observe_from(g, seat, p, dice, totals, taken, current, phase, tables, obs):
-    """The observation vector of game ``g`` seen from ``seat`` (its entries first)."""
+def _observe_from(g, seat, p, dice, totals, taken, current, phase, tables, obs, row):
+    """The observation vector of game ``g`` seen from ``seat`` (its entries first), written
+    to ``obs[row]``."""
     for k in range(6):
-        obs[g, k] = tables[0, dice[g, k]]
+        obs[row, k] = tables[0, dice[g, k]]
     ph = phase[g]
-    obs[g, 6] = 1.0 if ph == PHASE_ROLL else 0.0
-    obs[g, 7] = 1.0 if ph == PHASE_KEEP else 0.0
+    obs[row, 6] = 1.0 if ph == PHASE_ROLL else 0.0
+    obs[row, 7] = 1.0 if ph == PHASE_KEEP else 0.0
     base = 8
     s = seat
     turn = current[g] - seat
@@ -306,10 +307,10 @@ def _observe_from(g, seat, p, dice, totals, taken, current, phase, tables, obs):
         turn += p
     for i in range(p):
         t = totals[g, s]
-        obs[g, base + i] = tables[1, t]
-        obs[g, base + p + i] = tables[2, taken[g, s]]
-        obs[g, base + 2 * p + i] = 1.0 if i == turn and ph != PHASE_OVER else 0.0
-        obs[g, base + 3 * p + i] = tables[3, t]
+        obs[row, base + i] = tables[1, t]
+        obs[row, base + p + i] = tables[2, taken[g, s]]
+        obs[row, base + 2 * p + i] = 1.0 if i == turn and ph != PHASE_OVER else 0.0
+        obs[row, base + 3 * p + i] = tables[3, t]
         s += 1
         if s == p:
             s = 0
@@ -318,7 +319,7 @@ def _observe_from(g, seat, p, dice, totals, taken, current, phase, tables, obs):
 @njit(cache=True, inline="always")
 def _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_act):
     seat = current[g]
-    _observe_from(g, seat, p, dice, totals, taken, current, phase, tables, obs)
+    _observe_from(g, seat, p, dice, totals, taken, current, phase, tables, obs, g)
     if phase[g] == PHASE_ROLL:
         mask[g, 0] = 0
         mask[g, 1] = 0
@@ -335,7 +336,7 @@ def _observe(g, p, dice, totals, taken, current, phase, tables, obs, mask, to_ac
 @njit(cache=True)
 def _privileged(p, dice, totals, taken, current, phase, tables, out):
     for g in range(out.shape[0]):
-        _observe_from(g, 0, p, dice, totals, taken, current, phase, tables, out)
+        _observe_from(g, 0, p, dice, totals, taken, current, phase, tables, out, g)
 
 
 def observation_tables(turns: int | None, target: int | None, top: int) -> np.ndarray:
@@ -359,14 +360,15 @@ def observation_tables(turns: int | None, target: int | None, top: int) -> np.nd
 def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, race_turn, win, dice_,
          totals_, taken_, current_, phase_, rng_, slot_of_, tape_, cursor_, rewards_, pending_,
          running_, returns_, terminated_, obs_, mask_, to_act_, optimal_, tables_,
-         alias_):  # fmt: skip
+         alias_, final_):  # fmt: skip
     """Advance every game: its external action (where ``active``), then the kernel's bots
     until an external seat must act; a finished game is reset (its seats' players taken
     from ``next_bots``) and played on to its first external decision (those opening
     rewards carry to the next step). A new game the bots finish before any external seat
     decides (``race_end="turn"``: an opening bot reaches the target) is dropped, its
-    rewards with it, and another is dealt. Every array is borrowed (no reference
-    counting)."""
+    rewards with it, and another is dealt. A game that ends leaves its external seats'
+    observations in ``final`` (row ``g * p + seat``) before it is reset. Every array is
+    borrowed (no reference counting)."""
     actions, active, bots = borrow(actions_), borrow(active_), borrow(bots_)
     next_bots, dice, totals = borrow(next_bots_), borrow(dice_), borrow(totals_)
     taken, current, phase = borrow(taken_), borrow(current_), borrow(phase_)
@@ -380,6 +382,7 @@ def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, race
         borrow(tables_),
     )
     alias = (borrow(alias_[0]), borrow(alias_[1]), borrow(alias_[2]), borrow(alias_[3]))
+    final = borrow(final_)
     for g in range(actions.shape[0]):
         for s in range(p):
             rewards[g, s] = pending[g, s]
@@ -401,6 +404,11 @@ def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, race
             for s in range(p):
                 returns[g, s] = running[g, s]
             opening = terminated[g]
+            if opening:  # the external seats' last observations, before the reset
+                for s in range(p):
+                    if bots[g, s] < 0:
+                        _observe_from(g, s, p, dice, totals, taken, current, phase, tables,
+                                      final, g * p + s)  # fmt: skip
         # a new game's opening bot moves (set_bots keeps an external seat in every game);
         # their rewards go to the next step (on a reset, to this one)
         while opening:
@@ -465,7 +473,8 @@ class BatchedCatzRatzBatz(BatchedGame):
              self._target, self._race_turn, self._win, self.dice, self.totals, self.taken,
              self.current, self.phase, self.rng, self.slot_of, self.tape, self.cursor, self.rewards,
              self._pending, self._running, self.returns, self.terminated, self.obs,
-             self.mask, self.to_act, self._optimal, self._tables, self._alias)  # fmt: skip
+             self.mask, self.to_act, self._optimal, self._tables, self._alias,
+             self.final_obs.reshape(-1, self.observation_size))  # fmt: skip
 
     def _reset_games(self) -> None:
         self._pending[:] = 0.0

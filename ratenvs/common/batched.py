@@ -264,7 +264,8 @@ class BatchStep(NamedTuple):
 
     For a game that ended in this step, ``terminated`` is True, ``rewards`` and
     ``returns`` are those of the game that ended, and ``observation`` / ``mask`` /
-    ``to_act`` already show the first decision of the game that replaced it.
+    ``to_act`` already show the first decision of the game that replaced it (the seats'
+    observations of the game that ended are in the engine's ``final_obs``).
     """
 
     observation: np.ndarray
@@ -293,11 +294,21 @@ class BatchedGame:
         **options: the game's options, checked like the AEC env's; an int option the game
             leaves unbounded must also fit the engine (:attr:`option_bounds`, int64).
 
+    A game that ends is reset in place, in the same step; its seats' last observations
+    stay in :attr:`final_obs`.
+
     Subclasses set ``game_class``, ``tape_per_step`` (most tape numbers a step may
     write for one game) and ``bot_names``, allocate their state arrays in
     :meth:`_allocate` and implement the kernels behind :meth:`_reset_games` and
-    :meth:`_step_games`.
+    :meth:`_step_games` (which write ``final_obs`` for the games that end).
     """
+
+    final_obs: np.ndarray
+    """``(num_envs, num_players, observation_size)`` float32: where a step's (or
+    ``set_bots``') ``terminated[g]`` is True, ``final_obs[g, seat]`` is the observation of
+    the game that ended, seen from ``seat`` (its last observation, the reference observer's
+    of the terminal position), for every seat whose actions the caller gives (negative in
+    ``bots``); kept until that game ends again. Written only for games that end."""
 
     game_class: ClassVar[type[Game]]
     tape_per_step: ClassVar[int] = 64
@@ -343,6 +354,9 @@ class BatchedGame:
         self._everybody = np.ones(self.num_envs, dtype=np.bool_)
         self._nobody = np.zeros(self.num_envs, dtype=np.bool_)
         self._no_actions = np.zeros(self.num_envs, dtype=np.int64)
+        self.final_obs = np.zeros(
+            (self.num_envs, self.num_players, self.observation_size), dtype=np.float32
+        )
         self._allocate()
         self._seed = seed
         self._started = False

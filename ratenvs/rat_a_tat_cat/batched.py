@@ -596,6 +596,14 @@ def _end_round(g, prm, st, cs, acc, rb, rng, wk, tape, cursor):
     if over:
         st[g, F_PHASE] = PHASE_OVER
         st[g, F_HELD] = -1
+        # everyone reveals: the final table is known to all (the last observations show it)
+        for q in range(p):
+            for s in range(SLOTS):
+                c = cs[g, C_HANDS + q * SLOTS + s]
+                code = _KIND[c] if c >= 0 else CODE_UNKNOWN
+                for o in range(p):
+                    cs[g, _know(o, q, s)] = code
+                    cs[g, _recent(o, q, s)] = code
         if mode in (REWARD_WIN, REWARD_ZERO_SUM_WIN):
             w = 0
             for q in range(p):
@@ -913,78 +921,83 @@ def _bot_action(bot, g, prm, st, cs, tab, rng, est):
 
 # ------------------------------------------------------------ observation
 @njit(cache=True, inline="always")
-def _observe(g, prm, off, st, cs, tab, obs, mask, to_act):
-    """The acting seat's observation (the reference observer's vector) and mask."""
+def _observe_seat(g, seat, prm, off, st, cs, tab, obs, row):
+    """``seat``'s observation of game ``g`` (the reference observer's vector) in
+    ``obs[row]``: the seat to act's, or any seat's at a game over (a held card is then
+    gone)."""
     p = prm[P_N]
-    seat = st[g, F_CURRENT]
     knowledge = prm[P_KNOWLEDGE] != 0
     base = C_KNOW if knowledge else C_RECENT
     for i in range(obs.shape[1]):
-        obs[g, i] = 0.0
+        obs[row, i] = 0.0
     q = seat
     for k in range(p):
         for s in range(SLOTS):
             code = cs[g, base + (seat * MAXP + q) * SLOTS + s]
-            obs[g, (k * SLOTS + s) * NUM_CODES + code] = 1.0
+            obs[row, (k * SLOTS + s) * NUM_CODES + code] = 1.0
         q += 1
         if q == p:
             q = 0
     nd = st[g, F_DISC_N]
     top = _KIND[cs[g, C_DISC + nd - 1]] if nd > 0 else _NONE
-    obs[g, off[O_DISCARD_TOP] + top] = 1.0
+    obs[row, off[O_DISCARD_TOP] + top] = 1.0
     h = st[g, F_HELD]
     hk = _KIND[h] if h >= 0 else _NONE
-    obs[g, off[O_HELD] + hk] = 1.0
     phase = st[g, F_PHASE]
-    obs[g, off[O_PHASE] + phase] = 1.0
-    if st[g, F_DRAW2]:
-        obs[g, off[O_DRAW2]] = 1.0
-    obs[g, off[O_TO_ACT]] = 1.0
+    if phase == PHASE_OVER:  # nobody to act, nothing held
+        obs[row, off[O_HELD] + _NONE] = 1.0
+    else:
+        obs[row, off[O_HELD] + hk] = 1.0
+        obs[row, off[O_PHASE] + phase] = 1.0
+        if st[g, F_DRAW2]:
+            obs[row, off[O_DRAW2]] = 1.0
+        obs[row, off[O_TO_ACT]] = 1.0
     kb = st[g, F_KNOCKED]
     if kb >= 0:
         d = kb - seat
         if d < 0:
             d += p
-        obs[g, off[O_KNOCKED] + d] = 1.0
-        obs[g, off[O_FINAL]] = st[g, F_FINAL] / (p - 1)
-    obs[g, off[O_TURNS]] = min(st[g, F_TURNS], prm[P_MAX_TURNS]) / prm[P_MAX_TURNS]
-    obs[g, off[O_DRAW_PILE]] = st[g, F_DRAW_N] / DECK_SIZE
-    obs[g, off[O_DISCARD_PILE]] = nd / DECK_SIZE
+        obs[row, off[O_KNOCKED] + d] = 1.0
+        obs[row, off[O_FINAL]] = st[g, F_FINAL] / (p - 1)
+    obs[row, off[O_TURNS]] = min(st[g, F_TURNS], prm[P_MAX_TURNS]) / prm[P_MAX_TURNS]
+    obs[row, off[O_DRAW_PILE]] = st[g, F_DRAW_N] / DECK_SIZE
+    obs[row, off[O_DISCARD_PILE]] = nd / DECK_SIZE
     q = seat
     for k in range(p):
-        obs[g, off[O_TOTALS] + k] = st[g, F_TOTALS + q] / TOTAL_SCALE
+        obs[row, off[O_TOTALS] + k] = st[g, F_TOTALS + q] / TOTAL_SCALE
         if cs[g, C_ACTIVE + q]:
-            obs[g, off[O_ACTIVE] + k] = 1.0
+            obs[row, off[O_ACTIVE] + k] = 1.0
         q += 1
         if q == p:
             q = 0
     if prm[P_ROUNDS] >= 0:
-        obs[g, off[O_ROUNDS]] = st[g, F_ROUND] / prm[P_ROUNDS]
+        done = st[g, F_ROUND] + (1 if phase == PHASE_OVER else 0)
+        obs[row, off[O_ROUNDS]] = done / prm[P_ROUNDS]
     if knowledge:
         u = off[O_UNSEEN]
         for k in range(NUM_KINDS):  # the counts first, their values below
-            obs[g, u + k] = _DECK_COUNTS[k] - cs[g, C_DCOUNT + k]
+            obs[row, u + k] = _DECK_COUNTS[k] - cs[g, C_DCOUNT + k]
         for q in range(p):
             for s in range(SLOTS):
                 code = cs[g, _know(seat, q, s)]
                 if code < NUM_KINDS:
-                    obs[g, u + code] -= 1.0
+                    obs[row, u + code] -= 1.0
         if h >= 0:
-            obs[g, u + hk] -= 1.0
+            obs[row, u + hk] -= 1.0
         for k in range(NUM_KINDS):
-            obs[g, u + k] = tab[T_UNSEEN + k * 10 + int(obs[g, u + k])]
+            obs[row, u + k] = tab[T_UNSEEN + k * 10 + int(obs[row, u + k])]
         # draw_pool: the draw pile, and the unlocated cards of its shuffle in hands (the
         # held card is the seat's own)
         d = off[O_POOL]
         for i in range(st[g, F_DRAW_N]):
-            obs[g, d + _KIND[cs[g, C_DRAW + i]]] += 1.0
+            obs[row, d + _KIND[cs[g, C_DRAW + i]]] += 1.0
         for q in range(p):
             for s in range(SLOTS):
                 c = cs[g, C_HANDS + q * SLOTS + s]
                 if c >= 0 and cs[g, C_EPOCH + c] and cs[g, _know(seat, q, s)] >= CODE_NUMBER:
-                    obs[g, d + _KIND[c]] += 1.0
+                    obs[row, d + _KIND[c]] += 1.0
         for k in range(NUM_KINDS):
-            obs[g, d + k] = tab[T_UNSEEN + k * 10 + int(obs[g, d + k])]
+            obs[row, d + k] = tab[T_UNSEEN + k * 10 + int(obs[row, d + k])]
     if prm[P_CEILINGS]:
         c = off[O_CEILINGS]
         q = seat
@@ -992,11 +1005,32 @@ def _observe(g, prm, off, st, cs, tab, obs, mask, to_act):
             for s in range(SLOTS):
                 i = c + 2 * (k * SLOTS + s)
                 if cs[g, C_SEEN + q * SLOTS + s]:
-                    obs[g, i] = 1.0
-                obs[g, i + 1] = tab[T_CEIL + cs[g, C_CEIL + q * SLOTS + s]]
+                    obs[row, i] = 1.0
+                obs[row, i + 1] = tab[T_CEIL + cs[g, C_CEIL + q * SLOTS + s]]
             q += 1
             if q == p:
                 q = 0
+
+
+@njit(cache=True)
+def _observe_over(g, prm, off, st, cs, tab, bots, final):
+    """A game that ended: every external seat's observation of it (``final``, row
+    ``g * p + seat``), before it is reset."""
+    p = prm[P_N]
+    for seat in range(p):
+        if bots[g, seat] < 0:
+            _observe_seat(g, seat, prm, off, st, cs, tab, final, g * p + seat)
+
+
+@njit(cache=True, inline="always")
+def _observe(g, prm, off, st, cs, tab, obs, mask, to_act):
+    """The acting seat's observation (the reference observer's vector) and mask."""
+    p = prm[P_N]
+    seat = st[g, F_CURRENT]
+    _observe_seat(g, seat, prm, off, st, cs, tab, obs, g)
+    nd = st[g, F_DISC_N]
+    top = _KIND[cs[g, C_DISC + nd - 1]] if nd > 0 else _NONE
+    phase = st[g, F_PHASE]
     for a in range(mask.shape[1]):
         mask[g, a] = 0
     if phase == PHASE_START:
@@ -1089,11 +1123,13 @@ def _privileged(prm, poff, st_, cs_, tab_, out_):
 # ------------------------------------------------------------------- run
 @njit(cache=True)
 def _run(run, actions_, active_, bots_, next_bots_, prm, off, st_, cs_, acc_, tab_, rng_, wk_,
-         est_, tape_, cursor_, rewards_, returns_, terminated_, obs_, mask_, to_act_):  # fmt: skip
+         est_, tape_, cursor_, rewards_, returns_, terminated_, obs_, mask_, to_act_,
+         final_):  # fmt: skip
     """Advance every game: its external action (``run`` = RUN_STEP, in the games where
     ``active``), then the kernel's bots until an external seat must act; a finished game
     is reset (its seats' players taken from ``next_bots``) and played on to its first
-    external decision (those opening rewards carry to the next step). A logged game short
+    external decision (those opening rewards carry to the next step); before the reset, its
+    external seats' observations go to ``final`` (row ``g * p + seat``). A logged game short
     of tape stops between decisions (``F_STAGE``) and RUN_RESUME goes on with it. Returns
     how many games stopped so."""
     actions, bots, st, cs = borrow(actions_), borrow(bots_), borrow(st_), borrow(cs_)
@@ -1136,6 +1172,7 @@ def _run(run, actions_, active_, bots_, next_bots_, prm, off, st_, cs_, acc_, ta
                         returns[g, s] = acc[g, A_RUNNING + s]
                     if not terminated[g]:
                         break
+                    _observe_over(g, prm, off, st, cs, tab, bots, final_)
                     _new_game(g, prm, st, cs, acc, rng, wk, tape, cursor)
                     for s in range(p):
                         bots[g, s] = next_bots[g, s]
@@ -1235,7 +1272,8 @@ class BatchedRatATatCat(BatchedGame):
         return _run(run, actions, active, self.bots, self.next_bots, self._prm, self._off,
                     self.st, self.cs, self._acc, self._tab, self.rng, self._wk, self._est,
                     self.tape, self.cursor, self.rewards, self.returns, self.terminated,
-                    self.obs, self.mask, self.to_act)  # fmt: skip
+                    self.obs, self.mask, self.to_act,
+                    self.final_obs.reshape(-1, self.observation_size))  # fmt: skip
 
     def _reset_games(self) -> None:
         self._acc[:] = 0.0

@@ -118,9 +118,12 @@ S_WON, S_ANSWER, S_TICK, S_SUBMIT = range(4)
 E_CLEAR_EV = 0
 E_CLEAR_POST = NUM_CARD_KINDS
 E_PRIOR = 2 * NUM_CARD_KINDS
-# per-seat bot state (``bst``): this card's ex-Gaussian deviation and error lotteries, and
-# the card they were drawn for (cards left in the deck; -1: a fresh bot)
-S_DEVIATION, S_ERROR, S_LURE, S_OTHER, S_KEY = range(5)
+# per-seat bot state (``bst``): this card's ex-Gaussian deviation and error lotteries, the
+# card they were drawn for (cards left in the deck; -1: a fresh bot), and where the bot
+# remembers the fly (where its seat's observation last showed it; START_FLY for a bot that
+# took its seat since: the reference bot's ``_fly_memory``)
+S_DEVIATION, S_ERROR, S_LURE, S_OTHER, S_KEY, S_FLY = range(6)
+NUM_BOT_STATE = 6
 
 LEVEL_STARTER, LEVEL_MAIN, LEVEL_DESSERT = range(3)
 NO_ANSWER = -1
@@ -301,8 +304,10 @@ def _deal(g, cfg, fcfg, gs, deck, ss, ev, post, etab, rng, slot, tape, cursor):
 
 @njit(cache=True, inline="always")
 def _new_game(g, cfg, fcfg, gs, deck, ss, ev, post, etab, base_deck, perm, rng, slot, tape,
-              cursor, btape, bcursor, running, bots, next_bots):  # fmt: skip
-    """Shuffle, place fly and shaker, reveal the first card (the reference's ``new_game``)."""
+              cursor, btape, bcursor, running, bots, next_bots, bst):  # fmt: skip
+    """Shuffle, place fly and shaker, reveal the first card (the reference's ``new_game``);
+    the seats' players for this game from ``next_bots``, each bot believing the fly under
+    the start cloche."""
     p = cfg[C_P]
     m = cfg[C_DECK]
     if slot >= 0:
@@ -327,6 +332,7 @@ def _new_game(g, cfg, fcfg, gs, deck, ss, ev, post, etab, base_deck, perm, rng, 
         ss[g, s, S_WON] = 0
         running[g, s] = 0.0
         bots[g, s] = next_bots[g, s]
+        bst[g, s, S_FLY] = START_FLY
     _deal(g, cfg, fcfg, gs, deck, ss, ev, post, etab, rng, slot, tape, cursor)
     gs[g, G_FLY_SHOWN] = 1
 
@@ -408,6 +414,15 @@ def _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch):
 
 
 @njit(cache=True, inline="always")
+def _remember_fly(g, s, cfg, gs, bst):
+    """A kernel bot asked to act reads its seat's observation: where it shows the fly
+    (``knowledge``, or ``fly_shown``), the bot remembers it there (the reference bot's
+    ``_fly_memory``; ``_observe`` shows the same)."""
+    if not cfg[C_MEMORYLESS] or gs[g, G_FLY_SHOWN] != 0:
+        bst[g, s, S_FLY] = gs[g, G_FLY]
+
+
+@njit(cache=True, inline="always")
 def _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp, elapsed_ms,
                scratch, rng, slot, btape, bcursor):  # fmt: skip
     """The action of kernel bot ``b`` in seat ``s`` for this tick (it has not answered)."""
@@ -420,11 +435,12 @@ def _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp, el
             tape_put(btape, bcursor, slot, ACTION_RESPONSE_FIRST + NUM_RESPONSES)
             tape_put(btape, bcursor, slot, j)
         return j
-    # A reference bot answers with the fly where it last saw it: every seat is asked at a
-    # card's first tick, where the fly is shown whenever it moved (memoryless) or always
-    # (knowledge), so what it remembers is where the fly is.
+    # A reference bot answers with the fly where it last saw it (_remember_fly), which is
+    # where the fly is for a bot seated since the game began (the fly is shown at a card's
+    # first tick whenever it moved), but not for one seated during the game (set_bots)
+    # that has not seen the fly since (memoryless): that one believes the start cloche.
     sh = gs[g, G_SHAKER]
-    fl = gs[g, G_FLY]
+    fl = int(bst[g, s, S_FLY])
     el = elapsed_ms[t]
     if b == BOT_PERFECT:
         if el < PERFECT_LATENCY_MS:
@@ -572,6 +588,7 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, ss, ev, post, bst,
         if b < 0:
             a = actions[g, seat] if external_ok else RELOCATE_LEAVE
         else:
+            _remember_fly(g, seat, cfg, gs, bst)
             a = _bot_relocate(g, cfg, gs, rng, slot, btape, bcursor)
             _log_action(slot, btape, bcursor, seat, a)
         if a < RELOCATE_SHAKER:
@@ -592,6 +609,8 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, ss, ev, post, bst,
             ss[g, s, S_SUBMIT] = ACTION_WAIT
             continue
         b = bots[g, s]
+        if b >= 0:
+            _remember_fly(g, s, cfg, gs, bst)
         if b < 0:
             ss[g, s, S_SUBMIT] = actions[g, s] if external_ok else ACTION_WAIT
         elif t < cfg[C_MIN_TICKS]:
@@ -787,14 +806,24 @@ def _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask
 
 
 @njit(cache=True)
+def _observe_over(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, final, final_mask,
+                  final_to_act):  # fmt: skip
+    """A game that ended: every seat's observation of it to ``final`` (before it is reset;
+    a call of its own, made only when a game ends)."""
+    _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, final, final_mask,
+             final_to_act)  # fmt: skip
+
+
+@njit(cache=True)
 def _run(mode, actions, active, bots, next_bots, cfg, fcfg, gs, deck, ss, ev, post, bst, etab,
          rules_t, level_resp, elapsed_ms, bot_f, ftab, mtab, base_deck, perm, scratch, rng,
          slot_of, tape, cursor, btape, bcursor, rewards, running, returns, terminated, obs,
-         mask, to_act):  # fmt: skip
+         mask, to_act, final, final_mask, final_to_act):  # fmt: skip
     """Advance every game: in ``MODE_STEP`` one tick with the external seats' actions (where
     ``active``), then bot-only ticks until an external seat acts; ``MODE_RESET`` starts every
-    game anew; ``MODE_BOTS`` only plays the bot-only ticks. A finished game is reset (its
-    players taken from ``next_bots``) and its observation is the new game's first tick."""
+    game anew; ``MODE_BOTS`` only plays the bot-only ticks. A finished game leaves every
+    seat's observation of its end in ``final`` and is reset (its players taken from
+    ``next_bots``); its observation is the new game's first tick."""
     p = cfg[C_P]
     for g in range(actions.shape[0]):
         slot = slot_of[g]
@@ -804,7 +833,7 @@ def _run(mode, actions, active, bots, next_bots, cfg, fcfg, gs, deck, ss, ev, po
         over = False
         if mode == MODE_RESET:
             _new_game(g, cfg, fcfg, gs, deck, ss, ev, post, etab, base_deck, perm, rng, slot,
-                      tape, cursor, btape, bcursor, running, bots, next_bots)  # fmt: skip
+                      tape, cursor, btape, bcursor, running, bots, next_bots, bst)  # fmt: skip
         # the external seats' tick, then the bots' ticks until an external seat acts (one
         # call site: _tick is inlined)
         ext = mode == MODE_STEP and active[g]
@@ -817,8 +846,10 @@ def _run(mode, actions, active, bots, next_bots, cfg, fcfg, gs, deck, ss, ev, po
             returns[g, s] = running[g, s]
         if over:
             terminated[g] = True
+            _observe_over(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, final,
+                          final_mask, final_to_act)  # fmt: skip
             _new_game(g, cfg, fcfg, gs, deck, ss, ev, post, etab, base_deck, perm, rng, slot,
-                      tape, cursor, btape, bcursor, running, bots, next_bots)  # fmt: skip
+                      tape, cursor, btape, bcursor, running, bots, next_bots, bst)  # fmt: skip
         _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask,
                  to_act)  # fmt: skip
 
@@ -969,6 +1000,9 @@ class BatchedRattoZakko(BatchedGame):
     - ``terminated``: ``(num_envs,)`` bool (the game ended and was reset);
     - ``to_act``: ``(num_envs, num_players)`` bool, the seats that act this tick (kernel
       bots included).
+
+    ``final_obs`` (:attr:`BatchedGame.final_obs`) holds every seat's observation of a game
+    that ended (the terminal position: no card showing).
     """
 
     game_class = RattoZakko
@@ -1006,7 +1040,7 @@ class BatchedRattoZakko(BatchedGame):
         self.ss = np.zeros((n, p, 4), dtype=np.int64)
         self.evidence = np.zeros((n, p, NUM_EV))
         self.posterior = np.zeros((n, p, NUM_EV))
-        self._bot_state = np.zeros((n, p, 5))
+        self._bot_state = np.zeros((n, p, NUM_BOT_STATE))
         clear = [clear_evidence(c, 1, game.level) for c in range(NUM_CARD_KINDS)]
         self._etab = np.concatenate(
             [
@@ -1030,6 +1064,8 @@ class BatchedRattoZakko(BatchedGame):
         self.obs = np.zeros((n, p, self.observation_size), dtype=np.float32)
         self.mask = np.zeros((n, p, NUM_ACTIONS), dtype=np.int8)
         self.to_act = np.zeros((n, p), dtype=np.bool_)
+        self._final_mask = np.zeros_like(self.mask)  # (the masks of an ended game: waits)
+        self._final_to_act = np.zeros_like(self.to_act)
         self._running = np.zeros((n, p), dtype=np.float32)
         self._all = np.ones(n, dtype=np.bool_)
         self._no_actions = np.zeros((n, p), dtype=np.int64)
@@ -1094,14 +1130,17 @@ class BatchedRattoZakko(BatchedGame):
 
     def set_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
         """Which seats the kernel plays (see :meth:`BatchedGame.set_bots`); every kernel bot
-        starts fresh, as a new reference bot would (a human-model bot that takes a seat
-        during a card draws that card's randomness at its first decision)."""
-        key = self._bot_state[..., S_KEY].copy()
+        starts fresh, as a new reference bot would: a human-model bot that takes a seat
+        during a card draws that card's randomness at its first decision, and every bot
+        believes the fly is under the start cloche until its seat's observation shows it
+        (in the memoryless mode, at the next card after the fly moved)."""
+        fresh = self._bot_state[..., [S_KEY, S_FLY]].copy()
         self._bot_state[..., S_KEY] = -1.0
+        self._bot_state[..., S_FLY] = START_FLY
         try:
             super().set_bots(bots)
         except ValueError:
-            self._bot_state[..., S_KEY] = key
+            self._bot_state[..., [S_KEY, S_FLY]] = fresh
             raise
 
     def bot_logs(self, game: int) -> list[list[list[Any]]]:
@@ -1138,7 +1177,7 @@ class BatchedRattoZakko(BatchedGame):
              self._mtab, self._base_deck, self._perm, self._scratch, self.rng,
              self.slot_of, self.tape, self.cursor, self.btape, self.bcursor, self.rewards,
              self._running, self.returns, self.terminated, self.obs, self.mask,
-             self.to_act)  # fmt: skip
+             self.to_act, self.final_obs, self._final_mask, self._final_to_act)  # fmt: skip
 
     def _reset_games(self) -> None:
         self.btape = np.zeros((len(self.log_games), self.tape.shape[1]))

@@ -9,11 +9,23 @@ the gymnasium id's vector entry point::
     envs = gymnasium.make_vec("ratenvs/CatzRatzBatz-v0", num_envs=1024,
                               vectorization_mode="vector_entry_point")
 
-Games end and restart inside the step (gymnasium's same-step autoreset: the
-observation of a game that ended is already the next game's first decision; the
-games never truncate). In Ratto Zakko (simultaneous ticks) a step is the learner's
-answer at a tick where it answers; the policies answer in the same tick, and the ticks
-in which the learner does not answer are played on inside the step.
+Games end and restart inside the step (gymnasium's same-step autoreset,
+``AutoresetMode.SAME_STEP``: the observation of a game that ended is already the next
+game's first decision; the games never truncate). In Ratto Zakko (simultaneous ticks) a
+step is the learner's answer at a tick where it answers; the policies answer in the same
+tick, and the ticks in which the learner does not answer are played on inside the step.
+
+``info`` (every key with its gymnasium mask ``_key``, True where the entry holds):
+
+- ``learner_seat``: (num_envs,) int64, the learner's seat in every game now (of the next
+  game where one ended).
+- only in a step where some game ended, as gymnasium's ``SyncVectorEnv`` gives them:
+  ``final_obs``, an object array holding, for every game that ended, the learner's
+  observation of its end (float32, the array ``gymnasium.make`` returns when that game
+  terminates) and None elsewhere; ``final_info``, the ended games' info: a dict of
+  ``learner_seat`` (the learner's seat in the game that ended) and ``return`` (the
+  learner's return of that game, float32), each with its mask.
+
 ``action_masks()`` gives the learner's legal actions of every game, for sb3-contrib's
 ``MaskablePPO``; :func:`sb3_vec_env` gives the same door as a stable-baselines3
 ``VecEnv``.
@@ -137,6 +149,10 @@ class BatchedVectorEnv(VectorEnv):
         self._carry = np.zeros(self.num_envs, dtype=np.float32)
         self._started = False
         self.learner = np.zeros(self.num_envs, dtype=np.int64)
+        # the games that ended in a step: the learner's seat, return and last observation
+        self._final_obs = np.zeros((self.num_envs, size), dtype=np.float32)
+        self._final_seat = np.zeros(self.num_envs, dtype=np.int64)
+        self._final_return = np.zeros(self.num_envs, dtype=np.float32)
         # a draw to fail early on bad opponents
         self._lineups(1)
 
@@ -206,10 +222,14 @@ class BatchedVectorEnv(VectorEnv):
         games = np.arange(self.num_envs)
         rewards += batch.rewards[games, self.learner]
         done = batch.terminated.copy()
+        self._keep_final(done, self.learner)
         self._after_resets(done)
         self._play_policies(rewards, done)
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        return self._learner_view(engine.obs), rewards, done, truncated, self._info()
+        info = self._info()
+        if done.any():
+            self._add_final_info(info, done)
+        return self._learner_view(engine.obs), rewards, done, truncated, info
 
     def _check_learner_actions(self, acts: np.ndarray) -> None:
         """A ValueError naming the first game whose learner's action its mask forbids (before
@@ -295,7 +315,40 @@ class BatchedVectorEnv(VectorEnv):
             if (batch.terminated & done).any():
                 raise RuntimeError("a game ended twice before its learner moved")
             done |= ended
+            self._keep_final(ended, learner)
             self._after_resets(batch.terminated)
+
+    def _keep_final(self, ended: np.ndarray, learner: np.ndarray) -> None:
+        """The games of ``ended`` just ended (the engine reset them): keep the learner's seat
+        (``learner``, the seats of the games that ended), its return and its observation of
+        the end (the engine's ``final_obs``)."""
+        if not ended.any():
+            return
+        rows = np.flatnonzero(ended)
+        seats = learner[rows]
+        self._final_seat[rows] = seats
+        self._final_return[rows] = self.engine.returns[rows, seats]
+        self._final_obs[rows] = self.engine.final_obs[rows, seats]
+
+    def _add_final_info(self, info: dict[str, Any], done: np.ndarray) -> None:
+        """gymnasium's same-step keys for the games of ``done``: ``final_obs`` and
+        ``final_info`` with their masks (the structure of ``SyncVectorEnv``'s)."""
+        rows = np.flatnonzero(done)
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for g in rows.tolist():
+            final_obs[g] = self._final_obs[g].copy()
+        seats = np.zeros(self.num_envs, dtype=np.int64)
+        seats[rows] = self._final_seat[rows]
+        returns = np.zeros(self.num_envs, dtype=np.float32)
+        returns[rows] = self._final_return[rows]
+        info["final_obs"], info["_final_obs"] = final_obs, done.copy()
+        info["final_info"] = {
+            "learner_seat": seats,
+            "_learner_seat": done.copy(),
+            "return": returns,
+            "_return": done.copy(),
+        }
+        info["_final_info"] = done.copy()
 
     def _info(self) -> dict[str, Any]:
         return {"learner_seat": self.learner.copy(), "_learner_seat": np.ones(self.num_envs, bool)}
