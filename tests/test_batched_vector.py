@@ -144,6 +144,9 @@ def test_bad_door_options_are_clear_errors():
         BatchedVectorEnv("catz_ratz_batz", 4, num_players=2, learner_seat=2)
     with pytest.raises(ValueError, match="no batched bot"):
         BatchedVectorEnv("catz_ratz_batz", 4, num_players=2, opponents="nobody")
+    for nobody in ("optimall", ["optimall"]):  # no seat to fill: still checked (was accepted)
+        with pytest.raises(ValueError, match="no batched bot 'optimall'"):
+            BatchedVectorEnv("catz_ratz_batz", 4, num_players=1, opponents=nobody)
     with pytest.raises(ValueError, match="needs 2 entries"):
         BatchedVectorEnv("catz_ratz_batz", 4, num_players=3, opponents=["optimal"])
     envs = BatchedVectorEnv("catz_ratz_batz", 4, num_players=2)

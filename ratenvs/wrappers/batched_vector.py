@@ -80,10 +80,12 @@ class BotOpponents(Opponents):
     def draw(
         self, rng: np.random.Generator, games: int, slots: int, bot_index: Callable[[str], int]
     ) -> np.ndarray:
-        names = [self.names] * slots if isinstance(self.names, str) else list(self.names)
-        if len(names) != slots:
-            raise ValueError(f"option 'opponents' needs {slots} entries, got {len(names)}")
-        row = np.array([bot_index(n) for n in names], dtype=np.int64)
+        one = isinstance(self.names, str)
+        codes = [bot_index(n) for n in ([self.names] if one else self.names)]  # every name,
+        # also with no seat to fill (a one-player game), as the gymnasium door checks them
+        if not one and len(codes) != slots:
+            raise ValueError(f"option 'opponents' needs {slots} entries, got {len(codes)}")
+        row = np.array(codes * slots if one else codes, dtype=np.int64)
         return np.tile(row, (games, 1))
 
 
