@@ -109,7 +109,11 @@ Given at the end of every round to the players of that round, in units of
 
 - ``game_state()``: the whole truth as JSON-ready data (never used by observations).
 - ``resample_from_infostate(agent, seed)``: a new ``raw_env`` consistent with
-  everything ``agent`` knows (see :mod:`ratenvs.rat_a_tat_cat.resample`).
+  everything ``agent`` knows (see :mod:`ratenvs.rat_a_tat_cat.resample`). The other
+  players keep only the knowledge public play gave them (their outer cards at the deal,
+  cards they placed, cards taken from the discard pile, moved by swaps); which card their
+  Peeks showed is not public (nor, outside a Draw 2 sequence, whether a Peek was used),
+  so each of their Peeks looks again at a slot drawn with the seed.
 - Pictures: ``render_mode="rgb_array"`` draws the table from ``render_view`` (an
   800-pixel-wide frame, one row of four cards per player; see
   :mod:`ratenvs.rat_a_tat_cat.render`); "human" shows it in a pygame window.

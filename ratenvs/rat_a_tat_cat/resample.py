@@ -15,10 +15,32 @@ every constraint the player's information implies:
   pile (or the held card) until a card of its kind is seen drawn; drawn as the
   pile's last card, just before a reshuffle, it is the held card.
 
-Everything public or known to the player is left as it is; other players'
-knowledge keeps its shape (which slots they know) and takes the new values.
-The sample is consistent but, like most determinizations, not weighted by
-how likely the other players' past choices make each deal.
+Everything public or known to the player is left as it is, its own knowledge
+(``know[seat]``, ``recent[seat]``) exactly.
+
+What the other players know is dealt again too, as far as it is private. Another
+player's knowledge has a public part - its outer cards at the deal, the cards it
+placed, every card placed from the discard pile, carried along by the public swaps
+(``State.known_publicly``) - which keeps its shape and takes the new cards' kinds. The
+rest came from its Peeks, and which card a Peek looks at is not public here (nor,
+outside a Draw 2 sequence, whether it was used at all: used or declined, the Peek goes
+onto the discard pile and the turn goes on the same). So that part is dropped and the
+Peeks are played again: each Peek of another player that was not publicly declined
+(``State.peeks``, in order) is taken as used and looks at one of the player's slots of
+that moment, drawn with ``rng`` uniformly among the slots its public knowledge did not
+cover then (among all four if it covered them all), and the player knows the card that
+was there where the public events since have moved it (nothing if it was replaced).
+When the player has made no decision since its last Peek, its memoryless view
+(``recent``) shows that card (and none of the others the Peek may have looked at), as
+after a real Peek, beside what public play showed it since. Everything this uses is public
+and the rest comes from ``rng``: two tables that differ only in what other players saw
+with their Peeks give ``seat`` the same determinizations, card for card.
+
+The model is simple on purpose: a Peek that the truth declined is replayed as used,
+and a replayed Peek may look at a card an earlier replayed Peek already showed.
+
+The sample is consistent but, like most determinizations, not weighted by how likely
+the other players' past choices make each deal.
 """
 
 from __future__ import annotations
@@ -27,6 +49,8 @@ import numpy as np
 
 from ratenvs.rat_a_tat_cat.rules import (
     CODE_NUMBER,
+    CODE_UNKNOWN,
+    GONE,
     KIND,
     NO_CARD,
     NUM_KINDS,
@@ -125,12 +149,14 @@ def resample_state(state: State, seat: int, rng: np.random.Generator) -> State:
     if new.held != state.held:
         new.phase = phase_for_drawn(new.held)
     follow_cards(new, positions)
+    replay_peeks(new, seat, rng)
     return new
 
 
 def follow_cards(state: State, positions: list[tuple]) -> None:
     """After cards were dealt again into ``positions``: what other players knew of those
-    slots keeps its shape (which slots they know) and takes the new cards' kinds."""
+    slots keeps its shape (which slots they know) and takes the new cards' kinds (the
+    private part of that shape is then dealt again by :func:`replay_peeks`)."""
     for pos in positions:
         if pos[0] != "slot":
             continue
@@ -139,3 +165,36 @@ def follow_cards(state: State, positions: list[tuple]) -> None:
         for table in (state.know, state.recent):
             col = table[:, p, s]
             col[col < NUM_KINDS] = kind
+
+
+def replay_peeks(state: State, seat: int, rng: np.random.Generator) -> None:
+    """For every player but ``seat``: forget what its Peeks showed it, then let each of its
+    Peeks look anew (see the module docstring). Only public facts (``known_publicly``,
+    ``number_only``, ``peeks``) and ``rng`` decide what the players are left knowing."""
+    know, recent = state.know, state.recent
+    for o in range(state.num_players):
+        if o == seat:
+            continue
+        table = know[o]
+        private = (table < NUM_KINDS) & ~state.known_publicly[o]
+        if private.any():
+            table[private] = np.where(state.number_only[private], CODE_NUMBER, CODE_UNKNOWN)
+    for record in state.peeks:
+        o = record.by
+        if o == seat:
+            continue
+        if record.fresh:  # ``recent`` shows the Peek until o's next decision: where the cards
+            # it may have looked at are now, it shows that card or nothing (o's ``recent`` was
+            # cleared at the Peek, and only swaps moved them since)
+            for place in record.places:
+                if place != GONE:
+                    recent[o].flat[place] = CODE_UNKNOWN
+        slots = [s for s in range(SLOTS) if record.unseen[s]] or list(range(SLOTS))
+        place = record.places[slots[int(rng.integers(len(slots)))]]
+        if place == GONE:
+            continue
+        p, s = divmod(place, SLOTS)
+        kind = KIND[state.hands[p][s]]
+        know[o, p, s] = kind
+        if record.fresh:
+            recent[o, p, s] = kind

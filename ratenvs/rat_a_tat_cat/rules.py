@@ -28,6 +28,10 @@ each player knows"), updated incrementally as the game goes:
 - ``card_epoch``: in which shuffle each card last entered the draw pile (0 =
   the deal, ``k`` = the ``k``-th reshuffle of the discard pile this round).
   Public, and what :mod:`resample` needs to keep a determinization consistent.
+- ``known_publicly`` and ``peeks``: which part of ``know`` follows from public events,
+  and the public record of every Peek (which slot a Peek looks at, and whether it was
+  used at all, are private): what :mod:`resample` needs to deal another player's
+  private knowledge again.
 """
 
 from __future__ import annotations
@@ -151,6 +155,38 @@ def phase_for_drawn(card: int) -> int:
 
 
 # ------------------------------------------------------------------ state
+GONE = -1
+"""``PeekRecord.places``: the card has left the hands (replaced, discarded face up)."""
+
+
+@dataclass
+class PeekRecord:
+    """The public record of one Peek a player drew and did not publicly decline.
+
+    Everyone sees the Peek go onto the discard pile; nobody else sees whether it was used
+    (outside a Draw 2 sequence using and declining look the same) nor which slot it
+    looked at. Declining the first card of a Draw 2 sequence is public (a second card is
+    drawn) and leaves no record. The record follows the cards the Peek may have looked
+    at through the public events since, so a determinization can let the Peek look anew
+    (:mod:`ratenvs.rat_a_tat_cat.resample`).
+    """
+
+    by: int
+    """The player who drew the Peek."""
+    places: list[int]
+    """For each slot ``s`` of ``by`` when it drew the Peek: where that card is now,
+    ``p * SLOTS + t`` (player ``p``'s slot ``t``; swaps move it), or :data:`GONE` once it
+    was replaced."""
+    unseen: tuple[bool, ...]
+    """For each slot of ``by`` then: ``by``'s public knowledge (``State.known_publicly``)
+    did not tell it the card."""
+    fresh: bool = True
+    """``by`` has made no decision since (its ``recent`` view still shows what it saw)."""
+
+    def copy(self) -> PeekRecord:
+        return PeekRecord(self.by, self.places[:], self.unseen, self.fresh)
+
+
 @dataclass
 class State:
     """A game of Rat-a-Tat Cat: the truth plus what every player knows of it."""
@@ -190,6 +226,15 @@ class State:
     ceiling: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     """Public: the lowest value its owner has let go of while keeping this card after seeing
     it (see :func:`lower_ceilings`); ``NO_CEILING`` when nothing."""
+    known_publicly: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Public: ``known_publicly[o, p, s]``, player ``o`` knows the kind of the card in
+    ``p``'s slot ``s`` from public events alone (an outer card of its own at the deal, a
+    card it placed, a card placed from the discard pile; moved by swaps, and everything
+    at the end of a round). Any other kind in ``know[o]`` came from ``o``'s Peeks: which
+    card a Peek looks at is private, and :mod:`resample` deals that part again."""
+    peeks: list[PeekRecord] = field(default_factory=list)
+    """Public: every Peek of this round that was not publicly declined, in order (see
+    :class:`PeekRecord`)."""
     card_epoch: list[int] = field(default_factory=list)
     epoch: int = 0
     """How many times the discard pile was reshuffled into the draw pile this round."""
@@ -263,6 +308,8 @@ class State:
             number_only=self.number_only.copy(),
             owner_seen=self.owner_seen.copy(),
             ceiling=self.ceiling.copy(),
+            known_publicly=self.known_publicly.copy(),
+            peeks=[r.copy() for r in self.peeks],
             card_epoch=self.card_epoch[:],
             epoch=self.epoch,
             pile_must_hold=self.pile_must_hold[:],
@@ -321,6 +368,7 @@ def deal(state: State, starter: int, rng: Chance) -> None:
     state.recent = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
     state.number_only = np.zeros((n, SLOTS), dtype=bool)
     reset_owner_evidence(state)
+    reset_public_knowledge(state)
     for p in range(n):
         if state.active[p]:
             for s in PEEKED_AT_SETUP:
@@ -337,6 +385,16 @@ def reset_owner_evidence(state: State) -> None:
         if state.active[p]:
             state.owner_seen[p, list(PEEKED_AT_SETUP)] = True
     state.ceiling = np.full((n, SLOTS), NO_CEILING, dtype=np.int8)
+
+
+def reset_public_knowledge(state: State) -> None:
+    """After a deal: every player knows its outer cards publicly, and no Peek was drawn."""
+    n = state.num_players
+    state.known_publicly = np.zeros((n, n, SLOTS), dtype=bool)
+    for p in range(n):
+        if state.active[p]:
+            state.known_publicly[p, p, list(PEEKED_AT_SETUP)] = True
+    state.peeks = []
 
 
 def lower_ceilings(state: State, seat: int, value: int) -> None:
@@ -405,6 +463,9 @@ def apply_action(state: State, action: int, rng: Chance, game: RatATatCat) -> li
         )
     seat = state.current
     state.recent[seat].fill(CODE_UNKNOWN)  # memoryless: forgets at each decision
+    for record in state.peeks:
+        if record.by == seat:
+            record.fresh = False
     phase = state.phase
     if phase == PHASE_START:
         if action == ACTION_DRAW and state.can_take_discard():
@@ -427,6 +488,8 @@ def apply_action(state: State, action: int, rng: Chance, game: RatATatCat) -> li
         _replace(state, seat, action - ACTION_REPLACE)
         return _end_card_play(state, rng, game)
     if action in (ACTION_DISCARD, ACTION_DECLINE):
+        if phase == PHASE_PEEK and state.draw2_left == 0:
+            _record_peek(state, seat)  # declined, but nobody else can tell
         if action == ACTION_DISCARD:
             lower_ceilings(state, seat, KIND[state.held])
         _discard_held(state)
@@ -437,6 +500,7 @@ def apply_action(state: State, action: int, rng: Chance, game: RatATatCat) -> li
         return _end_card_play(state, rng, game)
     if ACTION_PEEK <= action < ACTION_PEEK + SLOTS:
         slot = action - ACTION_PEEK
+        _record_peek(state, seat)
         kind = KIND[state.hands[seat][slot]]
         state.know[seat, seat, slot] = kind
         state.recent[seat, seat, slot] = kind
@@ -451,6 +515,14 @@ def apply_action(state: State, action: int, rng: Chance, game: RatATatCat) -> li
     _swap(state, seat, own_slot, (seat + offset) % state.num_players, their_slot)
     _discard_held(state)
     return _end_card_play(state, rng, game)
+
+
+def _record_peek(state: State, seat: int) -> None:
+    """``seat`` let its drawn Peek go, used or declined: what everyone saw (see
+    :class:`PeekRecord`)."""
+    base = seat * SLOTS
+    unseen = tuple(not bool(k) for k in state.known_publicly[seat, seat])
+    state.peeks.append(PeekRecord(seat, [base + s for s in range(SLOTS)], unseen))
 
 
 def _draw_to_hand(state: State, rng: Chance) -> None:
@@ -517,6 +589,17 @@ def _replace(state: State, seat: int, slot: int) -> None:
         know[seat, seat, slot] = kind
         state.number_only[seat, slot] = True
     state.recent[:, seat, slot] = CODE_UNKNOWN
+    # what is known of the placed card is public: everyone knows a taken discard, the
+    # placer its own card
+    state.known_publicly[:, seat, slot] = state.held_public
+    state.known_publicly[seat, seat, slot] = True
+    if state.peeks:
+        place = seat * SLOTS + slot
+        for record in state.peeks:
+            places = record.places
+            for s in range(SLOTS):
+                if places[s] == place:
+                    places[s] = GONE
     state.discard_pile.append(old)
     state.discard_counts[KIND[old]] += 1
     state.held = NO_CARD
@@ -526,7 +609,7 @@ def _replace(state: State, seat: int, slot: int) -> None:
 def _swap(state: State, p: int, a: int, q: int, b: int) -> None:
     """Blind swap of ``p``'s slot ``a`` with ``q``'s slot ``b``; all knowledge moves along."""
     state.hands[p][a], state.hands[q][b] = state.hands[q][b], state.hands[p][a]
-    for arr in (state.know, state.recent):
+    for arr in (state.know, state.recent, state.known_publicly):
         tmp = arr[:, p, a].copy()
         arr[:, p, a] = arr[:, q, b]
         arr[:, q, b] = tmp
@@ -535,6 +618,15 @@ def _swap(state: State, p: int, a: int, q: int, b: int) -> None:
     # neither owner has seen the card it receives, nor shown anything about it
     state.owner_seen[p, a] = state.owner_seen[q, b] = False
     state.ceiling[p, a] = state.ceiling[q, b] = NO_CEILING
+    if state.peeks:
+        x, y = p * SLOTS + a, q * SLOTS + b
+        for record in state.peeks:
+            places = record.places
+            for s in range(SLOTS):
+                if places[s] == x:
+                    places[s] = y
+                elif places[s] == y:
+                    places[s] = x
 
 
 def _end_card_play(state: State, rng: Chance, game: RatATatCat) -> list[int] | None:
@@ -611,6 +703,8 @@ def end_round(state: State, rng: Chance, game: RatATatCat) -> list[int]:
     )
     state.know[:] = reveal  # everyone reveals: the final table is known to all
     state.recent[:] = reveal
+    state.known_publicly[:] = reveal < NUM_KINDS
+    state.peeks = []
     state.number_only[:] = False
     state.held = NO_CARD
     over = False

@@ -57,6 +57,7 @@ def build_state(
     state.recent = np.full((n, n, rules.SLOTS), rules.CODE_UNKNOWN, dtype=np.int8)
     state.number_only = np.zeros((n, rules.SLOTS), dtype=bool)
     rules.reset_owner_evidence(state)
+    rules.reset_public_knowledge(state)
     for p in range(n):
         for s in rules.PEEKED_AT_SETUP:
             state.know[p, p, s] = rules.KIND[state.hands[p][s]]
@@ -89,6 +90,9 @@ def check_invariants(state: State) -> None:
                 continue
             if state.number_only[p, s]:
                 assert rules.KIND[card] < rules.NUM_NUMBER_KINDS
+            for o in range(n):  # what a player knows publicly, it knows
+                if state.known_publicly[o, p, s]:
+                    assert state.know[o, p, s] == rules.KIND[card], (o, p, s)
             if state.owner_seen[p, s]:  # public evidence only about cards the owner saw
                 assert state.know[p, p, s] != rules.CODE_UNKNOWN
             elif state.phase != rules.PHASE_OVER:

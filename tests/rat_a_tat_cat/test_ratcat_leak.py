@@ -8,11 +8,12 @@ unchanged, AND the hidden cards did change in most samples (a no-op
 resampler would make the first check vacuous).
 """
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import pytest
-from ratcat_helpers import check_invariants
+from ratcat_helpers import P, S, build_state, check_invariants, play
 
 from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat import rules
@@ -303,3 +304,227 @@ def test_the_power_card_drawn_as_the_piles_last_stays_the_held_card(n, seed):
     env.step(rules.ACTION_DECLINE)
     assert env.truth.pile_must_hold == [0] * rules.NUM_KINDS
     assert rules.KIND[env.truth.discard_pile[-1]] == kind
+
+
+# ---------------------------------------------------------------- other players' Peeks
+# Which card a Peek looks at is not public (rules.py, ``owner_seen``), nor, outside a Draw 2
+# sequence, whether it was used at all: a determinization must not tell them.
+
+
+def _same_state(a: rules.State, b: rules.State) -> bool:
+    """Every field of the two states is equal (the truth, everyone's knowledge, the public
+    records)."""
+    for f in dataclasses.fields(rules.State):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray):
+            if x.dtype != y.dtype or not np.array_equal(x, y):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _game_actions(game: rules.RatATatCat, seed: int, policy: str = "heuristic") -> list[int]:
+    """The actions of a game of heuristic bots, or of random play that mostly draws and
+    rarely knocks (chance: ``default_rng(seed)``)."""
+    view = game.observer("knowledge")
+    bots = [HeuristicBot() for _ in range(game.num_players)]
+    for bot in bots:
+        bot.bind(view)
+    rng = np.random.default_rng(seed)
+    bot_rng = np.random.default_rng(seed + 1)
+    state = game.init(rng)
+    actions = []
+    while not game.is_terminal(state):
+        seat = state.current
+        mask = game.legal_mask(state, seat)
+        if policy == "heuristic":
+            action = int(bots[seat].act(view.observe(state, seat), mask, bot_rng))
+        elif mask[rules.ACTION_KNOCK]:
+            knock = bot_rng.random() < 0.02
+            action = rules.ACTION_KNOCK if knock else rules.ACTION_NO_KNOCK
+        elif mask[rules.ACTION_DRAW] and bot_rng.random() < 0.9:
+            action = rules.ACTION_DRAW  # mostly draws: power cards
+        else:
+            legal = np.flatnonzero(mask)
+            action = int(legal[bot_rng.integers(legal.size)])
+        game.apply(state, {seat: action}, rng)
+        actions.append(action)
+    return actions
+
+
+def _peek_variants(game: rules.RatATatCat, seed: int, policy: str = "heuristic"):
+    """Yield ``(peeker, tables)`` for every decision on a drawn Peek in the game of
+    :func:`_game_actions` and every other choice that looks the same to the others
+    (another slot; declining, outside a Draw 2 sequence): ``tables`` yields the two tables
+    in lockstep after every action from the Peek on, the same actions played in both."""
+    actions = _game_actions(game, seed, policy)
+    rng = np.random.default_rng(seed)
+    state = game.init(rng)
+    for i, action in enumerate(actions):
+        if state.phase == rules.PHASE_PEEK:
+            others = [rules.ACTION_PEEK + s for s in range(rules.SLOTS)]
+            if state.draw2_left == 0:
+                others.append(rules.ACTION_DECLINE)
+            elif action == rules.ACTION_DECLINE:
+                others = []  # declined in a Draw 2 sequence: a second card is drawn, public
+            for other in others:
+                if other != action:
+                    yield state.current, _lockstep(game, seed, actions, i, other)
+        game.apply(state, {state.current: action}, rng)
+
+
+def _lockstep(game: rules.RatATatCat, seed: int, actions: list[int], i: int, other: int):
+    """Play ``actions`` in two tables, ``actions[i]`` replaced by ``other`` in the second;
+    yield both after every action from the ``i``-th on."""
+    rng_a, rng_b = np.random.default_rng(seed), np.random.default_rng(seed)
+    a, b = game.init(rng_a), game.init(rng_b)
+    for j, action in enumerate(actions):
+        game.apply(a, {a.current: action}, rng_a)
+        game.apply(b, {b.current: other if j == i else action}, rng_b)
+        if j >= i:
+            yield a, b
+
+
+@pytest.mark.parametrize(
+    ("policy", "n", "seed"),
+    [
+        ("heuristic", 2, 4),
+        ("heuristic", 3, 0),
+        ("heuristic", 4, 2),
+        ("random", 2, 1),
+        ("random", 3, 0),
+        ("random", 4, 3),
+    ],
+)
+def test_what_another_player_peeked_at_changes_no_determinization(policy, n, seed):
+    """Two tables that differ only in which slot a player's Peek looked at (or whether it
+    was used) look the same to everyone else, and so must every resample for them, card
+    for card and in everyone's knowledge: the search bots read the table only through
+    it. (The resampler kept which slot each other player knew, so the opponents of a
+    search played on what only they had seen.)"""
+    game = rules.RatATatCat(num_players=n, max_turns_per_round=60, rounds=3)
+    views = [game.observer(kind) for kind in ("knowledge", "memoryless")]
+    pairs = differing = swapped = 0
+    for peeker, tables in _peek_variants(game, seed, policy):
+        round_index = None
+        for a, b in tables:
+            if round_index is None:
+                round_index = a.round_index
+            if game.is_terminal(a) or a.round_index != round_index:
+                break  # the round's end reveals everything: the tables are the same again
+            for seat in range(n):  # the premise: the others cannot tell the tables apart
+                for view in views:
+                    if seat != peeker:
+                        assert np.array_equal(view.observe(a, seat), view.observe(b, seat))
+            if _same_state(a, b):
+                continue  # the Peek showed nothing new, or what it showed is gone
+            differing += 1
+            swapped += any(  # a card the Peek may have looked at has moved to another slot
+                place not in (r.by * rules.SLOTS + s, rules.GONE)
+                for r in a.peeks
+                for s, place in enumerate(r.places)
+            )
+            for seat in range(n):
+                if seat == peeker:
+                    continue
+                new_a = game.resample(a, seat, np.random.default_rng(pairs))
+                new_b = game.resample(b, seat, np.random.default_rng(pairs))
+                assert _same_state(new_a, new_b), (peeker, seat)
+                assert game.to_json(new_a) == game.to_json(new_b)
+                pairs += 1
+            # the peeker's own resample keeps what it saw, exactly
+            own = game.resample(b, peeker, np.random.default_rng(pairs))
+            check_invariants(own)
+            assert np.array_equal(own.know[peeker], b.know[peeker])
+            assert np.array_equal(own.recent[peeker], b.recent[peeker])
+    assert pairs >= 100 and differing >= 50, (pairs, differing)
+    if policy == "random":  # the public record of the Peek followed the cards' swaps
+        assert swapped >= 20, swapped
+
+
+def test_a_search_reads_nothing_of_what_an_opponent_peeked_at():
+    """IS-MCTS and PIMC decide the same way, play-out for play-out, whichever slot the
+    opponent's Peek looked at (with the same random numbers)."""
+    from ratenvs.common.search import ISMCTSBot, PIMCBot
+
+    class RecordingPIMC(PIMCBot):
+        def _evaluate(self, det, seat, action, seed):
+            worth = super()._evaluate(det, seat, action, seed)
+            self.seen.append(worth)
+            return worth
+
+    game = rules.RatATatCat(num_players=2)
+    found = None
+    for peeker, tables in _peek_variants(game, 25):
+        for a, b in tables:
+            if peeker == 1 and a.current == 0 and game.legal_mask(a, 0).sum() > 1:
+                if not np.array_equal(a.know, b.know):
+                    found = (a.copy(), b.copy())
+                break
+        if found:
+            break
+    assert found is not None
+    a, b = found
+    mask = game.legal_mask(a, 0)
+    chosen, values = [], []
+    for table in (a, b):
+        ismcts = ISMCTSBot(iterations=40, rollout=HeuristicBot, horizon="reward")
+        ismcts.bind_game(game, 0)
+        pimc = RecordingPIMC(determinizations=8, rollout=HeuristicBot, horizon="reward")
+        pimc.seen = []
+        pimc.bind_game(game, 0)
+        chosen.append(
+            (
+                ismcts.act_in_state(table, 0, mask, np.random.default_rng(3)),
+                pimc.act_in_state(table, 0, mask, np.random.default_rng(3)),
+            )
+        )
+        values.append(pimc.seen)
+    assert chosen[0] == chosen[1]
+    assert values[0] == values[1]
+
+
+def _one_peek_then_a_swap() -> rules.State:
+    """Player 0 peeks at its slot 1 (it knows slots 0 and 3), then player 1 swaps its own
+    slot 0 with player 0's slot 1: what player 0 saw is now player 1's slot 0."""
+    state = build_state([[1, 2, 3, 4], [5, 6, 7, 8]], draw_top=[P, S])
+    play(state, [rules.ACTION_DRAW, rules.ACTION_PEEK + 1, rules.ACTION_NO_KNOCK])
+    play(state, [rules.ACTION_DRAW, rules.swap_action(0, 1, 1), rules.ACTION_NO_KNOCK])
+    return state
+
+
+def test_another_players_peek_looks_anew_at_a_slot_it_did_not_know_and_follows_the_swaps():
+    state = _one_peek_then_a_swap()
+    assert state.know[0, 1, 0] == 2 and state.know[0, 0, 2] == rules.CODE_UNKNOWN
+    looked = set()
+    for k in range(60):
+        new = rules.RatATatCat(num_players=2).resample(state, 1, np.random.default_rng(k))
+        check_invariants(new)
+        assert np.array_equal(new.know[1], state.know[1])  # the seat's own: untouched
+        private = (new.know[0] < rules.NUM_KINDS) & ~new.known_publicly[0]
+        # the Peek looked at slot 1 (its card is now player 1's slot 0) or at slot 2 (still
+        # there), the two player 0 did not know then; never at a known one
+        assert private.sum() == 1
+        where = tuple(int(x) for x in np.argwhere(private)[0])
+        assert where in ((1, 0), (0, 2))
+        looked.add(where)
+        assert (new.recent[0] == rules.CODE_UNKNOWN).all()  # it has decided since
+    assert looked == {(1, 0), (0, 2)}
+
+
+def test_a_peek_with_no_decision_since_shows_in_the_memoryless_view_anew():
+    # player 0 knocks; player 1 peeks at its slot 1 and, its turn over, has no knock
+    # decision: its memoryless view shows the peeked card during player 2's turn
+    state = build_state([[1, 2, 3, 4], [5, 6, 7, 8], [0, 1, 2, 3]], draw_top=[5, P])
+    play(state, [rules.ACTION_DRAW, rules.ACTION_DISCARD, rules.ACTION_KNOCK])
+    play(state, [rules.ACTION_DRAW, rules.ACTION_PEEK + 1])
+    assert state.current == 2 and state.recent[1, 1, 1] == 6
+    looked = set()
+    for k in range(40):
+        new = rules.RatATatCat(num_players=3).resample(state, 2, np.random.default_rng(k))
+        check_invariants(new)
+        seen = np.argwhere(new.recent[1] != rules.CODE_UNKNOWN)
+        assert len(seen) == 1 and seen[0][0] == 1 and seen[0][1] in (1, 2)
+        looked.add(int(seen[0][1]))
+    assert looked == {1, 2}
