@@ -128,7 +128,8 @@ def seat_pieces(
             "fly_shown",
             (1,),
             "the fly's place is shown in `fly_under` (knowledge: always 1; memoryless: 1 at "
-            "the first tick of the game and of the card after the fly was moved)",
+            "the first tick of the game and of the card after the fly was moved, and in the "
+            "relocation after a card decided at that tick)",
         ),
         Piece("level", (NUM_LEVELS,), "level: starter, main, dessert (one-hot)"),
         Piece("tick_fraction", (1,), "tick / `window_ticks` (0 at the card's first tick)"),

@@ -126,13 +126,22 @@ def _table_line(env: raw_env) -> str:
     )
 
 
+def answer_is_public(env: raw_env, result: rules.CardResult) -> bool:
+    """The card's right answer may be announced to the person: somebody gave it (everyone
+    heard or saw it), or the fly is in the observation ("knowledge"). In the memoryless
+    mode a card nobody answered right keeps it to itself: the answer would tell where the
+    hidden fly is (a fly card's grab, a food's "fly", or neither)."""
+    return result.winner is not None or bool(result.tied) or not env.game.memoryless
+
+
 def _report(env: raw_env, result: rules.CardResult, tick_ms: int, say) -> None:
     agents = env.possible_agents
     correct = rules.RESPONSES[result.correct]
     if result.winner is None:
         tied = ", ".join(agents[s] for s in result.tied)
         why = f"a tie ({tied})" if result.tied else "nobody was right"
-        say(f"  answer was {correct}: {why}, the card goes to the jackpot")
+        answer = f"answer was {correct}" if answer_is_public(env, result) else "no answer"
+        say(f"  {answer}: {why}, the card goes to the jackpot")
     else:
         ms = (result.tick + 1) * tick_ms
         say(

@@ -48,7 +48,7 @@ from ratenvs.common.window import (
     window_main,
 )
 from ratenvs.ratto_zakko import render, rules
-from ratenvs.ratto_zakko.play import describe_relocation, set_up
+from ratenvs.ratto_zakko.play import answer_is_public, describe_relocation, set_up
 from ratenvs.ratto_zakko.reaction import MIN_RT_MS, PRESETS, is_conflict
 
 READY_S = 1.5
@@ -251,6 +251,8 @@ class RattoZakkoWindow(WindowGame):
         answer = render.response_words(result.correct)
         if result.winner is None:
             why = "a tie" if result.tied else "nobody was right"
+            if not answer_is_public(env, result):  # it would tell where the hidden fly is
+                answer = "no answer"
             self.say(f"{words}: {answer}. {why}: the card goes to the jackpot", MUTED)
         else:
             ms = (result.tick + 1) * self.tick_ms

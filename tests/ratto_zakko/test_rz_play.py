@@ -139,3 +139,21 @@ def test_an_answer_before_the_floor_is_refused():
     assert code == 0
     assert any("too early: answers before 175 ms are refused" in line for line in out)
     assert not any("player_0 said bang" in line for line in out)
+
+
+@pytest.mark.parametrize("observation", ["memoryless", "knowledge"])
+def test_a_card_nobody_answered_keeps_its_answer_where_the_fly_hides(observation):
+    """Memoryless: the report after a card nobody answered right named the answer ("answer
+    was grab:fish" on a fly card while the table showed "fly under ?"), which told where
+    the hidden fly is. It now says "no answer"; with the fly in the observation, or when
+    somebody answered right (everyone saw it), the answer is named."""
+    clock = FakeClock()
+    out: list[str] = []
+    argv = ["--players", "2", "--bots", "child", "--level", "main", "--window-ticks", "44"]
+    argv += ["--observation", observation, "--seed", "0"]
+    play.main(argv, ask=Typist(clock, [""] * 400), say=out.append, clock=clock)
+    unanswered = [line for line in out if "nobody was right" in line]
+    assert len(unanswered) >= 5
+    named = [line for line in unanswered if "answer was" in line]
+    assert named == ([] if observation == "memoryless" else unanswered)
+    assert any("answer was" in line and " wins " in line for line in out)
