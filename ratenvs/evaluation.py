@@ -39,6 +39,7 @@ import numpy as np
 
 from ratenvs.common.bots import Bot, OwnView
 from ratenvs.common.options import Option, OptionSpec
+from ratenvs.common.play import game_seed
 from ratenvs.common.play import play_game as harness_play
 from ratenvs.common.stats import Z_95, bootstrap_bradley_terry, mean_interval, wilson_interval
 from ratenvs.games import GAMES, GameSpec, get_game
@@ -65,15 +66,10 @@ def check_run(games: Any, seed: Any) -> tuple[int, int]:
     """``games`` (an integer in 1..:data:`MAX_GAMES`) and ``seed`` (an integer >= 0) of an
     evaluation, match or tournament, as the command lines take them; anything else is a
     ValueError naming the argument and the value given, before any game is played."""
-
-    def integer(value: Any) -> bool:
-        return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
-
-    if not integer(games) or not 1 <= games <= MAX_GAMES:
+    integer = isinstance(games, int | np.integer) and not isinstance(games, bool | np.bool_)
+    if not integer or not 1 <= games <= MAX_GAMES:
         raise ValueError(f"games must be an integer in 1..{MAX_GAMES:,}, got {games!r}")
-    if not integer(seed) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    return int(games), int(seed)
+    return int(games), game_seed(seed, "seed")
 
 
 @dataclass(frozen=True)

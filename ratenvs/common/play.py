@@ -31,7 +31,6 @@ from gymnasium.utils import seeding
 from ratenvs.common.aec import IllegalActionError
 from ratenvs.common.bots import Bot, bind_bots, searches_state
 from ratenvs.common.game import Chance, ChanceLog, Game
-from ratenvs.common.options import check_seed
 
 StepHook = Callable[[Game, Any, dict[int, int], Sequence[float] | None], None]
 """Called after every step with the game, the state after it, the actions and the rewards."""
@@ -47,12 +46,13 @@ def seed_streams(
     return chance, [np.random.default_rng([seed, 1, seat]) for seat in range(num_players)]
 
 
-def game_seed(seed: Any) -> int:
-    """``seed`` as a game's seed: an integer >= 0 (Python or numpy); nothing is coerced."""
-    value = check_seed(seed, "a game's seed")
-    if value is None:
-        raise ValueError("a game's seed must be an integer >= 0, got None")
-    return value
+def game_seed(seed: Any, name: str = "a game's seed") -> int:
+    """``seed`` as a game's seed: an integer >= 0 (Python or numpy); nothing is coerced, and
+    anything else is a ValueError naming ``name`` and the value."""
+    integer = isinstance(seed, int | np.integer) and not isinstance(seed, bool | np.bool_)
+    if not integer or seed < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {seed!r}")
+    return int(seed)
 
 
 @dataclass
