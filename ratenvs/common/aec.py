@@ -18,6 +18,7 @@ the actions of every seat that acts in one ``step``.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -28,7 +29,7 @@ from pettingzoo import AECEnv, ParallelEnv
 
 from ratenvs.common.game import Game
 from ratenvs.common.options import RENDER_VIEW_HELP, check_render_mode, check_seed
-from ratenvs.common.render import HumanWindow, check_render_view
+from ratenvs.common.render import TEXT_INSTEAD, HumanWindow, check_render_view, pygame_installed
 
 OMNISCIENT = "omniscient"
 Draw = Callable[[Game, Any, list[str], int | None, Mapping[int, int] | None], np.ndarray]
@@ -256,6 +257,10 @@ class _GameEnvBase:
             return None
         if mode == "ansi":
             return self.render_text(self.render_view)
+        if mode == "human" and self.draw is not None and not pygame_installed():
+            # the envs-only install: the text, as without draw, for this env from now on
+            self.draw = None  # (the class keeps its draw)
+            warnings.warn(TEXT_INSTEAD, stacklevel=2)
         if mode == "human" and self.draw is None:
             print(self.render_text(self.render_view))
             return None

@@ -125,6 +125,21 @@ def label(
     return image.width
 
 
+TEXT_INSTEAD = (
+    'render_mode="human" without pygame shows the table as text; '
+    'pip install "ratenvs[render]" for the window'
+)
+"""The warning of a "human" render where pygame is not installed (the envs-only install)."""
+
+
+def pygame_installed() -> bool:
+    """Whether pygame can be imported here (the ``render`` extra): "human" rendering opens
+    a window only then, and prints the table as text otherwise."""
+    import importlib.util
+
+    return importlib.util.find_spec("pygame") is not None
+
+
 class HumanWindow:
     """A pygame window showing frames; closing it or calling :meth:`close` ends it."""
 
