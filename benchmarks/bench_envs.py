@@ -3,12 +3,15 @@
     python benchmarks/bench_envs.py [--seconds 3] [--rounds 5] [--out benchmarks/results.json]
     python benchmarks/bench_envs.py --batched [--out benchmarks/results_batched.json]
 
-Writes the records of :func:`ratenvs.bench.run` plus the machine it ran on, and
-prints the table that the README quotes.
+Writes the records of :func:`ratenvs.bench.run` (or :func:`ratenvs.bench.run_batched`)
+plus the machine and the command it ran with, and prints the table; the tables of
+``docs/benchmarks.md`` and the README's speed figures are made from these files
+(:func:`ratenvs.bench.markdown_table`), and a test checks that they agree.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import platform
@@ -31,6 +34,13 @@ from ratenvs.common.arguments import (
     report,
 )
 from ratenvs.common.atomic import atomic_file
+
+
+def _version(module: str) -> str | None:
+    try:
+        return importlib.metadata.version(module)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,8 +72,11 @@ def main(argv: list[str] | None = None) -> int:
         "numpy": np.__version__,
         "pettingzoo": pettingzoo.__version__,
         "ratenvs": ratenvs.__version__,
+        "numba": _version("numba"),
         "seconds": args.seconds,
         "rounds": args.rounds,
+        "command": " ".join(["python", "benchmarks/bench_envs.py", *(argv or sys.argv[1:])]),
+        "timing": "CPU time of one process (time.process_time); rounds interleaved",
     }
     with atomic_file(args.out) as fh:  # written whole, fsync'd, then renamed
         fh.write((json.dumps({"meta": meta, "records": records}, indent=2) + "\n").encode())

@@ -1,10 +1,28 @@
-"""Speed of every shipped env: decisions per second through ``env()``.
+"""Speed of every shipped env: decisions per second of CPU time, against yardsticks
+measured in the same run.
 
-Each env is played with uniformly random legal actions through the public AEC
-loop (``agent_iter`` / ``last`` / ``step``, observations included), exactly
-like PettingZoo's own ``connect_four_v3``, which is measured in the same run
-as the yardstick. Rounds alternate between the envs so that background load
-hits all of them alike; the median round counts.
+Two measurements, each a list of records:
+
+- :func:`run` plays every env through ``env()`` (the wrapped env users make) with
+  uniformly random legal actions through the public AEC loop (``agent_iter`` / ``last``
+  / ``step``, observations included), exactly like PettingZoo's own ``connect_four_v3``,
+  the yardstick measured beside it.
+- :func:`run_batched` plays every batched engine at several batch sizes against its own
+  ``raw_env`` (the unwrapped AEC env: the fastest one-game door) and ``connect_four_v3``.
+
+How the figures are made, so that an independent rerun lands near them on a shared,
+noisy machine:
+
+- **CPU time.** Each contender plays until it has used ``seconds`` of this process's CPU
+  time (``time.process_time``), and its rate is decisions per CPU second: time the
+  machine gives to other processes is not counted. Wall-clock rates are kept beside it.
+- **Interleaved rounds.** Every round measures every contender once, in an order rotated
+  from round to round, so that a change in the machine's speed hits all of them alike.
+- **Ratios pair by pair.** A ratio (``x raw_env``, ``x connect_four_v3``) is taken within
+  each round, between measurements made minutes apart at most, and the records give the
+  min / median / max of those per-round ratios, not a ratio of medians.
+- Every record gives the min / median / max of its own CPU rate, so each baseline's
+  absolute speed is in the same table as the ratios made from it.
 """
 
 from __future__ import annotations
@@ -20,17 +38,20 @@ import numpy as np
 from ratenvs.games import available_games
 
 REFERENCE = "connect_four_v3"
+BATCH_SIZES = (1, 64, 1024, 4096)
+
+Measure = Callable[[float], tuple[int, float, float]]
+"""Play for about the given CPU seconds; return (decisions, CPU seconds, wall seconds)."""
 
 
-def _decisions_per_second(make: Callable[[], Any], seconds: float, seed: int) -> float:
-    """Play games with random legal actions for about ``seconds``; return decisions/s."""
-    env = make()
-    rng = np.random.default_rng(seed)
+def _play_random(env: Any, rng: np.random.Generator, seed: int, cpu_seconds: float) -> tuple:
+    """Play games of an AEC env with random legal actions for ``cpu_seconds`` of CPU time;
+    (decisions, CPU seconds, wall seconds). A game in progress at the deadline is finished."""
     decisions = 0
     game = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    deadline = cpu0 + cpu_seconds
+    while time.process_time() < deadline:
         env.reset(seed=seed + game)
         game += 1
         for _agent in env.agent_iter():
@@ -41,9 +62,22 @@ def _decisions_per_second(make: Callable[[], Any], seconds: float, seed: int) ->
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.integers(legal.size)]))
             decisions += 1
-    elapsed = time.perf_counter() - start
-    env.close()
-    return decisions / elapsed
+    return decisions, time.process_time() - cpu0, time.perf_counter() - wall0
+
+
+def _aec_measure(make: Callable[[], Any], seed: int) -> Measure:
+    """A :data:`Measure` of an AEC env: one env, made once, played round after round with
+    one random stream (each round continues the last one's games: every round differs)."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    games = [0]
+
+    def measure(seconds: float) -> tuple[int, float, float]:
+        result = _play_random(env, rng, seed + 1_000_003 * games[0], seconds)
+        games[0] += 1
+        return result
+
+    return measure
 
 
 def _reference_env() -> Any:
@@ -66,8 +100,13 @@ def reference_missing() -> str | None:
     return None
 
 
+def _label(spec: Any, options: dict[str, Any]) -> str:
+    return spec.module.rsplit(".", 1)[1] + "".join(f" {k}={v}" for k, v in options.items())
+
+
 def bench_targets(games: list[str] | None = None) -> list[tuple[str, Callable[[], Any]]]:
-    """(label, constructor) for every configuration to measure, the reference first."""
+    """(label, constructor of ``env()``) for every configuration to measure, the reference
+    first."""
     targets: list[tuple[str, Callable[[], Any]]] = []
     if reference_missing() is None:
         targets.append((REFERENCE, _reference_env))
@@ -76,83 +115,110 @@ def bench_targets(games: list[str] | None = None) -> list[tuple[str, Callable[[]
             continue
         module = importlib.import_module(spec.module)
         for options in spec.bench_options:
-            label = spec.module.rsplit(".", 1)[1] + "".join(f" {k}={v}" for k, v in options.items())
-            targets.append((label, lambda m=module, o=options: m.env(**o)))
+            targets.append((_label(spec, options), lambda m=module, o=options: m.env(**o)))
     return targets
+
+
+def _spread(values: list[float], digits: int) -> dict[str, float]:
+    """min / median / max of ``values``, rounded."""
+    return {
+        "min": round(min(values), digits),
+        "median": round(median(values), digits),
+        "max": round(max(values), digits),
+    }
+
+
+def _interleave(
+    contenders: dict[Any, Measure], rounds: int, seconds: float
+) -> dict[Any, list[tuple[float, float]]]:
+    """Measure every contender once a round, the order rotated each round; per contender
+    the (CPU rate, wall rate) of each round."""
+    keys = list(contenders)
+    rates: dict[Any, list[tuple[float, float]]] = {key: [] for key in keys}
+    for r in range(rounds):
+        shift = r % len(keys)
+        for key in keys[shift:] + keys[:shift]:
+            decisions, cpu, wall = contenders[key](seconds)
+            rates[key].append((decisions / max(cpu, 1e-9), decisions / max(wall, 1e-9)))
+    return rates
+
+
+def _record(
+    rates: list[tuple[float, float]], baselines: dict[str, list[tuple[float, float]] | None]
+) -> dict[str, Any]:
+    """A record's figures: its CPU rate (min / median / max over rounds), its median wall
+    rate, each round's CPU rate, and its ratio to each baseline, round by round."""
+    cpu = [c for c, _ in rates]
+    record: dict[str, Any] = {
+        "decisions_per_s": round(median(cpu), 1),
+        "cpu_decisions_per_s": _spread(cpu, 1),
+        "wall_decisions_per_s": round(median(w for _, w in rates), 1),
+        "rounds_cpu_decisions_per_s": [round(c, 1) for c in cpu],
+    }
+    for name, base in baselines.items():
+        if base is None:
+            record[name] = None
+            record[f"{name}_spread"] = None
+            continue
+        ratios = [c / b for c, (b, _) in zip(cpu, base)]
+        record[name] = round(median(ratios), 2)
+        record[f"{name}_spread"] = _spread(ratios, 2)
+    return record
 
 
 def run(
     games: list[str] | None = None, seconds: float = 2.0, rounds: int = 3, seed: int = 0
 ) -> list[dict[str, Any]]:
-    """Measure every target; return one record per env with the ratio to connect_four_v3."""
+    """Measure every target's ``env()`` (``seconds`` of CPU time a round, ``rounds``
+    interleaved rounds); one record per env, with its ratio to ``connect_four_v3``.
+
+    ``decisions_per_s`` is the median CPU rate; ``ratio_vs_connect_four`` the median of
+    the per-round ratios (``ratio_vs_connect_four_spread`` their min / median / max)."""
     targets = bench_targets(games)
-    samples: dict[str, list[float]] = {label: [] for label, _ in targets}
-    for _ in range(rounds):
-        for label, make in targets:
-            samples[label].append(_decisions_per_second(make, seconds, seed))
-    reference = median(samples[REFERENCE]) if REFERENCE in samples else None
+    contenders = {label: _aec_measure(make, seed) for label, make in targets}
+    rates = _interleave(contenders, rounds, seconds)
+    reference = rates.get(REFERENCE)
     return [
-        {
-            "env": label,
-            "decisions_per_s": round(median(values), 1),
-            "ratio_vs_connect_four": (
-                round(median(values) / reference, 2) if reference is not None else None
-            ),
-            "rounds": values,
-        }
-        for label, values in samples.items()
+        {"env": label, **_record(values, {"ratio_vs_connect_four": reference})}
+        for label, values in rates.items()
     ]
 
 
-BATCH_SIZES = (1, 64, 1024, 4096)
-
-
-def _timed(fn: Callable[[], int], seconds: float) -> tuple[float, float]:
-    """Run ``fn`` (returns decisions made) for about ``seconds``; (wall, CPU) decisions/s."""
-    decisions = 0
-    start, cpu = time.perf_counter(), time.process_time()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        decisions += fn()
-    return decisions / (time.perf_counter() - start), decisions / (time.process_time() - cpu)
-
-
-def _raw_env_rates(make: Callable[[], Any], seconds: float, seed: int) -> tuple[float, float]:
-    cpu = time.process_time()
-    wall = time.perf_counter()
-    rate = _decisions_per_second(make, seconds, seed)
-    decisions = rate * (time.perf_counter() - wall)
-    return rate, decisions / max(time.process_time() - cpu, 1e-9)
-
-
-def _batched_rates(
-    engine_cls: Any, options: dict[str, Any], batch: int, seconds: float, seed: int
-) -> tuple[float, float]:
-    """Random legal play of ``batch`` games of a batched engine (compiled before timing)."""
+def _batched_measure(engine_cls: Any, options: dict[str, Any], batch: int, seed: int) -> Measure:
+    """A :data:`Measure` of a batched engine: ``batch`` games at once, random legal play,
+    compiled and warmed before the first round (autoreset keeps every game going)."""
     from ratenvs.common.batched import RandomActions
 
     engine = engine_cls(batch, seed=seed, **options)
-    out = engine.reset()
+    state = {"out": engine.reset()}
     if engine_cls.simultaneous:
-        n, p, a = out.mask.shape
+        n, p, a = state["out"].mask.shape
         picker = RandomActions(n * p, seed)
 
         def one() -> int:
-            nonlocal out
+            out = state["out"]
             acting = int(out.to_act.sum())
-            out = engine.step(picker.pick(out.mask.reshape(n * p, a)).reshape(n, p))
+            state["out"] = engine.step(picker.pick(out.mask.reshape(n * p, a)).reshape(n, p))
             return acting
     else:
         picker = RandomActions(batch, seed)
 
         def one() -> int:
-            nonlocal out
-            out = engine.step(picker.pick(out.mask))
+            state["out"] = engine.step(picker.pick(state["out"].mask))
             return batch
 
     for _ in range(3):
         one()  # warm: compiled, caches filled
-    return _timed(one, seconds)
+
+    def measure(seconds: float) -> tuple[int, float, float]:
+        decisions = 0
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        deadline = cpu0 + seconds
+        while time.process_time() < deadline:
+            decisions += one()
+        return decisions, time.process_time() - cpu0, time.perf_counter() - wall0
+
+    return measure
 
 
 def run_batched(
@@ -162,84 +228,147 @@ def run_batched(
     rounds: int = 3,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """Every batched engine at every batch size against its own ``raw_env`` (through
-    ``env()``, as :func:`run` measures it) and ``connect_four_v3``, in one run, rounds
-    alternating; medians of the rounds. Ratios are of CPU decisions/s (one process, one
-    thread: what the machine's other load does not change)."""
-    configs: list[tuple[str, Any, Any, dict[str, Any]]] = []
+    """Every batched engine at every batch size against its own ``raw_env`` (the unwrapped
+    AEC env, random legal play as :func:`run`) and ``connect_four_v3``, all interleaved
+    round by round (``seconds`` of CPU time each a round).
+
+    ``ratio_vs_raw_env`` is the median over rounds of the engine's CPU rate over its
+    ``raw_env``'s in the same round (``ratio_vs_raw_env_spread``: min / median / max)."""
+    contenders: dict[tuple[str, int], Measure] = {}
+    if reference_missing() is None:
+        contenders[(REFERENCE, 0)] = _aec_measure(_reference_env, seed)
     for name, spec in available_games().items():
         if games and name not in games and spec.cli_name not in games:
             continue
         if not spec.has_batched:
             continue
         module = importlib.import_module(spec.module)
+        engine_cls = spec.batched()
         for options in spec.bench_options:
-            label = spec.module.rsplit(".", 1)[1] + "".join(f" {k}={v}" for k, v in options.items())
-            configs.append((label, module, spec.batched(), options))
-    wall: dict[tuple[str, int], list[float]] = {}
-    cpu: dict[tuple[str, int], list[float]] = {}
-
-    def keep(key: tuple[str, int], rates: tuple[float, float]) -> None:
-        wall.setdefault(key, []).append(rates[0])
-        cpu.setdefault(key, []).append(rates[1])
-
-    with_reference = reference_missing() is None
-    for _ in range(rounds):
-        if with_reference:
-            keep((REFERENCE, 0), _raw_env_rates(_reference_env, seconds, seed))
-        for label, module, engine_cls, options in configs:
-            keep((label, 0), _raw_env_rates(lambda m=module, o=options: m.env(**o), seconds, seed))
+            label = _label(spec, options)
+            contenders[(label, 0)] = _aec_measure(lambda m=module, o=options: m.raw_env(**o), seed)
             for size in batch_sizes:
-                keep((label, size), _batched_rates(engine_cls, options, size, seconds, seed))
-    reference = median(cpu[(REFERENCE, 0)]) if with_reference else None
+                contenders[(label, size)] = _batched_measure(engine_cls, options, size, seed)
+    rates = _interleave(contenders, rounds, seconds)
+    reference = rates.get((REFERENCE, 0))
     records = []
-    for (label, size), values in wall.items():
-        rate_cpu = median(cpu[(label, size)])
-        raw = median(cpu[(label, 0)]) if label != REFERENCE else rate_cpu
+    for (label, size), values in rates.items():
+        raw = rates[(label, 0)]
         records.append(
             {
                 "env": label,
                 "engine": "raw_env" if size == 0 else "batched",
                 "batch_size": size or None,
-                "decisions_per_s": round(median(values), 1),
-                "cpu_decisions_per_s": round(rate_cpu, 1),
-                "ratio_vs_raw_env": round(rate_cpu / raw, 2),
-                "ratio_vs_connect_four": (
-                    round(rate_cpu / reference, 2) if reference is not None else None
-                ),
-                "rounds": values,
+                **_record(values, {"ratio_vs_raw_env": raw, "ratio_vs_connect_four": reference}),
             }
         )
     return records
 
 
-def format_batched_table(records: list[dict[str, Any]]) -> str:
-    """A plain-text table of :func:`run_batched` results."""
-    width = max(len(r["env"]) for r in records)
-    head = f"{'env':<{width}}  {'engine':>8}  {'batch':>5}  {'decisions/s':>12}"
-    lines = [head + f"  {'CPU dec/s':>12}  {'vs raw_env':>10}  {'vs connect_four':>15}"]
-    for r in records:
-        lines.append(
-            f"{r['env']:<{width}}  {r['engine']:>8}  {r['batch_size'] or '-':>5}  "
-            f"{r['decisions_per_s']:>12,.0f}  {r['cpu_decisions_per_s']:>12,.0f}  "
-            f"{r['ratio_vs_raw_env']:>9.1f}x  {_ratio(r['ratio_vs_connect_four'], 14, 1)}"
-        )
-    lines.append("(ratios of CPU decisions/s, medians of the rounds)")
-    return "\n".join(lines)
-
-
-def format_table(records: list[dict[str, Any]]) -> str:
-    """A plain-text table of :func:`run` results."""
-    width = max(len(r["env"]) for r in records)
-    lines = [f"{'env':<{width}}  {'decisions/s':>12}  {'vs connect_four_v3':>18}"]
-    for r in records:
-        lines.append(
-            f"{r['env']:<{width}}  {r['decisions_per_s']:>12,.0f}  "
-            f"{_ratio(r['ratio_vs_connect_four'], 17, 2)}"
-        )
-    return "\n".join(lines)
-
-
 def _ratio(value: float | None, width: int, digits: int) -> str:
     """A table cell for a ratio ("-" where it was not measured)."""
     return f"{value:>{width}.{digits}f}x" if value is not None else f"{'-':>{width + 1}}"
+
+
+def _spread_cell(spread: dict[str, float] | None, digits: int, suffix: str = "") -> str:
+    """``median (min-max)`` of a spread, or "-"."""
+    if spread is None:
+        return "-"
+    f = f"{{:,.{digits}f}}"
+    return (
+        f"{f.format(spread['median'])}{suffix} "
+        f"({f.format(spread['min'])}-{f.format(spread['max'])})"
+    )
+
+
+def format_table(records: list[dict[str, Any]]) -> str:
+    """A plain-text table of :func:`run` results: each env's CPU rate and its ratio to
+    ``connect_four_v3``, median (min-max)."""
+    rows = [
+        (
+            r["env"],
+            _spread_cell(r["cpu_decisions_per_s"], 0),
+            _spread_cell(r["ratio_vs_connect_four_spread"], 2, "x"),
+        )
+        for r in records
+    ]
+    return _columns(("env", "CPU decisions/s", "vs connect_four_v3"), rows, records)
+
+
+def format_batched_table(records: list[dict[str, Any]]) -> str:
+    """A plain-text table of :func:`run_batched` results, median (min-max) in each cell."""
+    rows = [
+        (
+            r["env"],
+            r["engine"],
+            str(r["batch_size"] or "-"),
+            _spread_cell(r["cpu_decisions_per_s"], 0),
+            _spread_cell(r["ratio_vs_raw_env_spread"], 1, "x"),
+            _spread_cell(r["ratio_vs_connect_four_spread"], 1, "x"),
+        )
+        for r in records
+    ]
+    head = ("env", "engine", "batch", "CPU decisions/s", "vs raw_env", "vs connect_four_v3")
+    return _columns(head, rows, records)
+
+
+def _columns(head: tuple[str, ...], rows: list[tuple[str, ...]], records: list[dict]) -> str:
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
+    lines = [
+        "  ".join(
+            h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(head, widths))
+        )
+    ]
+    for row in rows:
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+            )
+        )
+    n = len(records[0]["rounds_cpu_decisions_per_s"]) if records else 0
+    lines.append(f"(median (min-max) over {n} interleaved rounds; rates are per CPU second)")
+    return "\n".join(lines)
+
+
+def markdown_table(data: dict[str, Any]) -> str:
+    """The Markdown table the docs print for a results file of ``benchmarks/bench_envs.py``
+    (``{"meta": ..., "records": ...}``, either measurement), with a line saying how and when
+    it was measured."""
+    meta, records = data["meta"], data["records"]
+    batched = bool(records) and "engine" in records[0]
+    if batched:
+        head = ["env", "engine", "batch", "CPU decisions/s", "x raw_env", "x connect_four_v3"]
+        rows = [
+            [
+                r["env"],
+                r["engine"],
+                str(r["batch_size"] or "-"),
+                _spread_cell(r["cpu_decisions_per_s"], 0),
+                _spread_cell(r["ratio_vs_raw_env_spread"], 1, "x"),
+                _spread_cell(r["ratio_vs_connect_four_spread"], 1, "x"),
+            ]
+            for r in records
+        ]
+    else:
+        head = ["env", "CPU decisions/s", "x connect_four_v3"]
+        rows = [
+            [
+                r["env"],
+                _spread_cell(r["cpu_decisions_per_s"], 0),
+                _spread_cell(r["ratio_vs_connect_four_spread"], 2, "x"),
+            ]
+            for r in records
+        ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += [
+        "| " + " | ".join(f"`{c}`" if i == 0 else c for i, c in enumerate(row)) + " |"
+        for row in rows
+    ]
+    lines.append("")
+    lines.append(
+        f"Median (min-max) of {meta['rounds']} interleaved rounds of {meta['seconds']:g} CPU "
+        f"seconds each; ratios within each round. Measured {meta['date']} with "
+        f"`{meta['command']}` on {meta['cpus']} CPUs ({meta['machine']}, Python "
+        f"{meta['python']}, ratenvs {meta['ratenvs']})."
+    )
+    return "\n".join(lines)

@@ -90,7 +90,7 @@ GAMES: dict[str, GameSpec] = {
             gymnasium_id="ratenvs/RatATatCat-v1",
             default_opponent="heuristic",
             gymnasium_defaults={"num_players": 2},
-            bench_options=({"num_players": 2}, {"num_players": 4}),
+            bench_options=({"num_players": 2}, {"num_players": 4}, {"num_players": 6}),
             test_options=(
                 {"num_players": 2},
                 {"num_players": 3, "observation": "memoryless", "rounds": 2},
@@ -105,7 +105,7 @@ GAMES: dict[str, GameSpec] = {
             gymnasium_id="ratenvs/RattoZakko-v0",
             default_opponent="adult",
             gymnasium_defaults={"num_players": 4},
-            bench_options=({"num_players": 4},),
+            bench_options=({"num_players": 4, "level": "dessert"},),
             test_options=(
                 {"num_players": 2},
                 {"num_players": 4, "level": "main", "perception": "clear", "reward": "win"},
