@@ -45,7 +45,10 @@ if __name__ == "__main__":  # the build backend runs this file as __main__
             *(f"{SHIPPED}.{game}" for game in GAMES),
         ],
         package_dir={SHIPPED: FOLDER},
-        package_data={f"{SHIPPED}.{game}": ["*.pt", "*.json"] for game in GAMES},
+        package_data={
+            "ratenvs": ["RULES.md"],  # the rules page (ratenvs.rulebook, `ratenvs rules`)
+            **{f"{SHIPPED}.{game}": ["*.pt", "*.json"] for game in GAMES},
+        },
         long_description=index_readme((ROOT / "README.md").read_text(encoding="utf-8")),
         long_description_content_type="text/markdown",
     )

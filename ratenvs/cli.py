@@ -1,5 +1,5 @@
-"""The ``ratenvs`` console script: ``list``, ``play``, ``solve``, ``replay``, ``bench``,
-``agents``, ``evaluate`` and ``tournament``."""
+"""The ``ratenvs`` console script: ``list``, ``play``, ``rules``, ``solve``, ``replay``,
+``bench``, ``agents``, ``evaluate`` and ``tournament``."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from ratenvs.common.arguments import (
     report,
 )
 from ratenvs.games import GAMES, available_games, get_game
+from ratenvs.rulebook import rules_text
 
 BENCH_SECONDS = (0.0, 3600.0)
 """``bench --seconds``: above 0, at most an hour per env and round."""
@@ -320,6 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a game in the terminal against bots", add_help=False)
     play.add_argument("game", help=", ".join(s.cli_name for s in GAMES.values()))
     play.add_argument("--window", action="store_true", help="play in a pygame window")
+    rules = sub.add_parser("rules", help="print the rules and our rulings (one game, or all)")
+    rules.add_argument(
+        "game", nargs="?", help=", ".join(s.cli_name for s in GAMES.values()) + " (default: all)"
+    )
     solve = sub.add_parser("solve", help="exact solution (catz-ratz-batz)")
     solve.add_argument("game")
     solve.add_argument("--json", action="store_true", help="print a JSON object")
@@ -446,6 +451,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(rest)}")
         if args.command == "list":
             return _cmd_list(args)
+        if args.command == "rules":
+            print(rules_text(args.game), end="")
+            return 0
         if args.command == "solve":
             return _cmd_solve(args)
         if args.command == "replay":

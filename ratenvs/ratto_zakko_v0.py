@@ -1,5 +1,12 @@
-"""Ratto Zakko, version 0 (PettingZoo's versioned-module convention)."""
+"""Ratto Zakko, version 0 (PettingZoo's versioned-module convention).
 
+``help()`` of this module shows the env's whole documentation after this line: its
+options, observation and action tables, rewards, illegal actions and version history
+(the docstring of ``ratenvs.ratto_zakko.env``)."""
+
+import ratenvs.ratto_zakko.env as _documented
 from ratenvs.ratto_zakko.env import env, parallel_env, raw_env
+
+__doc__ = f"{__doc__}\n\n{_documented.__doc__}"
 
 __all__ = ["env", "parallel_env", "raw_env"]
