@@ -13,15 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ratenvs.catz_ratz_batz import render
-from ratenvs.catz_ratz_batz.play import set_up
-from ratenvs.catz_ratz_batz.rules import (
-    ACTION_ROLL,
-    NUMBERS,
-    PHASE_KEEP,
-    Dice,
-    numbers_showing,
-    score,
-)
+from ratenvs.catz_ratz_batz.play import LEGEND, RULES, SCORING, score_if_kept, set_up
+from ratenvs.catz_ratz_batz.rules import ACTION_ROLL, NUMBERS, PHASE_KEEP, numbers_showing
 from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE
 from ratenvs.common.terminal import Table
 from ratenvs.common.window import (
@@ -41,36 +34,12 @@ ROLL_KEY = "space"
 KEEP_KEYS = {str(number): number for number in NUMBERS}
 """The key that keeps each number: "3", "5", "7"."""
 
-LEGEND = (
-    "dice: 3 5 7 are numbers; set aside: C Cat (good), B Bat (good with 3s, bad with 7s, "
-    "neutral with 5s), R Rat (bad)"
-)
-SCORING = (
-    "score = number x dice showing it; x (1 + good - bad) if good > bad; "
-    "the number alone if good = bad; 0 if good < bad"
-)
 RULES_CARD = (
-    "Nine dice, faces 3, 5, 7, Cat, Bat, Rat. Highest total after all turns wins.",
-    "",
-    "A turn: roll all nine dice. Animals are set aside for the rest of the turn.",
-    "If the number dice all show one number, or there are none, the turn is over.",
-    "Otherwise keep one number that is showing (all its dice); every other number die",
-    "is rolled again, new animals set aside. Repeat. The kept number may change at",
-    "every roll. There is no stopping by choice.",
-    "",
-    "Scoring at the end of a turn (k = the number left, n = how many dice show it):",
-    "  base = k x n.  good = Cats, plus Bats if k = 3.  bad = Rats, plus Bats if k = 7.",
-    "  good < bad: 0.   good = bad: base.   good > bad: base x (1 + good - bad).",
-    "  e.g. CCCBR 5555 -> 60;  CCBR 33333 -> 45;  CCCCB 7777 -> 112.",
+    *RULES,
     "",
     "Keys: [Space] roll all nine dice   [3] [5] [7] keep that number",
     "      [?] or [F1] this card   [Esc] quit",
 )
-
-
-def score_if_kept(dice: Dice, number: int) -> int:
-    """The turn's score if it ended now with the dice showing ``number`` kept."""
-    return score(dice.cats, dice.bats, dice.rats, number, dice.count(number))
 
 
 class CatzWindow(WindowGame):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,23 @@ from ratenvs.common.play import seed_streams
 
 InputFn = Callable[[str], str]
 SayFn = Callable[[str], None]
+
+
+RULES_KEY = "?"
+"""Typed at any prompt of a terminal game: print the game's rules, then ask again."""
+
+
+def ask_or_rules(prompt: str, ask: InputFn, say: SayFn, rules: Sequence[str]) -> str:
+    """The person's answer to ``prompt``; ``?`` prints the ``rules`` lines and asks again
+    (EOFError propagates)."""
+    while True:
+        answer = ask(prompt)
+        if answer.strip() != RULES_KEY:
+            return answer
+        say("")
+        for line in rules:
+            say(line)
+        say("")
 
 
 def play_parser(
