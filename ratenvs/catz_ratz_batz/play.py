@@ -92,12 +92,9 @@ def score_reason(dice: Dice) -> str:
 def _ask_action(env: raw_env, mask: np.ndarray, ask: InputFn, say: SayFn) -> int:
     """Ask the person for a legal action until the answer is one (``?`` prints the rules
     and asks again); EOFError propagates."""
-    if env.truth.phase != PHASE_KEEP:
-        while True:
-            answer = ask_or_rules("Press Enter to roll all nine dice [? rules]: ", ask, say, RULES)
-            if not answer.strip():
-                return ACTION_ROLL
-            say(f"  '{answer.strip()}': press Enter to roll (or ? for the rules).")
+    if env.truth.phase != PHASE_KEEP:  # any answer but "?" rolls
+        ask_or_rules("Press Enter to roll all nine dice [? rules]: ", ask, say, RULES)
+        return ACTION_ROLL
     legal = [k for a, k in enumerate(NUMBERS) if mask[a]]
     choices = "/".join(str(k) for k in legal)
     dice = env.truth.dice
