@@ -1,8 +1,9 @@
 """``ratenvs play rat-a-tat-cat``: a person plays player_0 in the terminal against bots.
 
 The person sees only what its seat may see (the table from its view, with the
-cards it knows), the public moves of the bots, and a prompt listing the legal
-moves. A bad answer asks again; end of input (Ctrl-D) leaves cleanly.
+cards it knows, and its hand as it knows it with the sum of the cards it knows), the
+public moves of the bots, and a prompt listing the legal moves and what each does. A
+bad answer asks again; ``?`` prints the rules; end of input (Ctrl-D) leaves cleanly.
 """
 
 from __future__ import annotations
@@ -11,23 +12,72 @@ import re
 
 import numpy as np
 
-from ratenvs.common.terminal import InputFn, SayFn, Table, play_out, play_parser, set_table
+from ratenvs.common.terminal import (
+    InputFn,
+    SayFn,
+    Table,
+    ask_or_rules,
+    play_out,
+    play_parser,
+    set_table,
+)
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import BOTS, get_bot
 from ratenvs.rat_a_tat_cat.env import raw_env
+
+POWER_NAMES = {"peek": "Peek", "swap": "Swap", "draw2": "Draw 2"}
+"""The power cards' printed names."""
+RULES = (
+    "54 cards: four each of 0-8, nine 9s, three each of Peek, Swap, Draw 2. Lowest sum wins.",
+    "You have four face-down cards (slots 0-3); you saw your outer two (0 and 3) at the deal.",
+    "",
+    "Your turn: take the top discard (a number card) and put it in place of one of yours,",
+    "or draw the top card of the draw pile (only you see it):",
+    "  a number: put it in place of one of your cards (that card is discarded), or discard it;",
+    "  Peek: you may look at one of your cards;  Swap: you may exchange one of your cards",
+    "  with any card of another player, blind;  Draw 2: you may draw again (if you discard",
+    "  that card, draw a second one).  Power cards count only when drawn.",
+    "At the end of your turn, if nobody has knocked, you may knock: everyone else has one",
+    "more turn and the round ends. Power cards in a hand are replaced from the draw pile.",
+)
+"""The rules card (the terminal's ``?`` and the window's rules card)."""
+
+
+def hand_text(codes: list[int]) -> tuple[str, int, int]:
+    """The hand as the person knows it (``codes``: its knowledge of slots 0..3): the text,
+    the sum of the number cards it knows, and how many cards it does not know the value of
+    (power cards in the hand are replaced at the end of the round)."""
+    parts, total, unknown = [], 0, 0
+    for slot, code in enumerate(codes):
+        if code < rules.NUM_NUMBER_KINDS:
+            parts.append(f"{slot}: {code}")
+            total += code
+        elif code in rules.POWER_KINDS:
+            power = POWER_NAMES.get(rules.CARD_NAMES[code], rules.CARD_NAMES[code])
+            parts.append(f"{slot}: {power} (replaced at the end)")
+            unknown += 1
+        elif code == rules.CODE_NUMBER:
+            parts.append(f"{slot}: # (a number)")
+            unknown += 1
+        else:
+            parts.append(f"{slot}: ?")
+            unknown += 1
+    return "   ".join(parts), total, unknown
 
 
 def move_help(mask: np.ndarray, num_players: int) -> list[str]:
     """One line per kind of legal move, with what to type."""
     lines = []
     if mask[rules.ACTION_DRAW]:
-        lines.append("d        draw the top card of the draw pile")
+        lines.append("d        draw the top card of the draw pile (only you see it)")
     if mask[rules.ACTION_TAKE_DISCARD]:
-        lines.append("t        take the top discard")
+        lines.append("t        take the top discard, then put it into one of your slots")
     if mask[rules.ACTION_REPLACE]:
-        lines.append("r S      put the card into your slot S (0-3); the old card is discarded")
+        lines.append(
+            "r S      put the card you hold into your slot S (0-3); the card there is discarded"
+        )
     if mask[rules.ACTION_DISCARD]:
-        lines.append("x        discard the drawn card")
+        lines.append("x        discard the card you hold (your hand stays as it is)")
     if mask[rules.ACTION_PEEK]:
         lines.append("p S      look at your slot S (0-3)")
     if mask[rules.ACTION_USE_DRAW2]:
@@ -123,13 +173,27 @@ def describe(
     return f"{agent} swaps its slot {a} with {other}'s slot {b}"
 
 
+def known_hand(env: raw_env) -> str:
+    """player_0's hand as it knows it, the sum of the cards it knows, and the card it
+    holds (drawn or taken, on its turn), e.g. ``Your hand: 0: 3   1: ?   2: ?   3: 4 (you
+    know 7, + 2 unknown); you hold a 9``."""
+    view = env.observer.seat_view(env.truth, 0)
+    text, total, unknown = hand_text(view.codes[0])
+    line = f"Your hand: {text} (you know {total}" + (f", + {unknown} unknown)" if unknown else ")")
+    state = env.truth
+    if state.current == 0 and state.held != rules.NO_CARD:
+        held = rules.CARD_NAMES[rules.KIND[state.held]]
+        line += f"; you hold a {POWER_NAMES.get(held, held)}"
+    return line
+
+
 def _ask_action(mask: np.ndarray, n: int, ask: InputFn, say: SayFn) -> int:
     """Ask until the answer is a legal move; EOFError propagates."""
     say("Your moves:")
     for line in move_help(mask, n):
         say("  " + line)
     while True:
-        answer = ask("> ")
+        answer = ask_or_rules("> ", ask, say, RULES)
         action = parse_move(answer, mask, n)
         if action is not None:
             return action
@@ -162,6 +226,8 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
     n = env.num_players
     say("You are player_0. Cards: 0-9, peek, swap, draw2. '?' unknown, '#' a number card.")
     say("Lowest total wins. Your outer cards (slots 0 and 3) were shown to you at the deal.")
+    say("A power card in your hand is replaced from the draw pile at the end of the round.")
+    say("Type the move's letters (listed at each turn), ? for the rules, Ctrl-D to quit.")
 
     def play() -> None:
         while not env.truth.is_over:
@@ -171,6 +237,7 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
             if seat == 0:
                 say("")
                 say(env.render_text("player_0"))
+                say(known_hand(env))
                 action = _ask_action(env.observe(agent)["action_mask"], n, ask, say)
             else:
                 action = table.bot_action(agent)

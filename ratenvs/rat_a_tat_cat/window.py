@@ -34,56 +34,21 @@ from ratenvs.common.window import (
     window_main,
 )
 from ratenvs.rat_a_tat_cat import render, rules
-from ratenvs.rat_a_tat_cat.play import describe, set_up
+from ratenvs.rat_a_tat_cat.play import RULES, describe, hand_text, set_up
 
 BOT_PAUSE_S = 0.7
 """Seconds between two decisions of the bots (and before a bot's first one)."""
 SLOT_KEYS = tuple(str(s) for s in range(rules.SLOTS))
 """The keys of slots 0..3 (as the picture numbers them)."""
 BACK_KEY = "backspace"
-POWER_NAMES = {"peek": "Peek", "swap": "Swap", "draw2": "Draw 2"}
-"""The power cards' printed names."""
-
 RULES_CARD = (
-    "54 cards: four each of 0-8, nine 9s, three each of Peek, Swap, Draw 2. Lowest sum wins.",
-    "You have four face-down cards (slots 0-3); you saw your outer two (0 and 3) at the deal.",
-    "",
-    "Your turn: take the top discard (a number card) and put it in place of one of yours,",
-    "or draw the top card of the draw pile (only you see it):",
-    "  a number: put it in place of one of your cards (that card is discarded), or discard it;",
-    "  Peek: you may look at one of your cards;  Swap: you may exchange one of your cards",
-    "  with any card of another player, blind;  Draw 2: you may draw again (if you discard",
-    "  that card, draw a second one).  Power cards count only when drawn.",
-    "At the end of your turn, if nobody has knocked, you may knock: everyone else has one",
-    "more turn and the round ends. Power cards in a hand are replaced from the draw pile.",
+    *RULES,
     "",
     "Keys: [D] draw  [T] take the discard  [0]-[3] a slot  [X] discard / decline",
     "      [U] use the Draw 2  [K] knock  [N] do not knock",
     "      Swap: [0]-[3] your slot, [1]-[n-1] the player, [0]-[3] their slot; [Backspace] back",
     "      [?] or [F1] this card   [Esc] quit",
 )
-
-
-def hand_text(codes: list[int]) -> tuple[str, int, int]:
-    """The hand as the person knows it (``codes``: its knowledge of slots 0..3): the text,
-    the sum of the number cards it knows, and how many cards it does not know the value of
-    (power cards in the hand are replaced at the end of the round)."""
-    parts, total, unknown = [], 0, 0
-    for slot, code in enumerate(codes):
-        if code < rules.NUM_NUMBER_KINDS:
-            parts.append(f"{slot}: {code}")
-            total += code
-        elif code in rules.POWER_KINDS:
-            power = POWER_NAMES.get(rules.CARD_NAMES[code], rules.CARD_NAMES[code])
-            parts.append(f"{slot}: {power} (replaced at the end)")
-            unknown += 1
-        elif code == rules.CODE_NUMBER:
-            parts.append(f"{slot}: # (a number)")
-            unknown += 1
-        else:
-            parts.append(f"{slot}: ?")
-            unknown += 1
-    return "   ".join(parts), total, unknown
 
 
 class RatATatCatWindow(WindowGame):
