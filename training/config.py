@@ -5,9 +5,11 @@ An unknown key, a missing required key or a value of the wrong type is a
 e.g. ``algorithm.learning_rate: expected a number, got str '1e-3'``. The YAML is read
 with a strict SafeLoader: anchors and aliases (which expand exponentially) and duplicate
 keys are errors naming the line; every float must be finite (no ``.nan`` / ``.inf``);
-``timesteps``, ``n_envs``, ``algorithm.torch_threads``, ``eval.games`` and
-``eval.final_games`` are bounded above (:data:`_MAX_INTS`); ``seed`` is in
-0 .. :data:`MAX_SEED`.
+every integer key is bounded above (:data:`_MAX_INTS`), the rollout
+(:data:`MAX_ROLLOUT`) and the networks (:data:`MAX_LAYERS`, :data:`MAX_WIDTH`) too, before
+anything is allocated; ``seed`` is in 0 .. :data:`MAX_SEED`. A file is read only if it is
+a regular file of at most :data:`MAX_CONFIG_BYTES`, nested at most :data:`MAX_CONFIG_DEPTH`
+deep.
 
 The YAML layout (see ``configs/default.yaml``)::
 
@@ -43,6 +45,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+
+from ratenvs.common.safe_load import LoadError, MissingFileError, read_regular_file, yaml_loader
 
 
 class ConfigError(ValueError):
@@ -317,16 +321,38 @@ _POSITIVE_INTS = (
 MAX_TIMESTEPS = 10**12
 """Largest ``timesteps``: a trillion learner decisions (more is a typo, not a run)."""
 
+MAX_ROLLOUT = 2**21
+"""Most frames of one rollout, ``n_envs * algorithm.n_steps`` (2,097,152; the shipped
+recipes use at most 262,144): SB3 allocates the whole rollout buffer up front, an
+observation, a mask and a few floats per frame."""
+
+MAX_LAYERS = 16
+"""Most hidden layers in ``algorithm.net_arch``."""
+
+MAX_WIDTH = 4096
+"""Widest hidden layer in ``algorithm.net_arch`` (a 4,096 x 4,096 layer is 64 MiB of
+weights; ``[1000000000]`` would have been 48 GB, found only when torch allocated it)."""
+
 _MAX_INTS = {
     "timesteps": MAX_TIMESTEPS,
     "n_envs": 65536,
+    "algorithm.n_steps": MAX_ROLLOUT,
+    "algorithm.batch_size": MAX_ROLLOUT,
+    "algorithm.n_epochs": 1000,
     "algorithm.torch_threads": 64,
+    "eval.every": MAX_TIMESTEPS,
     "eval.games": 1_000_000,
     "eval.final_games": 1_000_000,
+    "selfplay.snapshot_every": MAX_TIMESTEPS,
+    "selfplay.max_snapshots": 1000,
+    "pretrain.games": 1_000_000,
+    "pretrain.epochs": 10_000,
+    "pretrain.batch_size": MAX_ROLLOUT,
 }
 """Upper bounds of integer keys (a typo such as an extra zero is an error, not a run that
-forks ten thousand envs or evaluates for a week); ``n_envs`` is at most
-:data:`MAX_PYTHON_ENVS` unless ``vec_env: batched``."""
+forks ten thousand envs, evaluates for a week or allocates what the machine has not);
+``n_envs`` is at most :data:`MAX_PYTHON_ENVS` unless ``vec_env: batched``, and
+``n_envs * algorithm.n_steps`` at most :data:`MAX_ROLLOUT`."""
 
 MAX_PYTHON_ENVS = 1024
 """Most envs of a ``dummy`` or ``subproc`` run (one Python env object each)."""
@@ -360,6 +386,12 @@ def _check_values(cfg: TrainConfig) -> None:
     for key, high in _MAX_INTS.items():
         if _get(cfg, key) > high:
             raise ConfigError(f"{key}: must be at most {high:,}, got {_get(cfg, key):,}")
+    if cfg.n_envs * cfg.algorithm.n_steps > MAX_ROLLOUT:
+        raise ConfigError(
+            f"algorithm.n_steps: n_envs * n_steps must be at most {MAX_ROLLOUT:,} frames per "
+            f"rollout, got {cfg.n_envs:,} * {cfg.algorithm.n_steps:,}"
+        )
+    _check_net_arch(cfg.algorithm.net_arch)
     if cfg.vec_env == "batched":
         _check_batched(cfg, GAMES[cfg.game])
     if cfg.eval.every < 0:
@@ -391,10 +423,6 @@ def _check_values(cfg: TrainConfig) -> None:
     for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale"):
         if getattr(algo, key) < 0:
             raise ConfigError(f"algorithm.{key}: must be >= 0, got {getattr(algo, key)}")
-    if not algo.net_arch or any(n < 1 for n in algo.net_arch):
-        raise ConfigError(
-            f"algorithm.net_arch: need one or more positive sizes, got {algo.net_arch}"
-        )
     if (cfg.n_envs * algo.n_steps) % algo.batch_size:
         raise ConfigError(
             f"algorithm.batch_size: {algo.batch_size} must divide n_envs * n_steps "
@@ -436,6 +464,22 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError(
             f"pretrain.learning_rate: must be in (0.0, 1.0], got {cfg.pretrain.learning_rate}"
         )
+
+
+def _check_net_arch(net_arch: list[int]) -> None:
+    """One to :data:`MAX_LAYERS` hidden layers, each 1 to :data:`MAX_WIDTH` wide (checked
+    before a network is built: a huge width failed only when torch allocated it)."""
+    if not net_arch or any(n < 1 for n in net_arch):
+        raise ConfigError(f"algorithm.net_arch: need one or more positive sizes, got {net_arch}")
+    if len(net_arch) > MAX_LAYERS:
+        raise ConfigError(
+            f"algorithm.net_arch: at most {MAX_LAYERS} hidden layers, got {len(net_arch):,}"
+        )
+    for i, width in enumerate(net_arch):
+        if width > MAX_WIDTH:
+            raise ConfigError(
+                f"algorithm.net_arch[{i}]: must be at most {MAX_WIDTH:,} wide, got {width:,}"
+            )
 
 
 def _check_batched(cfg: TrainConfig, spec: Any) -> None:
@@ -536,10 +580,22 @@ def config_from_dict(data: Any) -> TrainConfig:
     return cfg
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's SafeLoader without anchors and aliases (nested aliases expand
+MAX_CONFIG_BYTES = 1024 * 1024
+"""Largest config file read: 1 MiB (the shipped ones are about 2 kB)."""
+
+MAX_CONFIG_DEPTH = 16
+"""Deepest nesting of mappings and lists in a config (the layout nests three levels:
+``reward_shaping.<name>.<option>``); checked as the YAML is composed, so a 50,000-deep
+document is refused at level 17 instead of recursing out of Python's stack."""
+
+
+class _StrictLoader(yaml_loader()):  # type: ignore[misc]
+    """PyYAML's SafeLoader counting its depth (:func:`ratenvs.common.safe_load.yaml_loader`,
+    at most :data:`MAX_CONFIG_DEPTH`), without anchors and aliases (nested aliases expand
     exponentially: a few hundred bytes can take minutes to load) and without duplicate
     keys (PyYAML keeps the last one silently)."""
+
+    max_depth = MAX_CONFIG_DEPTH
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
@@ -582,6 +638,8 @@ def parse_yaml(text: Any) -> Any:
     loader = _StrictLoader(text)
     try:
         return loader.get_single_data()
+    except LoadError as exc:  # nested too deep
+        raise ConfigError(str(exc)) from None
     finally:
         loader.dispose()
 
@@ -591,9 +649,16 @@ def load_yaml(path: str | Path, text: str | None = None) -> Any:
     loader (:func:`parse_yaml`); a ConfigError names the file."""
     path = Path(path)
     if text is None:
-        if not path.is_file():
-            raise ConfigError(f"config file not found: {path}")
-        text = path.read_text(encoding="utf-8")
+        try:
+            data = read_regular_file(path, max_bytes=MAX_CONFIG_BYTES)
+        except MissingFileError:
+            raise ConfigError(f"config file not found: {path}") from None
+        except LoadError as exc:  # a folder, a FIFO, a device, over MAX_CONFIG_BYTES
+            raise ConfigError(str(exc)) from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not a YAML config (not UTF-8 text)") from None
     try:
         return parse_yaml(text)
     except yaml.YAMLError as exc:

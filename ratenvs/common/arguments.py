@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from ratenvs.common.safe_load import MAX_BYTES, LoadError, read_regular_file
+
 EXIT_USAGE = 2
 """The exit status of every mistake on the command line (argparse's own)."""
 
@@ -121,12 +123,16 @@ SEED = int_in(0, MAX_SEED)
 
 # ------------------------------------------------------------------ files
 def input_file(flag: str, path: str | Path, error: type[Exception] = UsageError) -> Path:
-    """``path`` (named by ``flag``) is an existing regular file; else ``error``."""
+    """``path`` (named by ``flag``) is an existing regular file; else ``error`` (a FIFO, a
+    device or a socket is named as what it is: reading one would block or never end)."""
     path = Path(path)
     if not path.exists():
         raise error(f"{flag} {path}: no such file")
-    if not path.is_file():
+    if path.is_dir():
         raise error(f"{flag} {path}: is a folder, not a file")
+    if not path.is_file():
+        kind = "a FIFO (named pipe)" if path.is_fifo() else "a device or socket"
+        raise error(f"{flag} {path}: is {kind}, not a regular file")
     return path
 
 
@@ -179,12 +185,21 @@ def _writable_folder(flag: str, path: Path, folder: Path, error: type[Exception]
         raise error(f"{flag} {path}: cannot write in {existing} ({exc.strerror})") from None
 
 
-def read_text(flag: str, path: str | Path, what: str, error: type[Exception] = UsageError) -> str:
+def read_text(
+    flag: str,
+    path: str | Path,
+    what: str,
+    error: type[Exception] = UsageError,
+    max_bytes: int = MAX_BYTES,
+) -> str:
     """The UTF-8 text of the file ``path`` (named by ``flag``, holding ``what``): a missing
-    file, a folder, or bytes that are not UTF-8 text are ``error``."""
+    file, a folder, a FIFO or device, a file over ``max_bytes``, or bytes that are not UTF-8
+    text are ``error``."""
     path = input_file(flag, path, error)
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular_file(path, what=flag, max_bytes=max_bytes).decode("utf-8")
+    except LoadError as exc:
+        raise error(str(exc)) from None
     except UnicodeDecodeError:
         raise error(f"{flag} {path}: not {what} (not UTF-8 text)") from None
     except OSError as exc:

@@ -187,24 +187,28 @@ def _depth_limited_loader() -> type:
         ``max_depth`` levels before its recursion gets there) and refuses aliases."""
 
         max_depth = MAX_DEPTH
-        what = "YAML"
+        what = ""
+        """Named at the head of its errors (none: they start at the line)."""
 
         def __init__(self, stream: Any) -> None:
             super().__init__(stream)
             self._depth = 0
 
+        def _where(self) -> str:
+            return f"{self.what}: " if self.what else ""
+
         def compose_node(self, parent: Any, index: Any) -> Any:
             event = self.peek_event()
             if isinstance(event, yaml.AliasEvent):
                 raise LoadError(
-                    f"{self.what}: line {event.start_mark.line + 1}: YAML aliases "
+                    f"{self._where()}line {event.start_mark.line + 1}: YAML aliases "
                     f"(*{event.anchor}) are not allowed; write the value out"
                 )
             if isinstance(event, yaml.CollectionStartEvent):
                 self._depth += 1
                 if self._depth > self.max_depth:
                     raise LoadError(
-                        f"{self.what}: line {event.start_mark.line + 1}: nested more than "
+                        f"{self._where()}line {event.start_mark.line + 1}: nested more than "
                         f"the limit of {self.max_depth} levels deep"
                     )
                 try:

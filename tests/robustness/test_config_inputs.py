@@ -3,9 +3,11 @@ line: YAML anchors/aliases, duplicate keys, NaN/infinity, out-of-range sizes."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
+import yaml
 
 from training.config import ConfigError, config_from_dict, load_config
 
@@ -144,17 +146,33 @@ BOUNDS = [
     ("torch_threads", "algorithm", 64),
     ("games", "eval", 1_000_000),
     ("final_games", "eval", 1_000_000),
+    # issue 37: bounded before anything is allocated
+    ("n_steps", "algorithm", 2**21),
+    ("batch_size", "algorithm", 2**21),
+    ("n_epochs", "algorithm", 1000),
+    ("snapshot_every", "selfplay", 10**12),
+    ("max_snapshots", "selfplay", 1000),
+    ("games", "pretrain", 1_000_000),
+    ("epochs", "pretrain", 10_000),
+    ("batch_size", "pretrain", 2**21),
 ]
+UPPER = [*BOUNDS, ("every", "eval", 10**12)]
+"""Every bounded integer key (``eval.every`` may be 0, so it has no lower bound of 1)."""
 
 
 def _data(key, section, value):
     data = minimal(**({key: value} if section is None else {section: {key: value}}))
     if key == "n_envs":  # keep batch_size dividing n_envs * n_steps
         data["algorithm"] = {"n_steps": 1, "batch_size": 1}
+    if section == "algorithm" and key in ("n_steps", "batch_size"):  # one env, one frame
+        data["n_envs"] = 1
+        data["algorithm"] = {"n_steps": 1, "batch_size": 1, key: value}
+        if key == "batch_size":
+            data["algorithm"]["n_steps"] = min(max(value, 1), 2**21)
     return data
 
 
-@pytest.mark.parametrize("key,section,high", BOUNDS, ids=[b[0] for b in BOUNDS])
+@pytest.mark.parametrize("key,section,high", UPPER, ids=[f"{b[1]}.{b[0]}" for b in UPPER])
 def test_upper_bounds(key, section, high):
     dotted = key if section is None else f"{section}.{key}"
     cfg = config_from_dict(_data(key, section, high))  # the bound itself is fine
@@ -164,7 +182,7 @@ def test_upper_bounds(key, section, high):
         config_from_dict(_data(key, section, high + 1))
 
 
-@pytest.mark.parametrize("key,section,high", BOUNDS, ids=[b[0] for b in BOUNDS])
+@pytest.mark.parametrize("key,section,high", BOUNDS, ids=[f"{b[1]}.{b[0]}" for b in BOUNDS])
 @pytest.mark.parametrize("low", [0, -1])
 def test_lower_bounds(key, section, high, low):
     dotted = key if section is None else f"{section}.{key}"
@@ -175,4 +193,81 @@ def test_lower_bounds(key, section, high, low):
 def test_bound_error_names_the_file(tmp_path):
     path = write(tmp_path, "game: catz_ratz_batz\nn_envs: 100000\n")
     with pytest.raises(ConfigError, match=r"cfg\.yaml: n_envs: must be at most 1,024"):
+        load_config(path)
+
+
+def test_the_rollout_is_bounded_before_allocation():
+    """n_envs * n_steps frames: SB3 allocates the rollout buffer up front."""
+    data = minimal(n_envs=1024, algorithm={"n_steps": 2048, "batch_size": 1024})
+    assert config_from_dict(data).algorithm.n_steps == 2048  # 2,097,152 frames
+    data["algorithm"]["n_steps"] = 4096
+    with pytest.raises(ConfigError) as err:
+        config_from_dict(data)
+    assert str(err.value) == (
+        "algorithm.n_steps: n_envs * n_steps must be at most 2,097,152 frames per rollout, "
+        "got 1,024 * 4,096"
+    )
+
+
+@pytest.mark.parametrize(
+    ("net_arch", "message"),
+    [
+        ([10**9], "algorithm.net_arch[0]: must be at most 4,096 wide, got 1,000,000,000"),
+        ([64, 4097], "algorithm.net_arch[1]: must be at most 4,096 wide, got 4,097"),
+        ([8] * 17, "algorithm.net_arch: at most 16 hidden layers, got 17"),
+        ([8] * 100_000, "algorithm.net_arch: at most 16 hidden layers, got 100,000"),
+        ([], "algorithm.net_arch: need one or more positive sizes, got []"),
+    ],
+    ids=["billion", "one_too_wide", "17_layers", "100000_layers", "none"],
+)
+def test_the_networks_are_bounded_before_allocation(tmp_path, net_arch, message):
+    path = write(tmp_path, yaml.safe_dump(minimal(algorithm={"net_arch": net_arch})))
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value) == f"{path}: {message}"
+
+
+def test_the_widest_and_deepest_networks_are_taken():
+    cfg = config_from_dict(minimal(algorithm={"net_arch": [4096] + [1] * 15}))
+    assert len(cfg.algorithm.net_arch) == 16
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "game: catz_ratz_batz\nenv_options: " + "[" * 50_000 + "]" * 50_000 + "\n",
+        "game: catz_ratz_batz\nenv_options:\n" + "- " * 50_000 + "x\n",
+        "game: catz_ratz_batz\nalgorithm: " + "{a: " * 50_000 + "1" + "}" * 50_000 + "\n",
+    ],
+    ids=["flow", "block", "flow_mapping"],
+)
+def test_a_config_nested_50000_deep_is_one_line(tmp_path, text):
+    """It was a RecursionError traceback (PyYAML's composer recurses)."""
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    line = 3 if "- " in text else 2
+    assert str(err.value) == f"{path}: line {line}: nested more than the limit of 16 levels deep"
+
+
+def test_a_config_at_the_depth_limit_is_parsed(tmp_path):
+    deep = "[" * 14 + "]" * 14  # 16 levels with the two mappings
+    path = write(tmp_path, f"game: catz_ratz_batz\nenv_options: {{a: {deep}}}\n")
+    nested: list = []
+    for _ in range(13):
+        nested = [nested]
+    assert load_config(path).env_options == {"a": nested}  # parsed (the game checks it later)
+
+
+def test_a_config_that_is_no_regular_file_is_one_line(tmp_path):
+    fifo = tmp_path / "cfg.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError) as err:  # open() would block
+        load_config(fifo)
+    assert str(err.value) == f"{fifo}: a FIFO (named pipe), not a regular file"
+
+
+def test_a_config_over_its_size_is_refused_before_reading(tmp_path):
+    path = write(tmp_path, "game: catz_ratz_batz\n" + "#" * (1024 * 1024) + "\n")
+    with pytest.raises(ConfigError, match=r"cfg\.yaml: 1,048,598 bytes, more than the limit"):
         load_config(path)
