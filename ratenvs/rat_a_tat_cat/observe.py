@@ -398,10 +398,12 @@ class TableObserver(Observer):
             done = state.round_index + (1 if over else 0)
             out[self._rounds_done] = done / self.rounds
         if self.knowledge:
-            u = self._unseen
-            out[u : u + NUM_KINDS] = unseen_counts(state, seat) * _INV_DECK_COUNTS
-            d = self._pool
-            out[d : d + NUM_KINDS] = draw_pool_counts(state, seat) * _INV_DECK_COUNTS
+            u, d = self._unseen, self._pool
+            unseen = unseen_counts(state, seat) * _INV_DECK_COUNTS
+            out[u : u + NUM_KINDS] = unseen
+            # before the round's first reshuffle the pool is every card not located
+            pool = unseen if state.epoch == 0 else _pool_by_cards(state, seat) * _INV_DECK_COUNTS
+            out[d : d + NUM_KINDS] = pool
         if self.ceilings:
             src = self._slot_src[seat]
             block = out[self._ceilings : self.size]
@@ -558,7 +560,19 @@ def draw_pool_counts(state: State, seat: int) -> np.ndarray:
     Before the first reshuffle of the round that is every card ``seat`` has not located
     (:func:`unseen_counts`); after it, the reshuffled discard pile's public composition
     less what ``seat`` has located since. What :mod:`ratenvs.rat_a_tat_cat.resample`
-    keeps together."""
+    keeps together.
+
+    Every card comes with the deal's shuffle (``State.card_epoch`` all 0) until the round's
+    first reshuffle: while ``State.epoch`` is 0 this is :func:`unseen_counts` (no loop over
+    the cards)."""
+    if state.epoch == 0:
+        return unseen_counts(state, seat)
+    return _pool_by_cards(state, seat)
+
+
+def _pool_by_cards(state: State, seat: int) -> np.ndarray:
+    """:func:`draw_pool_counts` counted card by card (the draw pile, the hands, the held
+    card), whatever the epoch."""
     counts = [0] * NUM_KINDS  # Python ints: a numpy element update costs ten times more
     for c in state.draw_pile:
         counts[KIND[c]] += 1

@@ -7,7 +7,7 @@ import pytest
 from ratcat_helpers import D2, P, S, build_state, check_invariants, game, kinds, play
 
 from ratenvs.rat_a_tat_cat import rules
-from ratenvs.rat_a_tat_cat.observe import draw_pool_counts, unseen_counts
+from ratenvs.rat_a_tat_cat.observe import _pool_by_cards, draw_pool_counts, unseen_counts
 from ratenvs.rat_a_tat_cat.rules import CODE_NUMBER, CODE_UNKNOWN, KIND, swap_action
 
 # the moves, by name (rules.ACTION_*)
@@ -455,6 +455,29 @@ def test_the_draw_pool_is_every_unlocated_card_until_the_discards_are_reshuffled
     state = build_state([[0, 1, 2, 3], [4, 5, 6, 7]], draw_top=[8], discard=[9])
     for seat in (0, 1):
         assert draw_pool_counts(state, seat).tolist() == unseen_counts(state, seat).tolist()
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_the_draw_pool_read_from_unseen_counts_before_a_reshuffle_is_the_card_count(n):
+    """``draw_pool_counts`` takes ``unseen_counts`` while the round has had no reshuffle:
+    the cards counted one by one agree for every seat at every state of games that never
+    knock (long rounds: reshuffles, power cards replaced at the end, eliminations)."""
+    g = rules.RatATatCat(num_players=n, target_score=40)
+    rng = np.random.default_rng(n)
+    epochs = set()
+    for _ in range(2):
+        state = g.init(rng)
+        while True:
+            for seat in range(n):
+                by_cards = _pool_by_cards(state, seat).tolist()
+                assert draw_pool_counts(state, seat).tolist() == by_cards, (state.epoch, seat)
+            if g.is_terminal(state):
+                break
+            legal = np.flatnonzero(g.legal_mask(state, state.current))
+            action = NO_KNOCK if NO_KNOCK in legal else int(rng.choice(legal))
+            g.apply(state, {state.current: action}, rng)
+            epochs.add(state.epoch)
+    assert {0, 1} <= epochs
 
 
 def test_after_a_reshuffle_the_draw_pool_is_the_reshuffled_discards_less_what_was_located():
