@@ -1,16 +1,17 @@
 """``ratenvs play ratto-zakko``: a person plays seat 0 in the terminal against bots.
 
-Each card is shown at once; the person types a response and the real time
-taken (from showing the card to the Enter key) is mapped to ticks of
-``tick_ms``: an answer after ``t`` ms is given in tick ``t // tick_ms``.
-The bots then play the card tick by tick from their own observations, and
-whoever was first and right wins it.
+The terminal game is untimed practice (a typed answer and Enter cannot race bots that
+answer in well under a second; the real-time game, one key per answer with a countdown,
+is ``--window``): each card is shown at once, the person takes as long as they like, and
+the answer counts as given in the earliest tick the game allows (``min_reaction_ticks``).
+The bots then play the card tick by tick from their own observations, and whoever was
+first and right wins it. The time the person took is said, not counted.
 
 Responses: ``g <food>`` (grab; ``grab`` works too), ``fly``, ``rat``,
 ``s <food>`` (shout a food's name; ``shout`` works too), ``bang``, or an
 empty line / ``pass`` to give no answer. Foods may be shortened to a unique
 prefix (``a``, ``e``, ``che``, ``fi``, ``chi``). After winning a fly or rat
-event: ``fly <food>``, ``shaker <food>`` or ``leave``.
+event: ``fly <food>``, ``shaker <food>`` or ``leave``. ``?`` at any prompt prints the rules.
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ratenvs.common.terminal import InputFn, SayFn, Table, play_out, play_parser, set_table
+from ratenvs.common.terminal import (
+    InputFn,
+    SayFn,
+    Table,
+    ask_or_rules,
+    play_out,
+    play_parser,
+    set_table,
+)
 from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.bots import BOTS, get_bot
 from ratenvs.ratto_zakko.env import raw_env
@@ -30,8 +39,27 @@ NO_RESPONSE = None
 MS_PER_S = 1000.0
 HELP = (
     "answer with: g <food> (grab) | fly | rat | s <food> (shout the food) | bang | "
-    "Enter (no answer)"
+    "Enter (no answer) | ? (the rules)"
 )
+RULES = (
+    "Five cloches: apple (green), egg (white), cheese (yellow), fish (blue), chili (red).",
+    "The fly hides under one cloche (remember where!), the rat shaker sits on one.",
+    "A card is revealed: the first player with the right answer wins it (and the jackpot).",
+    "A wrong answer (before or with the winner's) returns one of your won cards.",
+    "",
+    "The right answer (exactly one):",
+    "  1. dessert level, a food card in its own colour: BANG the table",
+    "  2. a food card whose cloche has the shaker on it: shout RAT",
+    "  3. a food card whose cloche hides the fly: shout FLY",
+    "  4. any other food card: GRAB that food's cloche (colour is irrelevant)",
+    "  5. a fly card: GRAB the cloche the fly is under (also under the shaker)",
+    "  6. a rat card (main, dessert): FLY if the fly is under the shaker,",
+    "     else shout the NAME of the food under the shaker (never RAT)",
+    "",
+    "After a fly or rat event the winner may move the fly or the shaker.",
+    "Most cards at the end wins.",
+)
+"""The rules card (the terminal's ``?``; the window's rules card adds its keys)."""
 
 
 def parse_food(word: str) -> int | None:
@@ -96,18 +124,20 @@ def describe_relocation(choice: int) -> str:
 
 
 def _ask_response(ask: InputFn, say: SayFn, clock: Clock) -> tuple[int | None, float]:
-    """Ask until the answer parses; return it and the seconds taken (EOFError propagates)."""
+    """Ask until the answer parses (``?`` prints the rules); return it and the seconds the
+    person took (EOFError propagates)."""
     start = clock()
     while True:
-        answer = parse_response(ask("> "))
+        answer = parse_response(ask_or_rules("> ", ask, say, RULES))
         if answer != "bad":
             return answer, clock() - start
         say("  not understood; " + HELP)
 
 
 def _ask_relocation(ask: InputFn, say: SayFn) -> int:
+    prompt = "move? [fly <food> | shaker <food> | leave | ? rules]: "
     while True:
-        choice = parse_relocation(ask("move? [fly <food> | shaker <food> | leave]: "))
+        choice = parse_relocation(ask_or_rules(prompt, ask, say, RULES))
         if choice is not None:
             return choice
         say("  not understood; e.g. 'fly egg', 'shaker apple' or 'leave'")
@@ -158,7 +188,10 @@ def _report(env: raw_env, result: rules.CardResult, tick_ms: int, say) -> None:
 def set_up(argv: list[str] | None) -> Table:
     """The table of ``ratenvs play ratto-zakko [options]`` (in the terminal or the window):
     the env reset with the seed, the bots of the other seats."""
-    description = "Play Ratto Zakko as player_0 against bots; your real reaction time counts."
+    description = (
+        "Play Ratto Zakko as player_0 against bots: untimed practice in the terminal, "
+        "real time (your reaction time counts) with --window."
+    )
     parser = play_parser(rules.RattoZakko, "ratto-zakko", description, BOTS)
     options = (
         "level",
@@ -189,7 +222,13 @@ def main(
     tick_ms = env.game.tick_ms
     window = env.game.window_ticks
     floor = env.game.min_reaction_ticks
+    counted_ms = floor * tick_ms
     say(f"You are player_0 at the {env.game.level} level. " + HELP)
+    say(
+        "This terminal game is untimed practice: take your time; your answer counts as given "
+        f"in the first moment answers are allowed (by {counted_ms + tick_ms} ms)."
+    )
+    say("To play in real time (one key per answer, a countdown): add --window.")
 
     def play() -> None:
         response, answer_tick, card_seen = NO_RESPONSE, window, -1
@@ -208,14 +247,10 @@ def main(
                     say(_table_line(env))
                     say(f"CARD {state.cards_dealt}: {describe_card(state.card)}")
                     response, seconds = _ask_response(ask, say, clock)
-                    answer_tick = int(seconds * MS_PER_S // tick_ms)
+                    answer_tick = floor  # untimed practice: the earliest tick allowed
                     if response is not NO_RESPONSE:
-                        late = " - too late, the window had closed" if answer_tick >= window else ""
                         said = rules.RESPONSES[response]
-                        say(f"  you: {said} after {seconds * MS_PER_S:.0f} ms{late}")
-                        if answer_tick < floor:
-                            say(f"  too early: answers before {floor * tick_ms} ms are refused")
-                            response = NO_RESPONSE
+                        say(f"  you: {said} (you took {seconds:.1f} s; untimed)")
                 give = response is not NO_RESPONSE and state.tick == answer_tick
                 action = rules.ACTION_RESPONSE_FIRST + response if give else rules.ACTION_WAIT
             else:

@@ -1,4 +1,4 @@
-"""Terminal play of Ratto Zakko with scripted input and a fake clock."""
+"""Terminal play of Ratto Zakko (untimed practice) with scripted input and a fake clock."""
 
 from __future__ import annotations
 
@@ -61,10 +61,26 @@ def test_eof_exits_cleanly():
     assert "Game abandoned." in out[-1]
 
 
-def test_bad_input_is_asked_again_and_time_maps_to_ticks():
+def test_the_start_says_the_game_is_untimed_practice_and_names_the_window():
+    out: list[str] = []
+    play.main(["--seed", "1"], ask=Typist(FakeClock(), []), say=out.append, clock=FakeClock())
+    start = "\n".join(out[:4])
+    assert "untimed practice" in start and "--window" in start and "? (the rules)" in start
+
+
+def test_question_mark_prints_the_rules_and_asks_again():
     clock = FakeClock()
     out: list[str] = []
-    typist = Typist(clock, ["hop", "bang"], delay=0.1)  # valid after 0.2 s: tick 8 of 25 ms
+    typist = Typist(clock, ["?", "bang", "?", ""])
+    play.main(["--players", "2", "--level", "main", "--seed", "0"], ask=typist, say=out.append)
+    assert out.count(play.RULES[0]) == 2
+    assert any(line.startswith("  you: bang") for line in out)  # asked again after the rules
+
+
+def test_bad_input_is_asked_again_and_the_time_taken_is_said_not_counted():
+    clock = FakeClock()
+    out: list[str] = []
+    typist = Typist(clock, ["hop", "bang"], delay=3.0)  # valid after 6 s: untimed, it counts
     code = play.main(
         ["--players", "2", "--bots", "perfect", "--level", "main", "--seed", "0"],
         ask=typist,
@@ -73,8 +89,8 @@ def test_bad_input_is_asked_again_and_time_maps_to_ticks():
     )
     assert code == 0
     assert any("not understood" in line for line in out)
-    assert any("you: bang after 200 ms" in line for line in out)
-    # bang is never right at the main level; the perfect bot answers after >= 250 ms
+    assert any("you: bang (you took 6.0 s; untimed)" in line for line in out)
+    # bang is never right at the main level; it counts at tick 0, before the perfect bot
     assert any("player_0 said bang - wrong" in line for line in out)
 
 
@@ -87,14 +103,14 @@ def test_a_fast_right_answer_wins_the_card():
         line = next(x for x in reversed(out) if x.startswith("CARD"))
         return answer_for(line, out)
 
-    typist = Typist(clock, [right], delay=0.05)  # 50 ms: faster than any bot
+    typist = Typist(clock, [right], delay=4.0)  # 4 s to type: untimed, it counts at tick 0
     play.main(
         ["--players", "3", "--bots", "expert", "perfect", "--seed", "3"],
         ask=typist,
         say=out.append,
         clock=clock,
     )
-    assert any("player_0 wins 1 card(s) after 75 ms" in line for line in out), out[:12]
+    assert any("player_0 wins 1 card(s) after 25 ms" in line for line in out), out[:12]
 
 
 def answer_for(card_line: str, out: list[str]) -> str:
@@ -130,15 +146,19 @@ def test_a_whole_game_with_no_answers_ends():
     assert "game over" in out[-1]
 
 
-def test_an_answer_before_the_floor_is_refused():
+def test_an_answer_counts_at_the_floor():
+    """With ``--min-reaction-ticks 7`` (answers refused before 175 ms) a typed answer is
+    given in tick 7, the earliest allowed: a right one wins at 200 ms, the end of tick 7."""
     clock = FakeClock()
     out: list[str] = []
-    typist = Typist(clock, ["bang"] * 60, delay=0.1)  # every answer after 100 ms: tick 4
-    argv = ["--players", "2", "--bots", "perfect", "--seed", "0", "--min-reaction-ticks", "7"]
-    code = play.main(argv, ask=typist, say=out.append, clock=clock)
-    assert code == 0
-    assert any("too early: answers before 175 ms are refused" in line for line in out)
-    assert not any("player_0 said bang" in line for line in out)
+
+    def right(prompts):
+        return answer_for(next(x for x in reversed(out) if x.startswith("CARD")), out)
+
+    argv = ["--players", "3", "--bots", "expert", "perfect", "--seed", "3"]
+    play.main([*argv, "--min-reaction-ticks", "7"], ask=Typist(clock, [right]), say=out.append)
+    assert "(by 200 ms)" in out[1]
+    assert any("player_0 wins 1 card(s) after 200 ms" in line for line in out), out[:12]
 
 
 @pytest.mark.parametrize("observation", ["memoryless", "knowledge"])
