@@ -21,7 +21,6 @@ rewritten atomically; an entry of the same label is refused unless ``--replace``
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 
 from ratenvs.agents import AGENT_PREFIX, agent_path
 from ratenvs.common.arguments import ArgumentParser, UsageError, input_file, read_text, report
+from ratenvs.common.safe_load import LoadError, loads_json
 from ratenvs.evaluation import pool_evaluations
 from training.checkpoint import card_path, load_card, write_card
 
@@ -41,14 +41,22 @@ RUN_KEYS = (
 NEEDED = ("game", "env_options", "opponents", "seed", "games", "wins", "mean_reward")
 
 
+MAX_RESULT_BYTES = 16 * 1024 * 1024
+"""Largest evaluation result file read (one is a few kB)."""
+
+MAX_RESULT_DEPTH = 16
+"""Deepest nesting of an evaluation result (it nests two or three levels)."""
+
+
 def read_result(path: str | Path) -> dict[str, Any]:
     """One evaluation result file (``ratenvs evaluate --json``); a UsageError naming the
     file if it is missing, not JSON, or not an evaluation."""
-    text = read_text("result", path, "a JSON evaluation")
+    text = read_text("result", path, "a JSON evaluation", max_bytes=MAX_RESULT_BYTES)
     try:
-        result = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"result {path}: not a JSON evaluation ({exc})") from None
+        result = loads_json(text, what=f"result {path}", max_depth=MAX_RESULT_DEPTH)
+    except LoadError as exc:  # not JSON, nested too deep, NaN or infinity
+        message = str(exc).replace(": not valid JSON (", ": not a JSON evaluation (", 1)
+        raise UsageError(message) from None
     if not isinstance(result, dict):
         raise UsageError(f"result {path}: not an evaluation (a JSON {type(result).__name__})")
     missing = [k for k in NEEDED if k not in result]

@@ -26,6 +26,7 @@ from ratenvs.common.aec import GameAECEnv
 from ratenvs.common.atomic import atomic_file
 from ratenvs.common.bots import Bot
 from ratenvs.common.game import ChanceReplay
+from ratenvs.common.safe_load import LoadError, loads_json, read_regular_file
 from ratenvs.games import get_game
 
 RECORD_VERSION = 0
@@ -185,15 +186,24 @@ def save_record(record: dict[str, Any], path: str | Path) -> None:
         fh.write(text.encode())
 
 
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+"""Largest record file read: 64 MiB (a long game with its chance log is a few hundred kB)."""
+
+MAX_RECORD_DEPTH = 32
+"""Deepest nesting of lists and objects in a record (its final state nests a few levels)."""
+
+
 def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record written by :func:`save_record` (a ValueError if it is not a JSON
-    object)."""
+    """Read a record written by :func:`save_record`: a regular file of at most
+    :data:`MAX_RECORD_BYTES`, JSON nested at most :data:`MAX_RECORD_DEPTH` deep (checked
+    before parsing), no NaN or infinity, a JSON object; else a one-line ValueError
+    (a :class:`~ratenvs.common.safe_load.LoadError`) naming the file and the limit."""
+    data = read_regular_file(path, what="record", max_bytes=MAX_RECORD_BYTES)
     try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{path} is not a game record (not UTF-8 text)") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path} is not a game record (invalid JSON: {err})") from None
+        raise LoadError(f"{path} is not a game record (not UTF-8 text)") from None
+    record = loads_json(text, what=f"{path} is not a game record", max_depth=MAX_RECORD_DEPTH)
     if not isinstance(record, dict):
         kind = _json_type(record)
         raise ValueError(f"{path} is not a game record (a JSON {kind}, not an object)")

@@ -73,6 +73,9 @@ CASES = [
     (FIXED, "ratenvs", "replay {rec_chance_bad}", r"record 'chance' must be a list of \[kind, outcome\] draws"),  # "not enough values to unpack"
     (FIXED, "ratenvs", "replay {rec_render}", r"record 'options' may not hold \['render_mode'\]"),  # opened a window
     (GUARD, "ratenvs", "replay {rec_final_wrong}", r"replay diverged from the recorded final state"),
+    (FIXED, "ratenvs", "replay {rec_deep}", r"rec_deep\.json is not a game record: nested 100,000 levels deep, more than the limit of 32$"),  # RecursionError traceback
+    (FIXED, "ratenvs", "replay {rec_nan}", r"rec_nan\.json is not a game record: not valid JSON \(NaN is not a finite number\)$"),  # "record 'seed' must be an integer": NaN read as a number
+    (FIXED, "ratenvs", "replay {fifo}", r"^error: record .*fifo\.json: is a FIFO \(named pipe\), not a regular file$"),  # "is a folder, not a file"
     (FIXED, "ratenvs", "replay {rec} --view player_0", r"^error: --view: only with --gif$"),  # silently ignored
     (FIXED, "ratenvs", "replay {rec} --fps 3", r"^error: --fps: only with --gif$"),  # silently ignored
     (FIXED, "ratenvs", "replay {rec} --gif {gif} --fps 0", r"argument --fps: must be a number from 0\.01 up to 50, got '0'"),  # ZeroDivisionError
@@ -157,6 +160,8 @@ CASES = [
     (FIXED, "pool", "{agent} {folder}", r"^error: result .*folder: is a folder, not a file$"),  # new
     (FIXED, "pool", "{agent} {binary}", r"^error: result .*binary\.json: not a JSON evaluation"),  # new
     (FIXED, "pool", "{agent} {rec}", r"^error: result .*rec\.json: not an evaluation \(no env_options, opponents"),  # new
+    (FIXED, "pool", "{agent} {rec_deep}", r"^error: result .*rec_deep\.json: nested 100,000 levels deep, more than the limit of 16$"),  # new
+    (FIXED, "pool", "{agent} {rec_nan}", r"^error: result .*rec_nan\.json: not a JSON evaluation \(NaN is not a finite number\)$"),  # new
     (FIXED, "pool", "{missing} {rec}", r"^error: checkpoint card .*missing\.json: no such file$"),  # new
     (FIXED, "ship", "{agent} {agent}", r"is the source checkpoint itself"),  # rewrote the source's card
     # ------------------------------------------------------------------- results
@@ -170,6 +175,9 @@ CASES = [
     (FIXED, "train", "--config {binary} --out {out}", r"--config .*binary\.json: not a YAML config \(not UTF-8 text\)"),  # a codec error
     (FIXED, "train", "--config {cfg_bad_yaml} --out {out}", r"not valid YAML: while parsing a flow node; expected the node content"),  # 3 lines
     (FIXED, "train", "--config {cfg_bogus_option} --out {out}", r"^error: env_options: unknown option\(s\) \['bogus'\]; the options are \[[^]]*\]$"),  # gymnasium's wrapping; config.yaml left in --out
+    (FIXED, "train", "--config {cfg_deep} --out {out}", r"cfg_deep\.yaml: line 2: nested more than the limit of 16 levels deep$"),  # RecursionError traceback
+    (FIXED, "train", "--config {cfg_wide} --out {out}", r"cfg_wide\.yaml: algorithm\.net_arch\[0\]: must be at most 4,096 wide, got 1,000,000,000$"),  # accepted, then a 48 GB allocation
+    (FIXED, "train", "--config {fifo} --out {out}", r"^error: --config .*fifo\.json: is a FIFO \(named pipe\), not a regular file$"),  # "is a folder, not a file"
     (FIXED, "train", "--config {cfg_seed} --out {out}", r"cfg_seed\.yaml: seed: must be in 0\.\.4294967295, got -1"),  # after building the model
     (FIXED, "train", "--config {cfg_eval_ckpt} --out {out}", r"eval\.opponents: the checkpoint .*agent\.pt reads observations of size 12, this run's env gives 16"),  # after training
     (FIXED, "train", "--config {tiny} --out {out} --seed -1", r"argument --seed: must be an integer in 0\.\.4,294,967,295, got -1"),  # after building the model
@@ -251,6 +259,12 @@ def files(tmp_path_factory):
     }.items():
         (d / f"{name}.json").write_text(json.dumps(data))
         f[name] = str(d / f"{name}.json")
+    deep = 100_000
+    (d / "rec_deep.json").write_text("[" * deep + "]" * deep)
+    (d / "rec_nan.json").write_text(json.dumps(rec).replace('"seed": 3', '"seed": NaN'))
+    os.mkfifo(d / "fifo.json")
+    f.update(rec_deep=str(d / "rec_deep.json"), rec_nan=str(d / "rec_nan.json"))
+    f["fifo"] = str(d / "fifo.json")
     # checkpoints: a one-player Catz agent (observation 12, actions 4) and a two-player one
     torch.manual_seed(0)
     for name, size, options in (
@@ -310,6 +324,11 @@ def files(tmp_path_factory):
     ):
         (d / f"{name}.yaml").write_text(yaml.safe_dump(data))
         f[name] = str(d / f"{name}.yaml")
+    (d / "cfg_deep.yaml").write_text("game: catz_ratz_batz\nenv_options: " + "[" * 50_000 + "\n")
+    f["cfg_deep"] = str(d / "cfg_deep.yaml")
+    wide = {**TINY, "algorithm": {**TINY["algorithm"], "net_arch": [10**9]}}
+    (d / "cfg_wide.yaml").write_text(yaml.safe_dump(wide))
+    f["cfg_wide"] = str(d / "cfg_wide.yaml")
     (d / "cfg_bad_yaml.yaml").write_text("game: [\n")
     f["cfg_bad_yaml"] = str(d / "cfg_bad_yaml.yaml")
     return f
@@ -383,6 +402,7 @@ def test_a_bad_config_leaves_out_untouched_so_the_fixed_config_runs(files, tmp_p
 
 SUBPROCESS = [
     (["-m", "ratenvs.cli", "replay", "{rec_list}"], r"a JSON list, not an object"),
+    (["-m", "ratenvs.cli", "replay", "{rec_deep}"], r"nested 100,000 levels deep"),
     (["-m", "training.evaluate", "--checkpoint", "{empty_pt}"], r"not a plain tensor checkpoint"),
     (
         ["-m", "training.train", "--config", "{tiny}", "--out", "{out}", "--max-minutes", "nan"],
