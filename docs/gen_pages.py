@@ -517,7 +517,8 @@ def game_page(game: str | Any) -> str:
     if extra.exists():
         out.append(f"More on this game's model: [{extra.name}](../{extra.name}).")
     for heading, start, end in rules_sections(spec):
-        out += [f"## {heading}", _include("../ratenvs/RULES.md", start, end)]
+        # absolute: a generated page has no folder of its own to be relative to
+        out += [f"## {heading}", _include(RULES.as_posix(), start, end)]
     ordered = [t for t in _ORDER if t in by_title] + [t for t, _ in sections if t not in _ORDER]
     for title in ordered:
         body = by_title[title]
