@@ -44,6 +44,22 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     return value
 
 
+def check_float(name: str, value: Any) -> float:
+    """Return ``value`` as a finite float or raise a ValueError naming ``name``.
+
+    Python and numpy reals are accepted (integers too: ``-1`` is ``-1.0``); booleans,
+    NaN, infinities, strings, arrays and complex numbers are not (a NaN reward would
+    reach the learner's loss unseen)."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+    try:
+        number = float(value) if real else math.nan
+    except OverflowError:  # an int beyond a float
+        number = math.inf
+    if not math.isfinite(number):
+        raise ValueError(f"option {name!r} must be a finite number, got {value!r}")
+    return number
+
+
 def _is_choice(value: Any, choice: Any) -> bool:
     """``value`` is ``choice``: the same kind of thing (text for text, a number for a number,
     a bool for a bool) and equal to it. An array, a list or a complex number never is, so

@@ -28,6 +28,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from ratenvs.common.aec import GameAECEnv, as_action, refused_action
+from ratenvs.common.options import check_float
 
 _NEEDS_RESET = "{} cannot be accessed before reset"
 
@@ -44,7 +45,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
     def __init__(self, env: GameAECEnv, illegal_reward: float = -1.0) -> None:
         super().__init__(env)
         self._raw = env
-        self._illegal_reward = float(illegal_reward)
+        self._illegal_reward = check_float("illegal_reward", illegal_reward)
 
     def _checked(self, name: str) -> Any:
         if not self._has_reset:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ratenvs.common.aec import GameAECEnv, as_action, refused_action
 from ratenvs.common.bots import Bot, searches_state, with_own_view
-from ratenvs.common.options import check_choice, check_seed
+from ratenvs.common.options import check_choice, check_float, check_seed
 from ratenvs.games import get_game
 
 OpponentsArg = (
@@ -75,7 +75,7 @@ class SingleAgentEnv(gym.Env):
     ) -> None:
         self.spec_game = get_game(game)
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_float("illegal_reward", illegal_reward)
         self.render_mode = render_mode
         self.aec: GameAECEnv = self.spec_game.load().raw_env(render_mode=render_mode, **env_options)
         n = self.aec.num_players

@@ -944,3 +944,66 @@ def test_the_batched_doors_refuse_what_they_cannot_hold(game, name, data):
 
 def option_low(game: str, name: str) -> int:
     return GAMES[game].load().raw_env.game_class.options[name].low or 0
+
+
+# ============================================================ strict numbers
+def finite_real(value: Any) -> float | None:
+    """The documented rule of a float argument (``illegal_reward``), written out apart from
+    ``check_float``: a Python or numpy real that is not a bool and is finite as a float."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    if not isinstance(value, int | float | np.integer | np.floating):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+REWARDS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-(2**1100), 2**1100),  # beyond a float too
+    st.sampled_from([np.float32("nan"), np.float64("-inf"), np.float32(-1.5), np.int8(-1)]),
+    st.booleans(),
+    st.text(max_size=3),
+    st.none(),
+    st.complex_numbers(max_magnitude=2),
+    st.lists(st.floats(-2, 2), max_size=1).map(np.array),
+    st.sampled_from(["nan", "-1", np.array(-1.0)]),
+)
+
+
+def reward_doors(spec: Any) -> list[tuple[str, Any]]:
+    """The doors taking ``illegal_reward``: the gymnasium door and the classic wrapper."""
+    from ratenvs.common.wrappers import classic_env
+
+    module = spec.load()
+    return [
+        ("gymnasium", lambda r: gymnasium.make(spec.gymnasium_id, illegal_reward=r).unwrapped),
+        ("classic", lambda r: classic_env(module.raw_env(**OPTIONS[spec.name]), illegal_reward=r)),
+    ]
+
+
+@SPECS
+@sweep(30)
+@example(value=float("nan"))
+@example(value=float("inf"))
+@example(value=True)
+@example(value="-1")
+@given(value=REWARDS)
+def test_illegal_reward_is_a_finite_number(spec, value):
+    """``illegal_reward=nan`` was taken (and given to the learner as its reward): a float
+    argument is a finite real, else one ValueError line naming it; integers are taken."""
+    want = finite_real(value)
+    for door, make in reward_doors(spec):
+        if want is None:
+            with pytest.raises(ValueError) as info:
+                make(value)
+            assert str(info.value) == (
+                f"option 'illegal_reward' must be a finite number, got {value!r}"
+            ), door
+        else:
+            env = make(value)
+            held = env.illegal_reward if door == "gymnasium" else env._illegal_reward
+            assert held == want and type(held) is float, door
