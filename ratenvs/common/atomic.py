@@ -6,6 +6,12 @@ block ends it is flushed, fsync'd and renamed over the target with ``os.replace`
 (atomic on POSIX and Windows), and the folder is fsync'd. If the block raises
 (``KeyboardInterrupt`` included) the temporary file is removed and the target, if it
 existed, is left untouched.
+
+A write killed outright (SIGKILL, power loss) cannot remove its temporary file. The next
+write to the same target removes such leftovers: a regular file named exactly as this
+module names the target's temporary files (``.<name>.`` + 8 random characters + ``.tmp``)
+and last modified before the writing process started (:data:`PROCESS_STARTED`) - so a
+write under way in this process is never touched, and another file never matches.
 """
 
 from __future__ import annotations
@@ -13,13 +19,23 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
+import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 TEMP_SUFFIX = ".tmp"
 """Suffix of the temporary files (named ``.<target name>.<random>.tmp``)."""
+
+PROCESS_STARTED = time.time()
+"""When this process began writing files (this module's import): a temporary file last
+modified before it is a leftover of an earlier, killed write."""
+
+_RANDOM = "[a-z0-9_]{8}"
+"""The random part of a temporary file's name (``tempfile``'s eight characters)."""
 
 
 def _umask() -> int:
@@ -39,6 +55,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     permissions ``open()`` would give it (not ``mkstemp``'s 0600).
     """
     path = Path(path)
+    remove_stale_temporaries(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
     except FileNotFoundError:
@@ -56,6 +73,32 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
             os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
+
+
+def remove_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files that killed writes to ``path`` left beside it (named as
+    :func:`atomic_file` names them, last modified before :data:`PROCESS_STARTED`); return
+    them. Best effort: a folder that cannot be listed, or a file that cannot be removed,
+    is left as it is (the write itself reports a real problem)."""
+    path = Path(path)
+    pattern = re.compile(re.escape(f".{path.name}.") + _RANDOM + re.escape(TEMP_SUFFIX))
+    removed = []
+    try:
+        entries = os.scandir(path.parent)
+    except OSError:
+        return removed
+    with entries:
+        for entry in entries:
+            if not pattern.fullmatch(entry.name):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and info.st_mtime < PROCESS_STARTED:
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+            except OSError:
+                continue
+    return removed
 
 
 def _fsync_dir(directory: Path) -> None:
