@@ -6,4 +6,6 @@ framework's own PettingZoo door needs.
 - :mod:`ratenvs.integrations.rllib`: every game as an RLlib ``MultiAgentEnv`` (new API
   stack), an action-masking PPO ``RLModule`` and a self-play league of frozen snapshots
   (the ``rllib`` extra).
+- :mod:`ratenvs.integrations.openspiel`: every game as a pyspiel Python game (``ratenvs_<name>``)
+  for OpenSpiel's algorithms and bots (the ``openspiel`` extra).
 """
