@@ -7,7 +7,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 # torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
 TORCH  ?= torch==2.13.0
 
-.PHONY: train test test-floors test-wheel test-frameworks test-rllib lint format bench bench-batched docs clean
+.PHONY: train test test-floors test-wheel test-frameworks test-rllib test-openspiel lint format bench bench-batched docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,9 @@ test-frameworks: $(STAMP)  ## TorchRL, Tianshou and AgileRL (tests/integrations/
 
 test-rllib: $(STAMP)  ## RLlib (tests/integrations/test_rllib.py: self-play on a local Ray) in a venv of its own (noxfile.py)
 	TORCH="$(TORCH)" $(VENV)/bin/nox -s rllib
+
+test-openspiel: $(STAMP)  ## OpenSpiel (tests/integrations/test_openspiel.py: the games as pyspiel games, playthroughs, recipe) in a venv of its own (noxfile.py)
+	$(VENV)/bin/nox -s openspiel
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -12,6 +12,10 @@ test`` runs them with the newest versions.
 TorchRL and Tianshou in one venv, AgileRL in one of its own (its exact ``tensordict`` pin
 cannot sit next to TorchRL's, and its ``pygame-ce`` replaces our test extra's ``pygame``).
 
+``nox -s openspiel`` (or ``make test-openspiel``) runs the OpenSpiel tests (the games as
+pyspiel games: random simulations, lock-step with our envs, IS-MCTS and MCTS, playthroughs,
+``docs/recipes/openspiel.md``) with the ``openspiel`` extra, in a venv of its own.
+
 ``nox -s rllib`` (or ``make test-rllib``) runs the RLlib tests (two self-play iterations of
 every game on a local Ray instance, ``tests/integrations/test_rllib.py``) with the ``rllib``
 extra (Ray) on the same torch pin, in a venv of its own.
@@ -33,8 +37,12 @@ else:  # pragma: no cover
 
 ROOT = Path(__file__).parent
 INTEGRATIONS = "tests/integrations"
-NOT_HERE = ("--ignore=tests/integrations/test_rllib.py",)
-"""Integration tests with sessions of their own elsewhere (RLlib: ``nox -s rllib``)."""
+NOT_HERE = (
+    "--ignore=tests/integrations/test_rllib.py",
+    "--ignore=tests/integrations/test_openspiel.py",
+)
+"""Integration tests with sessions of their own elsewhere (RLlib: ``nox -s rllib``;
+OpenSpiel: ``nox -s openspiel``)."""
 FLOOR_EXTRAS = ("batched", "render", "test")
 """Extras whose floors the floors session installs (``train`` needs a torch build of its
 own, and its floors are not tested)."""
@@ -115,3 +123,16 @@ def rllib_session(session: nox.Session) -> None:
     """RLlib tests (the ``rllib`` extra: Ray RLlib, newest), in a venv of their own: the env
     wrapper, the masking module, two self-play iterations per game on two env runners."""
     _integration_tests(session, "rllib", (f"{INTEGRATIONS}/test_rllib.py",))
+
+
+@nox.session(name="openspiel", reuse_venv=True)
+def openspiel_session(session: nox.Session) -> None:
+    """OpenSpiel tests, playthroughs and recipe (``tests/integrations/test_openspiel.py``), in
+    a venv of their own: the ``openspiel`` extra and the ``agents`` extra (the recipe's
+    shipped agent reads its weights without torch, so no torch is installed)."""
+    session.install("-e", ".[openspiel,agents]", "pytest>=8", "pytest-timeout>=2.2")
+    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
+    session.run(
+        "python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        f"{INTEGRATIONS}/test_openspiel.py", *session.posargs,
+    )  # fmt: skip
