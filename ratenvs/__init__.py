@@ -44,7 +44,7 @@ def __getattr__(name: str) -> Any:
         new, why = RETIRED[name]
         raise ImportError(
             f"ratenvs.{name} was replaced by ratenvs.{new} in ratenvs {why}; "
-            f"use `from ratenvs import {new}` (see CHANGELOG.md)"
+            f"use `from ratenvs import {new}` (see the changelog, CHANGELOG.md in the repository)"
         )
     raise AttributeError(f"module 'ratenvs' has no attribute {name!r}")
 

@@ -331,9 +331,9 @@ def _columns(head: tuple[str, ...], rows: list[tuple[str, ...]], records: list[d
 
 
 def markdown_table(data: dict[str, Any]) -> str:
-    """The Markdown table the docs print for a results file of ``benchmarks/bench_envs.py``
-    (``{"meta": ..., "records": ...}``, either measurement), with a line saying how and when
-    it was measured."""
+    """The Markdown table the docs print for a results file of the repository's
+    ``benchmarks/bench_envs.py`` (``{"meta": ..., "records": ...}``, either measurement),
+    with a line saying how and when it was measured."""
     meta, records = data["meta"], data["records"]
     batched = bool(records) and "engine" in records[0]
     if batched:

@@ -30,7 +30,8 @@ class GameSpec:
     bench_options: tuple[dict[str, Any], ...] = ({},)
     """Configurations measured by ``ratenvs bench``."""
     test_options: tuple[dict[str, Any], ...] = ({},)
-    """Option combinations the generic test battery (``tests/test_all_games.py``) runs."""
+    """Option combinations the generic test battery (the repository's
+    ``tests/test_all_games.py``) runs."""
 
     @property
     def cli_name(self) -> str:

@@ -290,3 +290,52 @@ def test_strict_build(tmp_path):
     assert result.returncode == 0, result.stderr[-4000:]
     for name in NAMES:
         assert (tmp_path / "site" / "games" / name / "index.html").is_file()
+
+
+# ------------------------------------------- what an installed ratenvs points its user to
+
+_REPO_PATH = re.compile(
+    r"(?<![\w/.-])("
+    r"(?:docs|training|studies|tests|configs|benchmarks|checkpoints|\.ci)/[\w./<>*-]*"
+    r"|[\w-]+\.md\b"
+    r"|python\s+-m\s+(?:training|studies)\b[\w.*]*"
+    r")"
+)
+"""A file or command of the repository that the wheel does not ship: a path under one of
+its other folders, a Markdown page, or a ``python -m training.* / studies.*`` command."""
+_SAID_SO = re.compile(r"repositor|source checkout|\bclone\b", re.I)
+PENDING = {"ratenvs/agents/__init__.py", "ratenvs/agents/checkpoint.py"}
+"""Modules being rewritten right now (the torch-free agents); checked once that lands."""
+
+
+def _shipped_texts():
+    """(where, text) of every string the installed package shows: each docstring, help
+    text and message of ``ratenvs/`` (string constants, f-string parts included), and the
+    shipped rules page."""
+    import ast
+
+    package = ROOT / "ratenvs"
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        if where in PENDING:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                yield f"{where}:{node.lineno}", node.value
+    yield "ratenvs/RULES.md", (package / "RULES.md").read_text(encoding="utf-8")
+
+
+def test_no_shipped_text_names_a_file_the_wheel_lacks():
+    """A docstring, help text or message names only files the package has (``RULES.md``,
+    ``ratenvs/...``), or says that the file or command is the repository's."""
+    package = ROOT / "ratenvs"
+    bad = []
+    for where, text in _shipped_texts():
+        for match in _REPO_PATH.finditer(text):
+            name = match.group(1)
+            if (package / name).exists() or name.startswith("ratenvs/"):
+                continue
+            if not _SAID_SO.search(text[max(0, match.start() - 160) : match.end() + 40]):
+                bad.append(f"{where}: {name}")
+    assert not bad, "named as if an install had them:\n" + "\n".join(bad)
+    assert _REPO_PATH.search("see ``docs/RULES.md``") and _REPO_PATH.search("python -m\nstudies.x")

@@ -1,8 +1,8 @@
 """
 # Catz, Ratz and Batz
 
-A PettingZoo AEC environment for the nine-dice game (rules: ``docs/RULES.md``
-section 2). Seats take turns; a turn starts with a roll of all nine dice and
+A PettingZoo AEC environment for the nine-dice game (rules: ``RULES.md`` section 2,
+``ratenvs rules catz-ratz-batz``). Seats take turns; a turn starts with a roll of all nine dice and
 goes on with one decision per reroll: which number to keep.
 
 | Import             | `from ratenvs import catz_ratz_batz_v0`            |

@@ -1,5 +1,6 @@
-"""What every command line shares (``ratenvs`` and ``python -m training.*``): a mistake
-ends in one line on stderr and exit status 2, found before any long work starts.
+"""What every command line shares (``ratenvs``, and ``python -m training.*`` in the
+repository): a mistake ends in one line on stderr and exit status 2, found before any long
+work starts.
 
 - :class:`ArgumentParser`: argparse's parser whose errors are one line
   (``error: argument --fps: ... (see ratenvs replay --help)``), exit status 2.

@@ -15,7 +15,7 @@ compile happens once per machine). What every engine shares lives here:
   reference game's own terms (a multinomial's counts, a permutation...), so that
   the log and the actions replayed through the reference ``Game`` with a
   :class:`~ratenvs.common.game.ChanceReplay` give the same game, step for step
-  (``tests/test_batched.py`` proves it for thousands of games).
+  (the repository's ``tests/test_batched.py`` proves it for thousands of games).
 
 Turn-based games (Catz, Ratz and Batz; Rat-a-Tat Cat) show the observation and
 mask of the one seat to act in every game; a Ratto Zakko step is a tick with an

@@ -4,7 +4,7 @@ A playthrough is a fixed seed, options and a fixed rule for the actions (the
 ``k``-th decision takes legal action number ``k mod (number of legal actions)``),
 written as text: at every step the seats to act, each one's observation by named
 piece, its legal actions, its text view, the action taken, the rewards, and at the
-end the whole state. The golden files under ``tests/golden/`` are made by::
+end the whole state. The golden files under the repository's ``tests/golden/`` are made by::
 
     python -m ratenvs.common.playthrough --write tests/golden
 

@@ -110,7 +110,8 @@ def _check(record: Any, game: str | None) -> str:
     if played_on != spec.version:
         raise ValueError(
             f"a record of {spec.name} v{played_on!r} cannot be replayed: this ratenvs plays "
-            f"{spec.name} v{spec.version} (the rules or observations changed; see CHANGELOG.md)"
+            f"{spec.name} v{spec.version} (the rules or observations changed; see the "
+            "changelog, CHANGELOG.md in the repository)"
         )
     missing = {"seed", "options", "actions"} - set(record)
     if missing:

@@ -204,7 +204,8 @@ def unknown_value_table() -> np.ndarray:
     """The reference ``HeuristicBot.unknown_value`` of every unseen-counts vector, indexed by
     (number cards 0..8 not located, their total value, 9s not located): the reference's own
     float64 result (its sums round in numpy's order; which of the cards 0..8 make up the
-    count and total does not change it - ``tests/test_batched_rat_a_tat_cat.py`` checks)."""
+    count and total does not change it - the repository's
+    ``tests/test_batched_rat_a_tat_cat.py`` checks)."""
     # one way to make up every reachable (count, total) of kinds 0..8 (at most 4 of each)
     ways: dict[tuple[int, int], tuple[int, ...]] = {(0, 0): ()}
     for k in range(NUM_NUMBER_KINDS - 1):

@@ -30,8 +30,8 @@ the vector is of another table.
   (:func:`~ratenvs.common.play.play_game`, ``ratenvs evaluate`` / ``tournament``); their
   plain ``act`` raises.
 
-How strong they are and where their constants come from: ``python -m
-studies.ratcat_bot_tuning`` (figures in ``studies/README.md``).
+How strong they are and where their constants come from: the repository's study
+``python -m studies.ratcat_bot_tuning`` (figures in its ``studies/README.md``).
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ from ratenvs.rat_a_tat_cat.rules import (
 )
 
 KNOCK_THRESHOLD = 8.0
-"""Knock when the expected own total is at most this: 8 points, measured by ``python -m
-studies.ratcat_bot_tuning``."""
+"""Knock when the expected own total is at most this: 8 points, measured by the repository's
+``python -m studies.ratcat_bot_tuning``."""
 TAKE_MARGIN = 2.0
 """Take the discard when it beats the highest-valued slot by at least this much ..."""
 LOW_CARD = 2
@@ -73,9 +73,9 @@ BLIND_SWAP_MIN = 7.0
 
 KEPT_VALUES = (0.0, 0.5, 1.7, 1.9, 2.2, 2.7, 3.1, 3.5, 3.9, 4.6, 4.9)
 """Mean points of a hidden card whose owner has seen it, by its ceiling (``State.ceiling``,
-10 = none): 0.0 under a ceiling of 0 up to 4.9 with none, measured by ``python -m
-studies.ratcat_bot_tuning``. A card its owner has not seen is worth the mean of the unseen
-number cards."""
+10 = none): 0.0 under a ceiling of 0 up to 4.9 with none, measured by the repository's
+``python -m studies.ratcat_bot_tuning``. A card its owner has not seen is worth the mean of
+the unseen number cards."""
 CEILING_KNOCK_MARGIN = 3.0
 """The ``ceiling`` bot knocks when its hand is estimated this many points below every other."""
 
@@ -313,12 +313,12 @@ def swap_by_estimate(est: np.ndarray, mask: np.ndarray, minimum: float = 1.0) ->
 ISMCTS_ITERATIONS = 100
 """IS-MCTS iterations per decision of the ``ismcts`` bot: about 0.16 s per searched decision
 of a 2-player game on one free core of the development machine (0.4 s, 0.65 s in the
-elimination game, with the machine's two cores shared by four processes: ``python -m
-studies.search_strength``)."""
+elimination game, with the machine's two cores shared by four processes: the repository's
+``python -m studies.search_strength``)."""
 PIMC_DETERMINIZATIONS = 16
 """Deals per decision of the ``pimc`` bot, every legal action played out once in each: about
 0.09 s per searched decision of a 2-player game on one free core (0.2 s, 0.35 s in the
-elimination game, on the shared machine: ``python -m studies.search_strength``)."""
+elimination game, on the shared machine: the repository's ``python -m studies.search_strength``)."""
 
 
 class RatCatISMCTS(ISMCTSBot):

@@ -128,8 +128,8 @@ Given at the end of every round to the players of that round, in units of
   turn cap is honoured past it; the discard pile is reshuffled as soon as the
   draw pile's last card is drawn (v0: at the next draw); the knowledge
   observation gained ``draw_pool`` (13 entries after ``unseen_counts``), and
-  ``turns_played`` stays at 1 past the cap. Checkpoints of v0 are migrated by
-  ``python -m training.migrate`` (the new inputs get zero weights).
+  ``turns_played`` stays at 1 past the cap. Checkpoints of v0 are migrated by the
+  repository's ``python -m training.migrate`` (the new inputs get zero weights).
 - v0: first release; the option ``owner_ceilings`` came later (default off, so
   observations without it are unchanged), and so did the reward mode
   "zero_sum_win" (the default reward is unchanged).
