@@ -5,7 +5,8 @@
 block ends it is flushed, fsync'd and renamed over the target with ``os.replace``
 (atomic on POSIX and Windows), and the folder is fsync'd. If the block raises
 (``KeyboardInterrupt`` included) the temporary file is removed and the target, if it
-existed, is left untouched.
+existed, is left untouched; a full disk (``ENOSPC``, ``EDQUOT``) is a
+:class:`DiskFullError` naming the target.
 
 A write killed outright (SIGKILL, power loss) cannot remove its temporary file. The next
 write to the same target removes such leftovers: a regular file named exactly as this
@@ -47,6 +48,20 @@ def _umask() -> int:
 _UMASK = _umask()
 
 
+DISK_FULL = frozenset(
+    code for code in (errno.ENOSPC, getattr(errno, "EDQUOT", None)) if code is not None
+)
+"""The errors of a full disk (or a used-up quota)."""
+
+
+class DiskFullError(OSError):
+    """No space left on the device (or the quota used up) writing a file: one line naming
+    it (``no space left on device writing PATH``); the file's old contents are kept."""
+
+    def __str__(self) -> str:
+        return f"no space left on device writing {self.filename}"
+
+
 @contextlib.contextmanager
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A binary file to write ``path``'s new contents to, moved into place on success.
@@ -60,6 +75,10 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "no such folder", str(path.parent)) from None
+    except OSError as err:
+        if err.errno in DISK_FULL:
+            raise DiskFullError(err.errno, os.strerror(err.errno), str(path)) from None
+        raise
     try:
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):
@@ -68,9 +87,12 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        full = isinstance(err, OSError) and err.errno in DISK_FULL
+        if full and not isinstance(err, DiskFullError):
+            raise DiskFullError(err.errno, os.strerror(err.errno), str(path)) from None
         raise
     _fsync_dir(path.parent)
 
