@@ -597,3 +597,50 @@ def images() -> dict[str, Path]:
     from ratenvs.games import GAMES
 
     return {f"{CURVES}/{curve.name}": curve for spec in GAMES.values() for curve in agents(spec)[1]}
+
+
+# ------------------------------------------------------------------- the benchmark tables
+
+BENCHMARKS_PAGE = DOCS / "benchmarks.md"
+_GENERATED = re.compile(
+    r"(<!-- generated from (benchmarks/[\w.]+) by `python docs/gen_pages.py --benchmarks` -->\n)"
+    r"(.*?)"
+    r"(\n<!-- end of the generated table -->)",
+    flags=re.S,
+)
+
+
+def benchmark_tables(text: str) -> str:
+    """``text`` (the benchmarks page) with each generated block made again from the results
+    file it names: :func:`ratenvs.bench.markdown_table` of ``benchmarks/results.json`` (the
+    envs through ``env()``) or ``benchmarks/results_batched.json`` (the batched engines)."""
+    import json
+
+    from ratenvs.bench import markdown_table
+
+    def table(match: re.Match[str]) -> str:
+        data = json.loads((ROOT / match.group(2)).read_text(encoding="utf-8"))
+        return match.group(1) + markdown_table(data) + match.group(4)
+
+    return _GENERATED.sub(table, text)
+
+
+def write_benchmark_tables() -> bool:
+    """Regenerate the benchmarks page's tables in place (atomically); True if it changed."""
+    from ratenvs.common.atomic import atomic_file
+
+    old = BENCHMARKS_PAGE.read_text(encoding="utf-8")
+    new = benchmark_tables(old)
+    if new != old:
+        with atomic_file(BENCHMARKS_PAGE) as f:
+            f.write(new.encode("utf-8"))
+    return new != old
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--benchmarks"]:
+        sys.exit("usage: python docs/gen_pages.py --benchmarks  (rewrites docs/benchmarks.md)")
+    sys.path.insert(0, str(ROOT))
+    print("docs/benchmarks.md", "regenerated" if write_benchmark_tables() else "up to date")

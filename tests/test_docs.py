@@ -9,6 +9,7 @@ is installed (``make docs`` does that in CI).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from ratenvs.bench import markdown_table
 from ratenvs.games import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -339,3 +341,50 @@ def test_no_shipped_text_names_a_file_the_wheel_lacks():
                 bad.append(f"{where}: {name}")
     assert not bad, "named as if an install had them:\n" + "\n".join(bad)
     assert _REPO_PATH.search("see ``docs/RULES.md``") and _REPO_PATH.search("python -m\nstudies.x")
+
+
+def _results(name: str) -> dict:
+    return json.loads((ROOT / "benchmarks" / name).read_text(encoding="utf-8"))
+
+
+def test_benchmark_tables_are_made_from_the_results_files(tmp_path, monkeypatch):
+    """A generated block of the benchmarks page is ``ratenvs.bench.markdown_table`` of the
+    results file it names, and only the block changes."""
+    meta = {
+        "rounds": 3,
+        "seconds": 2.0,
+        "date": "2026-12-04 12:00:00",
+        "command": "python benchmarks/bench_envs.py",
+        "cpus": 2,
+        "machine": "x86_64",
+        "python": "3.11.7",
+        "ratenvs": "0.2.0",
+    }
+    spread = {"min": 9.0, "median": 10.0, "max": 11.0}
+    record = {
+        "env": "catz_ratz_batz_v0 num_players=2",
+        "decisions_per_s": 10.0,
+        "cpu_decisions_per_s": spread,
+        "ratio_vs_connect_four": 2.0,
+        "ratio_vs_connect_four_spread": {"min": 1.9, "median": 2.0, "max": 2.1},
+    }
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "r.json").write_text(json.dumps({"meta": meta, "records": [record]}))
+    monkeypatch.setattr(gen_pages, "ROOT", tmp_path)
+    marker = "<!-- generated from benchmarks/r.json by `python docs/gen_pages.py --benchmarks` -->"
+    page = f"before\n\n{marker}\nan old table\n<!-- end of the generated table -->\n\nafter\n"
+    out = gen_pages.benchmark_tables(page)
+    expected = markdown_table({"meta": meta, "records": [record]})
+    assert out == page.replace("an old table", expected)
+    assert "| `catz_ratz_batz_v0 num_players=2` | 10 (9-11) | 2.00x (1.90-2.10) |" in out
+
+
+def test_benchmarks_page_shows_the_results_files():
+    """The benchmarks page's tables are those of ``benchmarks/results*.json`` (regenerate
+    them with ``python docs/gen_pages.py --benchmarks``)."""
+    page = gen_pages.BENCHMARKS_PAGE.read_text(encoding="utf-8")
+    names = re.findall(r"<!-- generated from benchmarks/([\w.]+) by", page)
+    assert names == ["results.json", "results_batched.json"]
+    if any("command" not in _results(name)["meta"] for name in names):
+        pytest.skip("benchmarks/results*.json predate ratenvs.bench.markdown_table's format")
+    assert gen_pages.benchmark_tables(page) == page, "python docs/gen_pages.py --benchmarks"
