@@ -620,7 +620,13 @@ def benchmark_tables(text: str) -> str:
 
     def table(match: re.Match[str]) -> str:
         data = json.loads((ROOT / match.group(2)).read_text(encoding="utf-8"))
-        return match.group(1) + markdown_table(data) + match.group(4)
+        try:
+            return match.group(1) + markdown_table(data) + match.group(4)
+        except (KeyError, TypeError) as err:  # a file of an older benchmark script
+            raise ValueError(
+                f"{match.group(2)} has no {err} field (written before this benchmark "
+                "script's format): measure again with make bench / make bench-batched"
+            ) from None
 
     return _GENERATED.sub(table, text)
 
@@ -643,4 +649,8 @@ if __name__ == "__main__":
     if sys.argv[1:] != ["--benchmarks"]:
         sys.exit("usage: python docs/gen_pages.py --benchmarks  (rewrites docs/benchmarks.md)")
     sys.path.insert(0, str(ROOT))
-    print("docs/benchmarks.md", "regenerated" if write_benchmark_tables() else "up to date")
+    try:
+        changed = write_benchmark_tables()
+    except (OSError, ValueError) as err:
+        sys.exit(f"error: {err}")
+    print("docs/benchmarks.md", "regenerated" if changed else "up to date")

@@ -377,6 +377,10 @@ def test_benchmark_tables_are_made_from_the_results_files(tmp_path, monkeypatch)
     expected = markdown_table({"meta": meta, "records": [record]})
     assert out == page.replace("an old table", expected)
     assert "| `catz_ratz_batz_v0 num_players=2` | 10 (9-11) | 2.00x (1.90-2.10) |" in out
+    del record["cpu_decisions_per_s"]  # a file of the benchmark script before its spreads
+    (tmp_path / "benchmarks" / "r.json").write_text(json.dumps({"meta": meta, "records": [record]}))
+    with pytest.raises(ValueError, match=r"benchmarks/r.json has no 'cpu_decisions_per_s' field"):
+        gen_pages.benchmark_tables(page)
 
 
 def test_benchmarks_page_shows_the_results_files():
