@@ -402,7 +402,9 @@ def run(game: WindowGame, window: Window, fps: float = FPS) -> Outcome:
                 card = rules_frame(game, last)
             frame = card
         elif game.over:
-            if end is None:
+            if end is None:  # behind the report: the finished game (the last card counted)
+                last = game.frame(now)
+                size = (last.shape[1], last.shape[0])
                 end = card_frame(
                     size, "Game over", game.report(), "[Esc] or [Enter]: close the window"
                 )

@@ -132,6 +132,25 @@ def test_catz_played_to_the_end_from_the_window(tmp_path, capsys):
     assert record["actions"] == table.actions
 
 
+def test_the_picture_behind_the_report_is_of_the_finished_game(monkeypatch):
+    """The report at the end lies over the last picture: it was the one drawn before the
+    last move (Ratto Zakko's side panel counted 17 cards where the report said 18)."""
+    table = crb_set_up(["--seed", "3", "--players", "1", "--turns", "1"])
+    game = crb_window.CatzWindow(table)
+    drawn: list[bool] = []
+    frame = game.frame
+    monkeypatch.setattr(game, "frame", lambda now: (drawn.append(game.over), frame(now))[1])
+
+    def driver(clock):
+        if game.over:
+            post("enter")
+        elif game.human_keys():
+            post(sorted(game.human_keys())[0])
+
+    assert window.play_window(table, game, lambda _: None, FakeClock(driver), FPS) == 0
+    assert drawn[-1] is True and drawn.count(True) == 1  # drawn once, with the game over
+
+
 # ------------------------------------------------------------ Rat-a-Tat Cat
 def test_rat_a_tat_cat_played_to_the_end_from_the_window(tmp_path, capsys):
     path = tmp_path / "rtc.json"
