@@ -621,6 +621,8 @@ def evaluate_agent(
     out["opponents"] = labels
     out["seed"] = seed
     out["env_options"] = dict(env_options)
+    out["players"] = n
+    out["reward_mode"] = env.options.get("reward")  # what the mean reward sums (None: no option)
     if extras.exact_grade is not None:
         out.update(extras.exact_grade(agent, env_options))
     out["seconds"] = round(time.perf_counter() - t0, 3)
@@ -890,15 +892,28 @@ def tournament(
 
 
 # ----------------------------------------------------------------- printing
+def is_solo(result: Mapping[str, Any]) -> bool:
+    """An evaluation of a one-player game (Catz, Ratz and Batz with ``num_players=1``): the
+    agent wins every game, so its win rate says nothing; its score and grade do."""
+    players = result.get("players", result.get("env_options", {}).get("num_players"))
+    return players == 1
+
+
 def evaluation_rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
     """The figures of an evaluation (:func:`evaluate`) as (figure, value, 95% interval)
-    rows: win rate, mean reward, and the game's own (correct answers, the exact grade)."""
-    low, high = result["win_rate_ci"]
-    rows = [("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]")]
+    rows: win rate (none in a one-player game: :func:`is_solo`), mean reward (a one-player
+    game's mean score, under ``reward="score"``), and the game's own (correct answers, the
+    exact grade)."""
+    solo = is_solo(result)
+    rows = []
+    if not solo:
+        low, high = result["win_rate_ci"]
+        rows.append(("win rate", f"{result['win_rate']:.3f}", f"[{low:.3f}, {high:.3f}]"))
     low, high = result["mean_reward_ci"]
     # one game has no spread to estimate: its [mean, mean] (kept for pooling) is no interval
     spread = f"[{low:.3f}, {high:.3f}]" if result["games"] > 1 else "n/a (one game)"
-    rows.append(("mean reward", f"{result['mean_reward']:.3f}", spread))
+    mean = "mean score per game" if solo and result.get("reward_mode") == "score" else "mean reward"
+    rows.append((mean, f"{result['mean_reward']:.3f}", spread))
     if "answer_accuracy" in result:
         low, high = result["answer_accuracy_ci"]
         rows.append(
@@ -924,6 +939,31 @@ def evaluation_rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("optimal turn score", f"{result['optimal_expected_score']:.4f}", "exact"))
         rows.append(("ratio to optimal", f"{result['ratio_to_optimal']:.4%}", "exact"))
     return rows
+
+
+def evaluation_line(result: Mapping[str, Any]) -> str:
+    """An evaluation in one line (what ``make train`` prints at the end of a run): the win
+    rate and the mean reward, or in a one-player game (:func:`is_solo`) the mean score and
+    the exact grade (the solver's expected turn score and its share of the optimum)."""
+    against = ", ".join(result["opponents"]) or "-"
+    low, high = result["mean_reward_ci"]
+    if is_solo(result):
+        mean = "mean score" if result.get("reward_mode") == "score" else "mean reward"
+        line = f"evaluation ({result['games']} games, one player): {mean} "
+        line += f"{result['mean_reward']:.3f} [{low:.3f}, {high:.3f}]"
+    else:
+        wl, wh = result["win_rate_ci"]
+        line = (
+            f"evaluation ({result['games']} games vs {against}): win rate "
+            f"{result['win_rate']:.3f} [{wl:.3f}, {wh:.3f}], "
+            f"mean reward {result['mean_reward']:.3f}"
+        )
+    if "ratio_to_optimal" in result:
+        line += (
+            f"; exact expected turn score {result['exact_expected_score']:.4f} "
+            f"= {result['ratio_to_optimal']:.4%} of optimal"
+        )
+    return line
 
 
 RESPONSE_HEADER = (
@@ -969,9 +1009,10 @@ def format_evaluation(result: dict[str, Any]) -> str:
     then, for Ratto Zakko, the answers by correct response (:func:`response_rows`)."""
     rows = evaluation_rows(result)
     against = ", ".join(result["opponents"]) or "no opponents"
+    played = ", one player" if is_solo(result) else f" against {against}"
     title = (
         f"{result.get('agent', 'agent')} ({result.get('game', '')}, {result['env_options']}): "
-        f"{result['games']} games against {against}"
+        f"{result['games']} games{played}"
     )
     if result.get("env_overrides"):
         title += f" (env overrides {result['env_overrides']})"
@@ -1022,13 +1063,26 @@ PAIRS_TITLE = (
 RATINGS_TITLE = "Bradley-Terry ratings (Elo scale, mean 0, bootstrap 95%)"
 
 
+def tournament_caption(result: Mapping[str, Any]) -> str:
+    """The game of a tournament and the env options it played (with those overridden by
+    ``--env``), e.g. ``catz_ratz_batz, env options: num_players=2, turns=2``."""
+    options = _options_text(result.get("env_options", {})) or "default options"
+    caption = f"{result.get('game', 'tournament')}, env options: {options}"
+    if result.get("env_overrides"):
+        caption += f" (env overrides {_options_text(result['env_overrides'])})"
+    return caption
+
+
 def format_tournament(result: dict[str, Any]) -> str:
-    """A tournament (:func:`tournament`) as two plain-text tables: the pairings and the
+    """A tournament (:func:`tournament`) as a line naming the game and the env options it
+    played (and any overridden), then two plain-text tables: the pairings and the
     ratings."""
     players = result.get("players", 2)
+    played = tournament_caption(result)
     views = [f"{label} sees with {_options_text(opts)}" for label, opts in _views(result)]
     return "\n".join(
         [
+            played,
             *views,
             f"{PAIRS_TITLE}, {players} seats",
             _table(

@@ -555,3 +555,32 @@ def test_one_game_prints_no_interval_for_its_mean_reward():
     assert one["mean_reward_ci"] == [one["mean_reward"]] * 2
     two = evaluation.evaluate("rat_a_tat_cat:random", ["heuristic"], games=2, seed=4)
     assert evaluation.evaluation_rows(two)[1][2].startswith("[")
+
+
+def test_a_one_player_evaluation_reports_its_score_and_grade_not_a_win_rate():
+    """One player wins every game: ``win rate 1.000 [0.996, 1.0]`` said nothing. The text
+    (``ratenvs evaluate``, ``python -m training.evaluate``, ``make train``'s last line) gives
+    the mean score and the solver's grade; the JSON keeps the win rate for pooling."""
+    solo = evaluate("catz_ratz_batz:optimal", games=3, seed=0, env_overrides={"turns": 2})
+    assert solo["players"] == 1 and solo["win_rate"] == 1.0
+    rows = {name: value for name, value, _ in evaluation.evaluation_rows(solo)}
+    assert "win rate" not in rows
+    assert rows["mean score per game"] == f"{solo['mean_reward']:.3f}"
+    assert rows["ratio to optimal"] == "100.0000%"  # the optimal bot, graded by the solver
+    assert "3 games, one player" in format_evaluation(solo).splitlines()[0]
+    line = evaluation.evaluation_line(solo)
+    assert "win rate" not in line and "one player): mean score" in line
+    assert line.endswith("= 100.0000% of optimal")
+    two = {"num_players": 2, "turns": 2}
+    duel = evaluate("catz_ratz_batz:optimal", ["random"], games=2, seed=0, env_overrides=two)
+    assert evaluation.evaluation_rows(duel)[0][0] == "win rate"
+    assert evaluation.evaluation_line(duel).startswith(
+        "evaluation (2 games vs catz_ratz_batz:random): win rate"
+    )
+
+
+def test_a_tournament_in_text_names_its_env_options():
+    names = ["catz_ratz_batz:optimal", "catz_ratz_batz:random"]
+    result = tournament(names, games=2, seed=1, env_overrides={"turns": 2})
+    first = format_tournament(result).splitlines()[0]
+    assert first == "catz_ratz_batz, env options: num_players=2, turns=2 (env overrides turns=2)"

@@ -55,6 +55,7 @@ from ratenvs.evaluation import (
     response_rows,
     summarise,
     tournament,
+    tournament_caption,
 )
 from ratenvs.games import GAMES, GameSpec
 from training.atomic import atomic_write_text
@@ -171,6 +172,7 @@ def _print_tournament(result: dict[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
+    console.print(tournament_caption(result))
     for label, options in (result.get("own_views") or {}).items():
         console.print(f"{label} sees the table with its own view options: {options}")
     pairs = Table(
