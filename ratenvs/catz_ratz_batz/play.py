@@ -55,6 +55,12 @@ RULES = (
     "  e.g. CCCBR 5555 -> 60;  CCBR 33333 -> 45;  CCCCB 7777 -> 112.",
 )
 """The rules card (the terminal's ``?`` and the window's rules card)."""
+TERMINAL_RULES = (
+    *RULES,
+    "",
+    "The full rules and the project's rulings: ratenvs rules catz-ratz-batz",
+)
+"""What ``?`` prints in the terminal game: the rules card and where the full rules are."""
 TERMINAL_KEYS = "Type: Enter to roll, 3 / 5 / 7 to keep that number, ? the rules, Ctrl-D quit."
 
 
@@ -93,7 +99,7 @@ def _ask_action(env: raw_env, mask: np.ndarray, ask: InputFn, say: SayFn) -> int
     """Ask the person for a legal action until the answer is one (``?`` prints the rules
     and asks again); EOFError propagates."""
     if env.truth.phase != PHASE_KEEP:  # any answer but "?" rolls
-        ask_or_rules("Press Enter to roll all nine dice [? rules]: ", ask, say, RULES)
+        ask_or_rules("Press Enter to roll all nine dice [? rules]: ", ask, say, TERMINAL_RULES)
         return ACTION_ROLL
     legal = [k for a, k in enumerate(NUMBERS) if mask[a]]
     choices = "/".join(str(k) for k in legal)
@@ -103,7 +109,9 @@ def _ask_action(env: raw_env, mask: np.ndarray, ask: InputFn, say: SayFn) -> int
         + ", ".join(f"{k}s {score_if_kept(dice, k)}" for k in legal)
     )
     while True:
-        answer = ask_or_rules(f"Keep which number? [{choices}, ? rules]: ", ask, say, RULES)
+        answer = ask_or_rules(
+            f"Keep which number? [{choices}, ? rules]: ", ask, say, TERMINAL_RULES
+        )
         answer = answer.strip()
         if answer.isascii() and answer.isdigit() and int(answer) in legal:  # not "²"
             return NUMBERS.index(int(answer))

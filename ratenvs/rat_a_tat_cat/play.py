@@ -41,6 +41,12 @@ RULES = (
     "more turn and the round ends. Power cards in a hand are replaced from the draw pile.",
 )
 """The rules card (the terminal's ``?`` and the window's rules card)."""
+TERMINAL_RULES = (
+    *RULES,
+    "",
+    "The full rules and the project's rulings: ratenvs rules rat-a-tat-cat",
+)
+"""What ``?`` prints in the terminal game: the rules card and where the full rules are."""
 
 
 def hand_text(codes: list[int]) -> tuple[str, int, int]:
@@ -193,7 +199,7 @@ def _ask_action(mask: np.ndarray, n: int, ask: InputFn, say: SayFn) -> int:
     for line in move_help(mask, n):
         say("  " + line)
     while True:
-        answer = ask_or_rules("> ", ask, say, RULES)
+        answer = ask_or_rules("> ", ask, say, TERMINAL_RULES)
         action = parse_move(answer, mask, n)
         if action is not None:
             return action

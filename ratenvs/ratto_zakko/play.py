@@ -60,6 +60,8 @@ RULES = (
     "Most cards at the end wins.",
 )
 """The rules card (the terminal's ``?``; the window's rules card adds its keys)."""
+TERMINAL_RULES = (*RULES, "", "The full rules and the project's rulings: ratenvs rules ratto-zakko")
+"""What ``?`` prints in the terminal game: the rules card and where the full rules are."""
 
 
 def parse_food(word: str) -> int | None:
@@ -128,7 +130,7 @@ def _ask_response(ask: InputFn, say: SayFn, clock: Clock) -> tuple[int | None, f
     person took (EOFError propagates)."""
     start = clock()
     while True:
-        answer = parse_response(ask_or_rules("> ", ask, say, RULES))
+        answer = parse_response(ask_or_rules("> ", ask, say, TERMINAL_RULES))
         if answer != "bad":
             return answer, clock() - start
         say("  not understood; " + HELP)
@@ -137,7 +139,7 @@ def _ask_response(ask: InputFn, say: SayFn, clock: Clock) -> tuple[int | None, f
 def _ask_relocation(ask: InputFn, say: SayFn) -> int:
     prompt = "move? [fly <food> | shaker <food> | leave | ? rules]: "
     while True:
-        choice = parse_relocation(ask_or_rules(prompt, ask, say, RULES))
+        choice = parse_relocation(ask_or_rules(prompt, ask, say, TERMINAL_RULES))
         if choice is not None:
             return choice
         say("  not understood; e.g. 'fly egg', 'shaker apple' or 'leave'")

@@ -50,6 +50,7 @@ def test_the_game_shows_its_legend_what_each_keep_gives_and_prints_the_rules_on_
     text = "\n".join(said)
     assert text.index(play.LEGEND) < text.index(play.SCORING) < text.index("player_0 to roll")
     assert text.count(play.RULES[-1]) == 2  # once per "?", and the game went on after each
+    assert text.count("The full rules and the project's rulings: ratenvs rules catz-ratz-batz") == 2
     # seed 1: player_0 rolls CCCR 35555; keeping the 3 would score 3 x 1 x (1 + 3 - 1) = 9
     assert "score if the turn ended with it kept now: 3s 9, 5s 60" in text
     assert (
