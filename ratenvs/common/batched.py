@@ -24,7 +24,9 @@ action for every seat (its engine overrides the shapes).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -258,6 +260,31 @@ def decode_tape(row: np.ndarray) -> list[list[list[Any]]]:
     return episodes
 
 
+# ------------------------------------------------------------------ memory
+MEMORY_MARGIN = 3
+"""A batch may take this many times its engine's own arrays (:meth:`BatchedGame.bytes_per_game`):
+the copies a door makes of what a step returns, the learner's buffers of as many games (the
+vector door's peak memory, 20,000 games stepped: 1.1x to 2.7x its engine's arrays)."""
+
+
+def memory_limit() -> int:
+    """Bytes of memory a batch may use at most: the machine's physical memory, or the memory
+    limit of the control group (container) this process runs in, if smaller."""
+    limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            limit = min(limit, int(text))
+    return int(limit)
+
+
+def _gigabytes(size: int) -> str:
+    return f"{size / 1e9:,.1f} GB" if size >= 1e8 else f"{size / 1e6:,.1f} MB"
+
+
 # ------------------------------------------------------------------ results
 class BatchStep(NamedTuple):
     """What a batched ``step`` returns, every array led by the game index.
@@ -287,7 +314,9 @@ class BatchedGame:
     """Base of the batched engines: ``num_envs`` games of one game with the same options.
 
     Args:
-        num_envs: games in the batch (>= 1).
+        num_envs: games in the batch (>= 1; a ValueError when the batch's arrays would not
+            fit in the machine's memory, :meth:`bytes_per_game` times
+            :data:`MEMORY_MARGIN` each).
         seed: seeds every game's generator (None: fresh entropy, else an integer >= 0).
         log_games: indices of games whose chance outcomes go to the tape
             (:meth:`chance_logs`).
@@ -349,6 +378,15 @@ class BatchedGame:
         if any(not 0 <= g < self.num_envs for g in logged):
             raise ValueError(f"log_games must be game indices 0..{self.num_envs - 1}")
         self.log_games = tuple(logged)
+        self._check_memory()
+        self._allocate_all()
+        self._seed = seed
+        self._started = False
+        self.reset(seed=seed)
+
+    def _allocate_all(self) -> None:
+        """Every array of the batch: the seats' players, ``final_obs`` and the engine's own
+        (:meth:`_allocate`)."""
         self.bots = np.full((self.num_envs, self.num_players), self.EXTERNAL, dtype=np.int64)
         self.next_bots = self.bots.copy()
         self._everybody = np.ones(self.num_envs, dtype=np.bool_)
@@ -358,9 +396,39 @@ class BatchedGame:
             (self.num_envs, self.num_players, self.observation_size), dtype=np.float32
         )
         self._allocate()
-        self._seed = seed
-        self._started = False
-        self.reset(seed=seed)
+
+    def bytes_per_game(self) -> int:
+        """Bytes of memory one game of the batch takes: its rows of every array the engine
+        holds (measured by allocating a batch of one game and one of two), with the
+        generator, rewards and returns :meth:`reset` adds. The batch itself is left as it
+        was."""
+        saved = dict(vars(self))
+        held = []
+        try:
+            for probe in (1, 2):
+                self.num_envs = probe
+                self._allocate_all()
+                held.append(sum(a.nbytes for a in vars(self).values() if isinstance(a, np.ndarray)))
+        finally:
+            vars(self).clear()
+            vars(self).update(saved)
+        # reset: a generator state (uint64), slot_of (int64), rewards and returns (float32
+        # per seat), terminated (bool)
+        return held[1] - held[0] + 8 + 8 + 2 * 4 * self.num_players + 1
+
+    def _check_memory(self) -> None:
+        """``num_envs`` games fit in this machine's memory (:func:`memory_limit`): the
+        engine's arrays, counted :data:`MEMORY_MARGIN` times (the doors' copies of what a
+        step returns, a learner's buffers); else a ValueError naming the limit."""
+        per_game = self.bytes_per_game() * MEMORY_MARGIN
+        limit = memory_limit()
+        need = per_game * self.num_envs
+        if need > limit:
+            raise ValueError(
+                f"num_envs={self.num_envs:,} needs about {_gigabytes(need)} of memory for "
+                f"{type(self).__name__} ({per_game:,} bytes a game), more than this "
+                f"machine's {_gigabytes(limit)}: at most {limit // per_game:,} games"
+            )
 
     def _check_bounds(self) -> None:
         """Every int option within what the engine holds (a ValueError names the option)."""

@@ -184,6 +184,7 @@ class BatchedVectorEnv(VectorEnv):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start every game anew; ``seed`` (None or one integer >= 0) seeds the whole batch
         (``options`` is accepted and ignored: the games' options are given when it is made)."""
+        self._check_open("reset()")
         seed = check_seed(seed, "seed (one integer for the whole batch)")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -204,8 +205,7 @@ class BatchedVectorEnv(VectorEnv):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play the learner's action ``actions[g]`` in every game ``g`` (integers; anything
         else, or an illegal action, is a ValueError and nothing moves)."""
-        if not self._started:
-            raise RuntimeError("step() before reset(): call reset() first")
+        self._check_ready("step()")
         engine = self.engine
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
@@ -233,10 +233,21 @@ class BatchedVectorEnv(VectorEnv):
             self._add_final_info(info, done)
         return self._learner_view(engine.obs), rewards, done, truncated, info
 
+    def _check_open(self, call: str) -> None:
+        """A RuntimeError saying what to do when the env was closed."""
+        if self.closed:
+            raise RuntimeError(f"{call} after close(): this env is closed; make a new one")
+
+    def _check_ready(self, call: str) -> None:
+        """A RuntimeError saying what to do before the first reset or after close."""
+        self._check_open(call)
+        if not self._started:
+            raise RuntimeError(f"{call} before reset(): call reset() first")
+
     def _check_learner_actions(self, acts: np.ndarray) -> None:
         """A ValueError naming the first game whose learner's action its mask forbids (before
         the policies are asked, so a refused step costs nothing)."""
-        mask = self.action_masks()
+        mask = self._learner_view(self.engine.mask).astype(bool)
         n = mask.shape[1]
         bad = (acts < 0) | (acts >= n)
         bad[~bad] = ~mask[np.flatnonzero(~bad), acts[~bad].astype(np.int64)]
@@ -356,12 +367,16 @@ class BatchedVectorEnv(VectorEnv):
         return {"learner_seat": self.learner.copy(), "_learner_seat": np.ones(self.num_envs, bool)}
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, num_actions) bool: the learner's legal actions in every game."""
+        """(num_envs, num_actions) bool: the learner's legal actions in every game (a
+        RuntimeError before the first ``reset()``: no learner is seated yet)."""
+        self._check_ready("action_masks()")
         return self._learner_view(self.engine.mask).astype(bool)
 
     def state_features(self) -> np.ndarray:
         """The privileged features of every game (training's centralised critic): the
-        engine's ``state_observation()`` then the learner's seat, one-hot."""
+        engine's ``state_observation()`` then the learner's seat, one-hot (a RuntimeError
+        before the first ``reset()``)."""
+        self._check_ready("state_features()")
         seats = np.eye(self.num_players, dtype=np.float32)[self.learner]
         return np.concatenate([self.engine.state_observation(), seats], axis=1)
 
@@ -414,7 +429,10 @@ def sb3_vec_env(venv: BatchedVectorEnv, privileged: bool = False) -> Any:
             self._actions = np.asarray(actions)
 
         def step_wait(self) -> Any:
-            obs, rewards, done, _trunc, _info = venv.step(self._actions)
+            if self._actions is None:
+                raise RuntimeError("step_wait() before step_async(): give the actions first")
+            actions, self._actions = self._actions, None
+            obs, rewards, done, _trunc, _info = venv.step(actions)
             infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
             return self._obs(obs), rewards, done, infos
 
