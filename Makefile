@@ -7,7 +7,11 @@ DOCS_STAMP := $(VENV)/.installed-docs
 # torch is pinned here (a CPU build is on disk on our machines); pyproject.toml keeps an honest range.
 TORCH  ?= torch==2.13.0
 
-.PHONY: train test test-floors test-wheel test-frameworks test-rllib test-openspiel lint format bench bench-batched docs clean
+# pytest-xdist workers for the suite (`make test WORKERS=1` runs it in one process)
+WORKERS ?= auto
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist worksteal
+
+.PHONY: train test test-slow test-floors test-wheel test-frameworks test-rllib test-openspiel lint format bench bench-batched docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,12 +29,15 @@ train: $(STAMP)  ## train on the embedded default config, then evaluate
 	$(PY) -m training.train --config configs/default.yaml --out runs/default --overwrite
 	$(PY) -m training.evaluate --checkpoint runs/default/final.pt --games 200 --json runs/default/eval.json
 
-test: $(STAMP)  ## lint + the whole test suite
+test: $(STAMP)  ## lint + the test suite but its slow tier, on every core (pytest-xdist)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(PY) -m pytest -q
+	$(PYTEST) -m "not slow"
 
-test-wheel: $(STAMP)  ## only the packaging test: sdist + wheel installed in a fresh venv (make test runs it too)
+test-slow: $(STAMP)  ## only the slow tier (tests marked slow: the 10-turn win solve, the wheel); CI runs it
+	$(PYTEST) -m slow
+
+test-wheel: $(STAMP)  ## only the packaging test: sdist + wheel installed in a fresh venv (also in make test-slow while marked slow)
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_wheel.py
 
 test-floors: $(STAMP)  ## the tests on the lowest dependency versions pyproject.toml allows (noxfile.py)

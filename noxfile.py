@@ -3,9 +3,9 @@
 ``nox -s floors`` (or ``make test-floors``) installs the lowest version of every
 dependency that ``pyproject.toml`` allows for the envs (the core dependencies and the
 ``batched``, ``render`` and test extras: each ``>=X`` pinned to ``==X``) in a fresh venv,
-and runs the test suite there. The tests that need the ``train`` extra (torch,
-stable-baselines3) are left out by ``tests/conftest.py`` in such an install; ``make
-test`` runs them with the newest versions.
+and runs the test suite there (on every core, as ``make test``). The tests that need the
+``train`` extra (torch, stable-baselines3) are left out by ``tests/conftest.py`` in such an
+install; ``make test`` runs them with the newest versions.
 
 ``nox -s frameworks agilerl`` (or ``make test-frameworks``) runs the framework integrations
 (``tests/integrations/``, whose recipes are ``docs/recipes/``) on the Makefile's torch pin:
@@ -46,6 +46,8 @@ OpenSpiel: ``nox -s openspiel``)."""
 FLOOR_EXTRAS = ("batched", "render", "test")
 """Extras whose floors the floors session installs (``train`` needs a torch build of its
 own, and its floors are not tested)."""
+XDIST = ("-n", os.environ.get("WORKERS", "auto"), "--dist", "worksteal")
+"""The suite on every core (pytest-xdist, in the test extra; ``WORKERS`` as in the Makefile)."""
 NOT_FOR_FLOORS = ("ruff", "nox", "supersuit", "build")
 """Test-extra packages the floors session leaves out: tools it does not need, and the
 integrations tested at their newest (their tests skip without them)."""
@@ -74,11 +76,11 @@ def floors_session(session: nox.Session) -> None:
     session.install(*floors())
     session.install("--no-deps", "-e", ".")
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
-    # the slow checks (the 10-turn win solve, the wheel) run in `make test` at the newest
-    # versions; here they would only repeat it
+    # the slow tier (the 10-turn win solve, the wheel) runs in `make test-slow` at the newest
+    # versions; here it would only repeat it
     session.run(
         "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow",
-        *session.posargs,
+        *XDIST, *session.posargs,
     )  # fmt: skip
 
 

@@ -19,3 +19,30 @@ test-floors``); ``make test`` installs it and runs them all."""
 
 if importlib.util.find_spec("stable_baselines3") is None:  # an envs-only install
     collect_ignore = TRAIN_ONLY
+
+
+HEAVY_FIRST = (
+    "tests/test_batched_ratto_zakko.py::test_replayed_through_the_reference_game",
+    "tests/studies/test_ratcat_knock_playout.py",
+    "tests/test_batched_rat_a_tat_cat.py",
+    "tests/test_batched.py",
+    "tests/test_batched_ratto_zakko.py",
+    "tests/training/test_training_out.py",
+    "tests/robustness/test_sweep.py",
+)
+"""The tests that cost the most CPU time (node id prefixes, dearest first): collected first,
+so that pytest-xdist's workers start on them and end on the many short tests (one started
+last would leave the other cores idle while it runs)."""
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Put the :data:`HEAVY_FIRST` tests first (a stable sort: the order within each group and
+    of every other test is kept)."""
+
+    def rank(item) -> int:
+        for i, prefix in enumerate(HEAVY_FIRST):
+            if item.nodeid.startswith(prefix):
+                return i
+        return len(HEAVY_FIRST)
+
+    items.sort(key=rank)
