@@ -56,9 +56,11 @@ def play_logged(
     steps: int,
     seed: int,
     bots: dict[int, str] | None = None,
+    finished: int | None = None,
     **options: Any,
 ) -> Trace:
-    """``steps`` random legal steps of ``num_envs`` logged games (``bots``: seat -> name of
+    """``steps`` random legal steps of ``num_envs`` logged games (or, with ``finished``, as
+    many as it takes for that many games to end, at most ``steps``; ``bots``: seat -> name of
     a kernel bot playing that seat in every game)."""
     engine = engine_cls(num_envs, seed=seed, log_games=range(num_envs), **options)
     if bots:
@@ -70,11 +72,15 @@ def play_logged(
     trace = Trace(engine)
     batch = engine.reset()
     trace.keep(batch)
+    ended = 0
     for _ in range(steps):
         actions = picker.pick(batch.mask).copy()
         trace.actions.append(actions)
         batch = engine.step(actions)
         trace.keep(batch)
+        ended += int(batch.terminated.sum())
+        if finished is not None and ended >= finished:
+            break
     return trace
 
 

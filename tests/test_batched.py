@@ -34,9 +34,13 @@ def _label(options):
     return ",".join(f"{k}={v}" for k, v in options.items()) or "defaults"
 
 
-REPLAY_GAMES = 1000
-"""Games per batch in the replay proof."""
-REPLAY_STEPS = {"catz_ratz_batz": 150, "rat_a_tat_cat": 150}
+REPLAY_FINISHED = 1000
+"""Finished games the replay proof checks, each from its deal to its end, per option set."""
+REPLAY_GAMES = 100
+"""Games per batch in the replay proof: every game slot of the batch plays about ten games in
+a row (a large batch stopped at a fixed step would finish only its short games)."""
+REPLAY_MAX_STEPS = 5000
+"""Steps at most (the longest option set needs about 650)."""
 
 
 def test_every_game_has_a_batched_engine():
@@ -46,9 +50,13 @@ def test_every_game_has_a_batched_engine():
 
 @pytest.mark.parametrize(("spec", "options"), _cases(TURN_BASED))
 def test_replayed_through_the_reference_game(spec, options):
-    trace = play_logged(spec.batched(), REPLAY_GAMES, REPLAY_STEPS[spec.name], 7, **options)
+    """Played until :data:`REPLAY_FINISHED` games have ended (then stopped: the coverage
+    this proves), every step of every game of the batch, the unfinished last ones too."""
+    trace = play_logged(
+        spec.batched(), REPLAY_GAMES, REPLAY_MAX_STEPS, 7, finished=REPLAY_FINISHED, **options
+    )
     finished = replay_turn_based(trace)
-    assert finished >= 1000, f"only {finished} finished games were checked"
+    assert finished >= REPLAY_FINISHED, f"only {finished} finished games were checked"
 
 
 @pytest.mark.parametrize("spec", TURN_BASED, ids=[s.name for s in TURN_BASED])
