@@ -8,7 +8,11 @@ batched engines (``ratenvs/<game>/batched.py``) and the vector door
 game (from its ``OptionSpec``) with wrong types, out-of-range values, NaN and infinity,
 unknown option names, and random sequences of legal and refused actions, checked against
 a twin that only ever saw the legal ones. (Seeds and the order of calls:
-``test_lifecycle.py``.)
+``test_lifecycle.py``.) Then the doors that read data (issue 37): a recorded game with any
+field replaced, a record file of any text (deep, NaN, huge numbers), a training config of
+any shape as a dict and as YAML nested up to 60,000 deep, a dict of options at every
+constructor, and ``illegal_reward``: taken, or one clean ValueError/TypeError line, within
+a deadline, never another exception.
 
 The rules, as the docs state them (README, the env docstrings, ``ratenvs.common.aec``):
 
@@ -36,6 +40,7 @@ The rules, as the docs state them (README, the env docstrings, ``ratenvs.common.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import string
@@ -45,6 +50,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
+import yaml
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
@@ -1007,3 +1013,220 @@ def test_illegal_reward_is_a_finite_number(spec, value):
             env = make(value)
             held = env.illegal_reward if door == "gymnasium" else env._illegal_reward
             assert held == want and type(held) is float, door
+
+
+# ===================================================== files, configs, options dicts
+# Issue 37: every door that reads data - a record, a JSON or YAML file, a training config,
+# a dict of options - takes it or refuses it with one clean line (a ValueError or
+# TypeError we raise, its message one line), in bounded time, never another exception.
+CLEAN = (ValueError, TypeError)
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=10,
+)
+"""Any JSON value, small."""
+
+
+def files_sweep(examples: int) -> Any:
+    """A sweep of a reading door: ``examples`` cases, each within 5 s."""
+    return settings(
+        max_examples=examples,
+        deadline=5000,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+def clean_or_taken(call: Any, *args: Any) -> Any:
+    """``call(*args)``'s result, or None if it refused with one clean line."""
+    try:
+        return call(*args)
+    except CLEAN as err:
+        assert "\n" not in str(err) and str(err), repr(err)
+        return None
+
+
+_RECORDS: dict[str, dict] = {}
+
+
+def a_record(game: str) -> dict:
+    """A short recorded game of ``game`` (two seats, random bots, its chance log)."""
+    if game not in _RECORDS:
+        from ratenvs.common.record import record_bot_game
+
+        bot = GAMES[game].bots()["random"]
+        _RECORDS[game] = record_bot_game(game, [bot(), bot()], 1, record_chance=True, num_players=2)
+    return _RECORDS[game]
+
+
+@SPECS
+@files_sweep(40)
+@given(data=st.data())
+def test_a_record_of_any_shape_replays_or_is_one_clean_line(spec, data):
+    """A recorded game with any of its fields, options, actions or chance draws replaced by
+    any JSON value: replayed, or one clean line."""
+    import copy
+
+    from ratenvs.common.record import replay
+
+    record = copy.deepcopy(a_record(spec.name))
+    for _ in range(data.draw(st.integers(1, 3), label="changes")):
+        where = data.draw(st.sampled_from(["field", "option", "action", "draw"]), label="where")
+        if where == "field":
+            key = data.draw(st.sampled_from([*sorted(record), "extra"]), label="field")
+            record[key] = data.draw(JSON_VALUES, label="value")
+        elif where == "option" and isinstance(record.get("options"), dict):
+            key = data.draw(st.sampled_from([*sorted(record["options"]), "bogus"]), label="opt")
+            record["options"][key] = data.draw(JSON_VALUES, label="value")
+        elif where == "action" and isinstance(record.get("actions"), list) and record["actions"]:
+            i = data.draw(st.integers(0, len(record["actions"]) - 1), label="index")
+            record["actions"][i] = data.draw(st.integers(-3, 60) | JSON_VALUES, label="action")
+        elif where == "draw" and isinstance(record.get("chance"), list) and record["chance"]:
+            i = data.draw(st.integers(0, len(record["chance"]) - 1), label="index")
+            if isinstance(record["chance"][i], list) and len(record["chance"][i]) == 2:
+                value = data.draw(st.integers(-3, 60) | JSON_VALUES, label="outcome")
+                record["chance"][i][1] = value
+    clean_or_taken(replay, record)
+
+
+JSON_TEXT = st.one_of(
+    st.text(alphabet='[]{}",:0123456789.eE-+ \\ntrufalsN', max_size=60),
+    JSON_VALUES.map(json.dumps),
+    st.integers(1, 200_000).map(lambda n: "[" * n + "]" * n),
+    st.integers(1, 200_000).map(lambda n: '{"a":' * n + "1" + "}" * n),
+    st.sampled_from(["NaN", "[Infinity]", '{"seed": -Infinity}', "[1e999]", "9" * 5000, ""]),
+)
+"""Text a record or result file may hold: JSON, almost-JSON, deep, huge numbers."""
+
+
+@files_sweep(60)
+@given(text=JSON_TEXT)
+def test_a_record_file_of_any_text_is_read_or_one_clean_line(tmp_path_factory, text):
+    from ratenvs.common.record import load_record
+
+    path = tmp_path_factory.mktemp("record") / "r.json"
+    path.write_text(text, encoding="utf-8")
+    got = clean_or_taken(load_record, path)
+    assert got is None or isinstance(got, dict)
+
+
+def a_config(draw: Any) -> dict:
+    """A tiny Catz training config with some keys (top level or in a section) replaced by
+    any JSON value, a number near a bound, or an unknown key."""
+    from helpers import TINY_CATZ
+
+    config = json.loads(json.dumps(TINY_CATZ))
+    sections = {
+        "algorithm": ["n_steps", "batch_size", "n_epochs", "net_arch", "learning_rate", "gamma"],
+        "eval": ["every", "games", "final_games", "seed", "opponents"],
+        "selfplay": ["enabled", "bots", "snapshot_every", "max_snapshots", "snapshot_prob"],
+        "pretrain": ["games", "epochs", "batch_size", "teacher"],
+    }
+    values = st.one_of(
+        JSON_VALUES,
+        st.integers(-1, 2**64),
+        st.sampled_from([0, 1, 4096, 4097, 2**21, 2**21 + 1, 10**12 + 1, 1.5]),
+        st.lists(st.integers(-1, 10**10), max_size=20),  # a net_arch
+        st.sampled_from([float("nan"), float("inf")]),
+    )
+    for _ in range(draw(st.integers(1, 3), label="changes")):
+        section = draw(st.sampled_from([None, *sections]), label="section")
+        if section is None:
+            keys = ["n_envs", "timesteps", "seed", "vec_env", "opponents", "learner_seat", "x"]
+            config[draw(st.sampled_from(keys), label="key")] = draw(values, label="value")
+        else:
+            part = config.setdefault(section, {})
+            part[draw(st.sampled_from([*sections[section], "x"]), label="key")] = draw(values)
+    return config
+
+
+@files_sweep(60)
+@given(data=st.data())
+def test_a_config_of_any_shape_is_taken_or_one_clean_line(data):
+    """``training.config.config_from_dict``: a TrainConfig, or one ConfigError line (every
+    size bounded before anything is allocated)."""
+    from training.config import ConfigError, TrainConfig, config_from_dict
+
+    config = a_config(data.draw)
+    try:
+        got = config_from_dict(config)
+    except ConfigError as err:
+        assert "\n" not in str(err)
+        return
+    assert isinstance(got, TrainConfig)
+    assert len(got.algorithm.net_arch) <= 16 and max(got.algorithm.net_arch) <= 4096
+    assert got.n_envs * got.algorithm.n_steps <= 2**21
+
+
+@files_sweep(30)
+@given(data=st.data(), depth=st.integers(0, 60_000), style=st.sampled_from("[{-"))
+def test_a_config_file_of_any_shape_is_taken_or_one_clean_line(
+    tmp_path_factory, data, depth, style
+):
+    """The same configs as YAML files, with a value nested ``depth`` deep (flow lists, flow
+    mappings or block lists): read, or one ConfigError line (no RecursionError)."""
+    from training.config import ConfigError, load_config
+
+    config = a_config(data.draw)
+    text = yaml.safe_dump(config)
+    if style == "[":
+        text += "x_deep: " + "[" * depth + "]" * depth + "\n"
+    elif style == "{":
+        text += "x_deep: " + "{a: " * depth + "1" + "}" * depth + "\n"
+    else:
+        text += "x_deep:\n" + "- " * depth + "1\n"
+    path = tmp_path_factory.mktemp("config") / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:  # x_deep is no key: refused in any case
+        load_config(path)
+    assert "\n" not in str(err.value)
+    if depth > 15:
+        assert str(err.value).endswith("levels deep")
+
+
+@SPECS
+@files_sweep(15)
+@given(data=st.data())
+def test_an_options_dict_of_any_shape_is_taken_or_one_clean_line(spec, data):
+    """Every constructor of the game with a dict of its options (any subset, any values,
+    now and then an unknown name): built, or one clean ValueError/TypeError line, alike at
+    every door (the reference doors at least: a batched engine may refuse more)."""
+    options = spec.load().raw_env.game_class.options
+    names = data.draw(st.lists(st.sampled_from(list(options)), unique=True, max_size=3))
+    given_options = {
+        name: data.draw(
+            st.one_of(
+                st.just(options[name].default),
+                JSON_VALUES,
+                st.integers(-3, 12),
+                st.sampled_from([float("nan"), True, np.int64(2), 2.0]),
+            ),
+            label=name,
+        )
+        for name in names
+    }
+    if data.draw(st.booleans(), label="unknown name"):
+        given_options["bogus_option"] = 1
+    refused = {}
+    for door, make in constructors(spec.name):
+        try:
+            env = make(**given_options)
+        except CLEAN as err:
+            assert "\n" not in str(err) and str(err), (door, repr(err))
+            refused[door] = str(err)
+            continue
+        if hasattr(env, "close"):
+            env.close()
+    if "raw_env" in refused:  # one OptionSpec: every door refuses it alike
+        assert set(refused) == {door for door, _ in constructors(spec.name)}
+        for door, message in refused.items():  # gymnasium.make adds where the env was made
+            assert message.startswith(refused["raw_env"]), door
+    else:  # a batched engine may refuse more (what it cannot hold), the others nothing
+        assert set(refused) <= {"engine", "vector"}, refused
