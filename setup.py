@@ -3,7 +3,9 @@ package index's description (every other setting is in pyproject.toml).
 
 The shipped agents stay in the repository's ``checkpoints/<game>/`` folder and are
 installed as the package ``ratenvs._checkpoints`` (``ratenvs._checkpoints.<game>``: their
-``.pt`` weights and ``.json`` cards; the learning-curve pictures stay out of the wheel).
+``.json`` cards and the ``.safetensors`` weights the cards name; the optimizer states,
+``*.optimizer.safetensors``, which only resuming training reads, and the learning-curve
+pictures stay out of the wheel).
 :mod:`ratenvs.agents` reads them from there, or from ``checkpoints/`` in a source checkout.
 
 The description on a package index is README.md with its pictures, which are files of
@@ -47,8 +49,9 @@ if __name__ == "__main__":  # the build backend runs this file as __main__
         package_dir={SHIPPED: FOLDER},
         package_data={
             "ratenvs": ["RULES.md"],  # the rules page (ratenvs.rulebook, `ratenvs rules`)
-            **{f"{SHIPPED}.{game}": ["*.pt", "*.json"] for game in GAMES},
+            **{f"{SHIPPED}.{game}": ["*.safetensors", "*.json"] for game in GAMES},
         },
+        exclude_package_data={f"{SHIPPED}.{game}": ["*.optimizer.safetensors"] for game in GAMES},
         long_description=index_readme((ROOT / "README.md").read_text(encoding="utf-8")),
         long_description_content_type="text/markdown",
     )

@@ -1,17 +1,18 @@
 """Checkpoints for training: saving, and the sb3-contrib policy of a loaded checkpoint.
 
-The format and the safe loading side (the card, the SHA-256, the weights-only
-``torch.load``, the shape and finiteness checks, :class:`PolicySpec`, :class:`PolicyBot`)
-are the library's :mod:`ratenvs.agents.checkpoint`, re-exported here for training's
-importers. What is training's own: :func:`save_checkpoint` and :func:`write_card`, the
-sb3-contrib policy of an architecture (:func:`build_policy`, :func:`policy_class`,
-:func:`policy_kwargs`, :meth:`Checkpoint.policy`) and widening a policy for appended
-observation entries (:func:`appended_options`, :func:`widen_inputs`).
+The format and the safe loading side (the card, the SHA-256, the safetensors header and
+shape checks, finiteness, :class:`PolicySpec`, :class:`PolicyBot`) are the library's
+:mod:`ratenvs.agents.checkpoint`, re-exported here for training's importers; training's
+:func:`load_checkpoint` gives the states as torch tensors, the optimizer's included.
+So is the writing side, :func:`save_checkpoint` (a checkpoint written as one unit: the
+content-addressed weights first, the card last) and :func:`write_card`. What is
+training's own: the sb3-contrib policy of an architecture (:func:`build_policy`,
+:func:`policy_class`, :func:`policy_kwargs`, :meth:`Checkpoint.policy`) and widening a
+policy for appended observation entries (:func:`appended_options`, :func:`widen_inputs`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,11 +35,16 @@ from ratenvs.agents.checkpoint import (
     card_path,
     check_finite,
     check_shapes,
+    checkpoint_base,
+    is_checkpoint,
     load_card,
+    owned_files,
+    remove_stale_temporaries,
+    save_checkpoint,
     sha256_file,
     weights_path,
+    write_card,
 )
-from training.atomic import atomic_write, atomic_write_text
 
 __all__ = [
     "ACTIVATIONS",
@@ -58,10 +64,14 @@ __all__ = [
     "card_path",
     "check_finite",
     "check_shapes",
+    "checkpoint_base",
+    "is_checkpoint",
     "load_card",
     "load_checkpoint",
+    "owned_files",
     "policy_class",
     "policy_kwargs",
+    "remove_stale_temporaries",
     "save_checkpoint",
     "sha256_file",
     "weights_path",
@@ -138,46 +148,23 @@ def widen_inputs(state: Mapping[str, Any], extra: int) -> dict[str, Any]:
     return out
 
 
-# ---------------------------------------------------------------- saving
-def save_checkpoint(
-    path: str | Path,
-    policy_state: Mapping[str, Any],
-    card: Mapping[str, Any],
-    optimizer_state: Mapping[str, Any] | None = None,
-) -> Path:
-    """Write ``<path>.pt`` and its card ``<path>.json``; return the weights path.
-
-    ``card`` must hold at least ``game``, ``env_options`` and ``policy`` (a
-    :class:`PolicySpec` dict); the format and the SHA-256 are added here.
-    """
+def _to_torch_tree(node: Any) -> Any:
     import torch
 
-    wpath = weights_path(path)
-    wpath.parent.mkdir(parents=True, exist_ok=True)
-    payload: dict[str, Any] = {"policy": {k: v.detach().cpu() for k, v in policy_state.items()}}
-    if optimizer_state is not None:
-        payload["optimizer"] = optimizer_state
-    atomic_write(wpath, lambda fh: torch.save(payload, fh))
-    full = {"format": CHECKPOINT_FORMAT, **card}
-    full["weights_file"] = wpath.name
-    full["weights_sha256"] = sha256_file(wpath)
-    for key in REQUIRED_CARD_KEYS:
-        if key not in full:
-            raise ValueError(f"checkpoint card needs {key!r}")
-    write_card(wpath, full)
-    return wpath
-
-
-def write_card(path: str | Path, card: Mapping[str, Any]) -> Path:
-    """(Re)write the JSON card of a checkpoint (e.g. to add evaluation results)."""
-    cpath = card_path(path)
-    atomic_write_text(cpath, json.dumps(card, indent=2, sort_keys=False) + "\n")
-    return cpath
+    if isinstance(node, np.ndarray):
+        return torch.tensor(np.array(node))
+    if isinstance(node, Mapping):
+        return {k: _to_torch_tree(v) for k, v in node.items()}
+    if isinstance(node, tuple):
+        return tuple(_to_torch_tree(v) for v in node)
+    if isinstance(node, list):
+        return [_to_torch_tree(v) for v in node]
+    return node
 
 
 class Checkpoint(_library.Checkpoint):
-    """A loaded checkpoint (:class:`ratenvs.agents.checkpoint.Checkpoint`) that can also
-    rebuild its sb3-contrib policy."""
+    """A loaded checkpoint (:class:`ratenvs.agents.checkpoint.Checkpoint`) whose policy
+    (and optimizer) state are torch tensors, that can also rebuild its sb3-contrib policy."""
 
     def policy(self) -> Any:
         """The policy as an sb3-contrib ``MaskableActorCriticPolicy`` (torch module)."""
@@ -193,9 +180,19 @@ def load_checkpoint(
     observation_size: int | None = None,
     any_version: bool = False,
 ) -> Checkpoint:
-    """:func:`ratenvs.agents.checkpoint.load_checkpoint` (the safe load, every check),
-    as a training :class:`Checkpoint`."""
+    """:func:`ratenvs.agents.checkpoint.load_checkpoint` (the safe load, every check, the
+    optimizer state included), as a training :class:`Checkpoint` of torch tensors."""
     ckpt = _library.load_checkpoint(
-        path, game=game, observation_size=observation_size, any_version=any_version
+        path,
+        game=game,
+        observation_size=observation_size,
+        any_version=any_version,
+        optimizer=True,
     )
-    return Checkpoint(ckpt.path, ckpt.card, ckpt.spec, ckpt.policy_state, ckpt.optimizer_state)
+    return Checkpoint(
+        ckpt.path,
+        ckpt.card,
+        ckpt.spec,
+        _to_torch_tree(ckpt.policy_state),
+        None if ckpt.optimizer_state is None else _to_torch_tree(ckpt.optimizer_state),
+    )

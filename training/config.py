@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 import yaml
 
+from ratenvs.agents.checkpoint import is_checkpoint
 from ratenvs.common.safe_load import LoadError, MissingFileError, read_regular_file, yaml_loader
 
 
@@ -458,7 +459,7 @@ def _check_values(cfg: TrainConfig) -> None:
             raise ConfigError(
                 f"pretrain.teacher_base: the teacher {teacher!r} takes no base policy"
             )
-        if not Path(base).with_suffix(".pt").is_file():
+        if not is_checkpoint(base):
             raise ConfigError(f"pretrain.teacher_base: no checkpoint at {base}")
     if not 0.0 < cfg.pretrain.learning_rate <= 1.0:
         raise ConfigError(
@@ -511,8 +512,8 @@ def _check_eval_opponents(cfg: TrainConfig, spec: Any) -> None:
     bots = spec.bots()
     for name in cfg.eval.opponents or ():
         bot = name
-        if name.endswith((".pt", ".json")) or Path(name).with_suffix(".pt").is_file():
-            if not Path(name).with_suffix(".pt").is_file():  # a checkpoint as an opponent
+        if name.endswith((".pt", ".json")) or is_checkpoint(name):
+            if not is_checkpoint(name):  # a checkpoint as an opponent
                 raise ConfigError(f"eval.opponents: no checkpoint at {name}")
             continue
         if ":" in name:

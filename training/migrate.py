@@ -1,4 +1,4 @@
-"""Carry a checkpoint over to a newer env version of its game.
+"""Carry a checkpoint over to a newer env version of its game, or to the current format.
 
 A new env version may add observation entries (a game's steps are its
 ``GameHooks.migrations``). A policy trained on the old version is
@@ -10,7 +10,17 @@ shapes); the card records where the checkpoint came from and keeps the old versi
 evaluations under ``migrated_from`` (they were measured on the old rules: evaluate
 again, e.g. with ``python -m training.ship``).
 
-    python -m training.migrate OLD.pt NEW.pt
+A checkpoint of the older format (weights in a torch ``.pt`` file, card format
+``ratenvs-checkpoint/1``) is rewritten in the current one (weights in safetensors, read
+without torch; see :mod:`ratenvs.agents.checkpoint`): the same weights and optimizer
+state, the card's figures kept (they were measured on these very weights), the old file
+recorded under ``converted_from``. Both at once when both apply. ``--in-place`` rewrites
+each checkpoint under its own name (the old ``.pt`` is deleted once the new card is in
+place: a kill meanwhile leaves the old checkpoint whole); this converted the shipped
+agents::
+
+    python -m training.migrate OLD.pt NEW
+    python -m training.migrate --in-place checkpoints/*/*.json
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ratenvs.agents.checkpoint import card_version
+from ratenvs.agents.checkpoint import LEGACY_FORMAT, card_version, legacy_weights_path
 from training.checkpoint import (
     CheckpointError,
     PolicySpec,
@@ -45,16 +55,27 @@ def insert_inputs(state: Mapping[str, Any], at: int, count: int) -> dict[str, An
 
 
 def migrate(source: str | Path, dest: str | Path) -> Path:
-    """Migrate checkpoint ``source`` to the current env version of its game, written to
-    ``dest`` (weights and card, each atomically); return the new weights path."""
+    """Migrate checkpoint ``source`` to the current env version of its game and the
+    current format, written to ``dest`` as one unit (``dest`` may be ``source``: in
+    place); return the new card's path."""
     from ratenvs.games import GAMES
 
     ckpt = load_checkpoint(source, any_version=True)
     spec_game = GAMES[ckpt.game]
     have, want = card_version(ckpt.card) or 0, spec_game.version
+    legacy = ckpt.card["format"] == LEGACY_FORMAT
+    if have == want and legacy:
+        card = dict(ckpt.card)
+        card["converted_from"] = {
+            "format": LEGACY_FORMAT,
+            "weights_file": legacy_weights_path(ckpt.path).name,
+            "weights_sha256": ckpt.card["weights_sha256"],
+        }
+        return save_checkpoint(dest, ckpt.policy_state, card, ckpt.optimizer_state)
     if have == want:
         raise CheckpointError(
-            f"{ckpt.path} is already for {spec_game.gymnasium_id}: nothing to migrate"
+            f"{ckpt.path} is already for {spec_game.gymnasium_id} in the current format: "
+            "nothing to migrate"
         )
     if have > want:
         raise CheckpointError(
@@ -120,19 +141,34 @@ def build_parser() -> argparse.ArgumentParser:
         description="Migrate a checkpoint to the current env version of its game (new "
         "observation entries get zero weights: the policy is unchanged until trained on).",
     )
-    parser.add_argument("source", help="checkpoint of an older env version (x.pt or x.json)")
-    parser.add_argument("dest", help="where to write the migrated checkpoint (x.pt)")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="SOURCE DEST: a checkpoint of an older env version or format (x.json or x.pt) "
+        "and where to write it (x); with --in-place, the checkpoints to rewrite",
+    )
+    parser.add_argument(
+        "--in-place",
+        action="store_true",
+        help="rewrite each checkpoint given under its own name",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        path = migrate(args.source, args.dest)
-    except CheckpointError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {path}")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.in_place and len(args.paths) != 2:
+        parser.error(f"give SOURCE DEST (or --in-place PATH...), got {len(args.paths)} paths")
+    pairs = [(p, p) for p in args.paths] if args.in_place else [tuple(args.paths)]
+    for source, dest in pairs:
+        try:
+            path = migrate(source, dest)
+        except CheckpointError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {path}")
     return 0
 
 

@@ -28,8 +28,7 @@ from typing import Any
 from ratenvs.common.arguments import SEED, ArgumentParser, UsageError, int_in, output_file, report
 from ratenvs.evaluation import check_policy_fits, parse_env_overrides
 from ratenvs.games import GAMES
-from training.atomic import atomic_copy
-from training.checkpoint import card_path, load_checkpoint, weights_path, write_card
+from training.checkpoint import card_path, load_checkpoint, save_checkpoint, weights_path
 from training.evaluate import MAX_GAMES, checkpoint_env, evaluate_agent, make_opponents
 from training.plots import plot_run
 
@@ -59,11 +58,12 @@ def ship(
     them."""
     ckpt = load_checkpoint(source)
     env = checkpoint_env(ckpt)
-    src_w = weights_path(source)
-    dst_w = weights_path(dest)
+    src_w = card_path(source)  # a checkpoint is named by its card
+    dst_w = card_path(dest)
     if dst_w.resolve() == src_w.resolve():
         raise UsageError(f"dest {dest}: is the source checkpoint itself; ship to another name")
-    for target in (dst_w, card_path(dest), dst_w.with_name(dst_w.stem + "_curve.png")):
+    legacy = dst_w.with_suffix(".pt")  # an older-format agent there is replaced
+    for target in (dst_w, legacy, dst_w.with_name(dst_w.stem + "_curve.png")):
         output_file("dest", target)
     seats = env.num_players - 1
     for names in opponent_sets:
@@ -90,7 +90,6 @@ def ship(
     # the evaluations first: an agent already at dest stays whole (its weights and card)
     # until every figure of the new one is in hand, and an interrupted ship writes nothing
     card = dict(ckpt.card)
-    card["weights_file"] = dst_w.name
     card["shipped_from"] = str(src_w)
     evaluations = {}
     for names, changed in zip(opponent_sets, overrides):
@@ -109,9 +108,9 @@ def ship(
     if (run_dir / "progress.csv").is_file():
         plot_run(run_dir, curve, title=f"{ckpt.game}: {dst_w.stem}")
         card["learning_curve"] = curve.name
-    atomic_copy(src_w, dst_w)  # then the pair, each file renamed into place
-    write_card(dst_w, card)
-    load_checkpoint(dst_w, game=ckpt.game)  # the shipped pair verifies
+    # then the checkpoint as one unit: its weights under new names, the card last
+    save_checkpoint(dst_w, ckpt.policy_state, card, ckpt.optimizer_state)
+    load_checkpoint(dst_w, game=ckpt.game)  # the shipped checkpoint verifies
     return card
 
 

@@ -61,8 +61,10 @@ from training.checkpoint import (
     CheckpointError,
     PolicySpec,
     appended_options,
+    is_checkpoint,
     load_card,
     load_checkpoint,
+    owned_files,
     policy_class,
     policy_kwargs,
     save_checkpoint,
@@ -363,7 +365,7 @@ RUN_OUTPUTS = (
     "config.yaml",
     "progress.csv",
     "eval.csv",
-    "best.pt",
+    "best.pt",  # the older checkpoint format's weights
     "best.json",
     "final.pt",
     "final.json",
@@ -455,6 +457,8 @@ def _prepare_out(out: Path, resume: str | Path | None, overwrite: bool | None) -
             "an earlier run's files, --resume CKPT to continue a run, or pick another --out"
         )
     removed = [name for name in RUN_OUTPUTS if (out / name).is_file()]
+    for name in ("best", "final"):  # the weights files their cards named
+        removed += [p.name for p in owned_files(out / name) if p.name not in removed]
     for name in removed:
         (out / name).unlink()
     if removed:
@@ -741,8 +745,8 @@ def _previous_best(cfg: TrainConfig, out: Path) -> float:
     """The periodic figure of the ``best.pt`` a resumed run finds in ``out``, when it was
     measured as this run measures (game, env options, eval opponents, games, seed and
     metric); else -inf, and the run's first evaluation replaces it (said on stderr)."""
-    path = out / "best.pt"
-    if not path.is_file():
+    path = out / "best.json"
+    if not is_checkpoint(path):
         return -np.inf
     try:
         card = load_card(path)
@@ -790,7 +794,7 @@ def _check_eval_checkpoints(cfg: TrainConfig, observation_size: int) -> None:
     from training.evaluate import resolve_agent
 
     for name in eval_opponents(cfg) or ():
-        if name.endswith((".pt", ".json")) or Path(name).with_suffix(".pt").is_file():
+        if name.endswith((".pt", ".json")) or is_checkpoint(name):
             try:
                 size = resolve_agent(name, cfg.game).checkpoint.spec.observation_size
             except ValueError as exc:
@@ -836,8 +840,8 @@ def _final_evaluations(
         cfg.eval.final_seed,
     )
     _update_card(final, evaluation=final_eval)
-    best_path = out / "best.pt"
-    if best_path.is_file():
+    best_path = out / "best.json"
+    if is_checkpoint(best_path):
         best_card = load_card(best_path)
         best = load_checkpoint(best_path)
         best_card["evaluation"] = {

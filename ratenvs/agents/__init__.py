@@ -1,19 +1,23 @@
 """Shipped agents and checkpoints, loaded safely as Bots.
 
 ``ratenvs.agents.load("rat_a_tat_cat_2p")`` is a shipped agent by name (or
-``"agent:rat_a_tat_cat_2p"``, as the command lines write it), ``load("path/to/x.pt")``
-any checkpoint; either is a :class:`~ratenvs.agents.checkpoint.PolicyBot` (a greedy
-:class:`~ratenvs.common.bots.Bot`) for the game and env options of its card.
+``"agent:rat_a_tat_cat_2p"``, as the command lines write it), ``load("path/to/x.json")``
+(or ``x``, or ``x.pt``) any checkpoint; either is a
+:class:`~ratenvs.agents.checkpoint.PolicyBot` (a greedy :class:`~ratenvs.common.bots.Bot`)
+for the game and env options of its card.
 :func:`available` lists the shipped agents (name, game, env options and the headline
 evaluation of their cards) without reading any weights.
 
-Reading weights needs torch: ``pip install "ratenvs[agents]"``. Every load is the safe
-one of :mod:`ratenvs.agents.checkpoint`: the card checked, the SHA-256 of the weights
-compared with it, ``torch.load(weights_only=True)``, the shapes compared with the card's
-architecture before any network is built, NaN and infinities refused, and the card's env
-options checked against the policy's observation and action sizes.
+Reading weights needs safetensors, not torch: ``pip install "ratenvs[agents]"`` (the
+forward pass is NumPy). Every load is the safe one of :mod:`ratenvs.agents.checkpoint`:
+the card checked, the SHA-256 of the weights compared with it, the safetensors header's
+names, dtypes and shapes compared with the card's architecture before any array is
+built, NaN and infinities refused, and the card's env options checked against the
+policy's observation and action sizes. Checkpoints of the older ``.pt`` format load
+where torch is installed.
 
-The shipped checkpoints are the repository's ``checkpoints/<game>/<name>.pt`` + ``.json``,
+The shipped checkpoints are the repository's ``checkpoints/<game>/<name>.json`` cards and
+the ``<name>.<digest>.safetensors`` weights they name,
 installed as the package data ``ratenvs._checkpoints`` (a wheel); a source checkout (an
 editable install, or the repository on ``sys.path``) reads them from ``checkpoints/``.
 """
@@ -32,6 +36,7 @@ from ratenvs.agents.checkpoint import (
     MissingExtraError,
     PolicyBot,
     PolicySpec,
+    card_path,
     checkpoint_env,
     load_card,
     load_checkpoint,
@@ -72,7 +77,7 @@ class AgentInfo:
     env_options: dict[str, Any]
     """The env options it was trained for (and plays with)."""
     path: Path
-    """Its weights file."""
+    """Its weights file (the one its card names)."""
     evaluation: dict[str, Any] | None = None
     """The headline evaluation of its card (games, win rate and mean reward with 95%
     intervals, opponents, ...), or None."""
@@ -98,7 +103,7 @@ class AgentInfo:
 
 
 def shipped_folder() -> Path | None:
-    """The folder of the shipped checkpoints (``<game>/<name>.pt`` + ``.json``): the
+    """The folder of the shipped checkpoints (``<game>/<name>.json`` and their weights): the
     installed package data, else a source checkout's ``checkpoints/``; None if neither."""
     try:
         spec = importlib.util.find_spec(SHIPPED_PACKAGE)
@@ -132,7 +137,7 @@ def available() -> list[AgentInfo]:
                 name=name,
                 game=card["game"],
                 env_options=dict(card["env_options"]),
-                path=weights_path(card_file),
+                path=weights_path(card_file, card),
                 evaluation=card.get("evaluation") or None,
                 evaluations=dict(evaluations) if isinstance(evaluations, dict) else {},
             )
@@ -141,7 +146,7 @@ def available() -> list[AgentInfo]:
 
 
 def agent_path(name: str) -> Path:
-    """The weights file of the shipped agent ``name`` (``NAME`` or ``agent:NAME``); an
+    """The card of the shipped agent ``name`` (``NAME`` or ``agent:NAME``); an
     unknown name is a CheckpointError listing the shipped agents."""
     key = name.removeprefix(AGENT_PREFIX)
     cards = _cards()
@@ -149,23 +154,24 @@ def agent_path(name: str) -> Path:
         known = ", ".join(cards) if cards else "none (no shipped checkpoints in this install)"
         raise CheckpointError(
             f"unknown agent {name!r}; the shipped agents are: {known} (or give a checkpoint "
-            "path, x.pt)"
+            "path, x.json)"
         )
-    return weights_path(cards[key])
+    return cards[key]
 
 
 def is_checkpoint_path(name: str | Path) -> bool:
-    """``name`` names a checkpoint file (``x.pt``, ``x.json``, a path, or the bare name of
-    an existing file ``x`` / ``x.pt``) rather than a shipped agent or a bot (a folder
-    named like a bot is no checkpoint: ``heuristic/`` in the working folder leaves the
-    bot ``heuristic`` as it is)."""
+    """``name`` names a checkpoint (``x.json``, ``x.pt``, ``x.safetensors``, a path, or the
+    bare name ``x`` of an existing checkpoint or file) rather than a shipped agent or a
+    bot (a folder named like a bot is no checkpoint: ``heuristic/`` in the working folder
+    leaves the bot ``heuristic`` as it is)."""
     if isinstance(name, Path):
         return True
     path = Path(name)
     return (
-        path.suffix in (".pt", ".json")
+        path.suffix in (".pt", ".json", ".safetensors")
         or "/" in name
         or path.is_file()
+        or card_path(path).is_file()
         or path.with_suffix(".pt").is_file()
     )
 

@@ -1,6 +1,6 @@
 """ratenvs.agents: the shipped agents by name, checkpoints by path, loaded safely as Bots
-without stable-baselines3 (the shapes come from the card alone), and torch only when
-weights are read."""
+without stable-baselines3 (the shapes come from the card alone) and without torch (the
+weights are safetensors read with NumPy; only the older ``.pt`` format needs torch)."""
 
 from __future__ import annotations
 
@@ -15,13 +15,14 @@ import pytest
 
 from ratenvs import agents
 from ratenvs.agents.checkpoint import (
-    CHECKPOINT_FORMAT,
+    LEGACY_FORMAT,
     CheckpointError,
     MissingExtraError,
     PolicyBot,
     PolicySpec,
     load_card,
     load_checkpoint,
+    save_checkpoint,
 )
 from ratenvs.games import GAMES
 
@@ -32,38 +33,61 @@ TWO_PLAYER = json.loads((ROOT / "checkpoints/rat_a_tat_cat/rat_a_tat_cat_2p.json
 CATZ_1P = PolicySpec(12, 4, (8, 8), "tanh")  # Catz, Ratz and Batz, one player: 8 + 4 n
 
 
+def random_state(spec: PolicySpec, seed: int = 0) -> dict[str, np.ndarray]:
+    """Random float32 weights of ``spec``'s shapes."""
+    rng = np.random.default_rng(seed)
+    return {
+        k: rng.standard_normal(shape).astype(np.float32)
+        for k, shape in spec.expected_shapes().items()
+    }
+
+
 def write_checkpoint(path: Path, spec: PolicySpec, state=None, **card) -> Path:
-    """A checkpoint written as training writes one (torch.save + card), with no SB3."""
-    torch = pytest.importorskip("torch")
-    if state is None:
-        gen = torch.Generator().manual_seed(0)
-        state = {
-            k: torch.randn(shape, generator=gen) for k, shape in spec.expected_shapes().items()
-        }
-    pt = path.with_suffix(".pt")
-    torch.save({"policy": state}, pt)
+    """A checkpoint written as training writes one (``save_checkpoint``: safetensors +
+    card), with no SB3 and no torch; returns its card."""
     full = {
-        "format": CHECKPOINT_FORMAT,
+        "game": "catz_ratz_batz",
+        "env_options": {"num_players": 1, "turns": 1},
+        "policy": spec.to_dict(),
+        **card,
+    }
+    return save_checkpoint(path, random_state(spec) if state is None else state, full)
+
+
+def write_legacy_checkpoint(path: Path, spec: PolicySpec, state=None) -> Path:
+    """A checkpoint of the older format (torch.save ``<name>.pt`` + a format-1 card), as
+    ratenvs 0.2.0 wrote them; returns its ``.pt``."""
+    torch = pytest.importorskip("torch")
+    state = random_state(spec) if state is None else state
+    pt = path.with_suffix(".pt")
+    torch.save({"policy": {k: torch.from_numpy(v) for k, v in state.items()}}, pt)
+    full = {
+        "format": LEGACY_FORMAT,
         "game": "catz_ratz_batz",
         "env_options": {"num_players": 1, "turns": 1},
         "policy": spec.to_dict(),
         "weights_sha256": hashlib.sha256(pt.read_bytes()).hexdigest(),
-        **card,
     }
     pt.with_suffix(".json").write_text(json.dumps(full))
     return pt
 
 
-def test_available_lists_every_shipped_card_without_reading_weights(monkeypatch):
-    monkeypatch.setitem(sys.modules, "torch", None)  # no torch: cards only
+@pytest.fixture
+def no_torch(monkeypatch):
+    """torch cannot be imported (``import torch`` is a ModuleNotFoundError)."""
+    monkeypatch.setitem(sys.modules, "torch", None)
+
+
+def test_available_lists_every_shipped_card_without_reading_weights(no_torch):
     shipped = agents.available()
     assert [a.name for a in shipped] == SHIPPED
     for info in shipped:
-        card = json.loads(info.path.with_suffix(".json").read_text())
+        card = json.loads(info.path.with_name(f"{info.name}.json").read_text())
         assert info.game == card["game"] in GAMES
         assert info.env_options == card["env_options"]
         assert info.evaluation == card["evaluation"]
-        assert info.path.is_file() and info.path.suffix == ".pt"
+        assert info.path.is_file() and info.path.name == card["weights_file"]
+        assert info.path.suffix == ".safetensors"
         assert info.name in info.summary() and info.game in info.summary()
     by_name = {a.name: a for a in shipped}
     assert by_name["rat_a_tat_cat_2p"].env_options == TWO_PLAYER["env_options"]
@@ -85,11 +109,13 @@ def test_a_source_checkout_reads_the_repository_checkpoints():
     assert agents.shipped_folder() == ROOT / "checkpoints"
 
 
-def test_load_by_name_prefix_and_path_is_the_same_greedy_bot():
-    pytest.importorskip("torch")
+def test_load_by_name_prefix_and_path_is_the_same_greedy_bot(no_torch):
     by_name = agents.load("rat_a_tat_cat_2p")
     by_prefix = agents.load("agent:rat_a_tat_cat_2p")
-    by_path = agents.load(ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_2p.pt")
+    base = ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_2p"
+    by_path = agents.load(base.with_suffix(".json"))
+    for other in (base, base.with_suffix(".pt"), str(base) + ".json"):  # the same checkpoint
+        assert agents.load(other).name == "rat_a_tat_cat_2p"
     assert isinstance(by_name, PolicyBot) and by_name.name == "rat_a_tat_cat_2p"
     assert by_name.game == "rat_a_tat_cat"
     assert by_name.env_options == TWO_PLAYER["env_options"]
@@ -117,26 +143,51 @@ def test_load_refuses_an_agent_of_another_game():
         agents.load("rat_a_tat_cat_2p", game="ratto_zakko")
 
 
-def test_without_torch_loading_weights_names_the_extra(monkeypatch, tmp_path):
+def test_without_safetensors_loading_weights_names_the_extra(monkeypatch, tmp_path):
     path = write_checkpoint(tmp_path / "agent", CATZ_1P)
-    monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ModuleNotFoundError
-    assert load_card(path)["game"] == "catz_ratz_batz"  # cards need no torch
+    monkeypatch.setitem(sys.modules, "safetensors", None)  # import -> ModuleNotFoundError
+    monkeypatch.setitem(sys.modules, "safetensors.numpy", None)
+    assert load_card(path)["game"] == "catz_ratz_batz"  # cards need nothing
     with pytest.raises(MissingExtraError, match=r'pip install "ratenvs\[agents\]"'):
         load_checkpoint(path)
 
 
-def test_without_torch_a_shipped_agent_names_the_extra(monkeypatch, capsys):
+def test_without_torch_the_shipped_agents_load_and_evaluate(no_torch, capsys):
     from ratenvs import cli
 
+    for name in SHIPPED:
+        assert agents.load(name).name == name
+    argv = ["evaluate", "agent:rat_a_tat_cat_2p", "--opponents", "random", "--games", "1"]
+    assert cli.main(argv) == 0
+    assert "win rate" in capsys.readouterr().out
+
+
+def test_an_older_pt_checkpoint_loads_with_torch_and_names_torch_without(tmp_path, monkeypatch):
+    state = random_state(CATZ_1P, seed=4)
+    old = write_legacy_checkpoint(tmp_path / "old", CATZ_1P, state)
+    new = write_checkpoint(tmp_path / "new", CATZ_1P, state)
+    obs = np.random.default_rng(1).standard_normal((5, 12)).astype(np.float32)
+    np.testing.assert_array_equal(agents.load(old).logits(obs), agents.load(new).logits(obs))
+    assert agents.load(old.with_suffix(".json")).name == "old"  # by its card too
     monkeypatch.setitem(sys.modules, "torch", None)
-    with pytest.raises(ModuleNotFoundError, match=r'pip install "ratenvs\[agents\]"'):
-        agents.load("rat_a_tat_cat_2p")  # an ImportError, as callers expect
-    assert cli.main(["evaluate", "agent:rat_a_tat_cat_2p", "--games", "1"]) == 2
-    (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line == (
-        "error: reading checkpoint weights needs torch, which is not installed: "
-        'pip install "ratenvs[agents]"'
-    )
+    with pytest.raises(MissingExtraError, match=r"older format .* training.migrate --in-place"):
+        agents.load(old)
+    np.testing.assert_array_equal(agents.load(new).logits(obs), agents.load(new).logits(obs))
+
+
+def test_an_older_pt_checkpoint_with_complex_or_integer_weights_is_refused(tmp_path):
+    torch = pytest.importorskip("torch")
+    state = random_state(CATZ_1P)
+    for dtype, said in ((torch.complex64, "complex64"), (torch.int32, "int32")):
+        tensors = {k: torch.from_numpy(v) for k, v in state.items()}
+        tensors["action_net.bias"] = tensors["action_net.bias"].to(dtype)
+        pt = write_legacy_checkpoint(tmp_path / "bad", CATZ_1P)
+        torch.save({"policy": tensors}, pt)
+        card = json.loads(pt.with_suffix(".json").read_text())
+        card["weights_sha256"] = hashlib.sha256(pt.read_bytes()).hexdigest()
+        pt.with_suffix(".json").write_text(json.dumps(card))
+        with pytest.raises(CheckpointError, match=rf"action_net.bias has dtype torch.{said}"):
+            agents.load(pt)
 
 
 def test_expected_shapes_follow_the_card():
@@ -172,7 +223,7 @@ def no_sb3(monkeypatch):
         monkeypatch.setitem(sys.modules, name, None)
 
 
-def test_a_checkpoint_loads_and_plays_without_sb3(tmp_path, no_sb3):
+def test_a_checkpoint_loads_and_plays_without_sb3_or_torch(tmp_path, no_sb3, no_torch):
     path = write_checkpoint(tmp_path / "agent", CATZ_1P)
     bot = agents.load(path)
     assert bot.game == "catz_ratz_batz" and bot.spec == CATZ_1P
@@ -182,10 +233,14 @@ def test_a_checkpoint_loads_and_plays_without_sb3(tmp_path, no_sb3):
     assert result["games"] == 3 and "ratio_to_optimal" in result
 
 
-def test_shapes_that_differ_from_the_card_are_refused_before_any_network(tmp_path, no_sb3):
-    torch = pytest.importorskip("torch")
-    state = {k: torch.zeros(shape) for k, shape in CATZ_1P.expected_shapes().items()}
-    state["mlp_extractor.value_net.0.weight"] = torch.zeros(12, 8)  # the same count, transposed
+def test_shapes_that_differ_from_the_card_are_refused_before_any_array(
+    tmp_path, no_sb3, monkeypatch
+):
+    import safetensors.numpy
+
+    state = {k: np.zeros(shape, np.float32) for k, shape in CATZ_1P.expected_shapes().items()}
+    state["mlp_extractor.value_net.0.weight"] = np.zeros((12, 8), np.float32)  # transposed
+    monkeypatch.setattr(safetensors.numpy, "load", None)  # building an array would fail
     path = write_checkpoint(tmp_path / "agent", CATZ_1P, state)
     with pytest.raises(
         CheckpointError, match=r"value_net\.0\.weight has shape \(12, 8\), .*\(8, 12\)"
@@ -199,24 +254,26 @@ def test_shapes_that_differ_from_the_card_are_refused_before_any_network(tmp_pat
 
 @pytest.fixture
 def shipped_copy(tmp_path):
-    """A copy of the shipped 2-player Rat-a-Tat Cat agent to break."""
-    source = ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_2p"
-    for suffix in (".pt", ".json"):
-        shutil.copy(source.with_suffix(suffix), tmp_path / f"copy{suffix}")
-    return tmp_path / "copy.pt"
+    """A copy of the shipped 2-player Rat-a-Tat Cat agent to break: its card (the weights
+    file the card names beside it)."""
+    source = ROOT / "checkpoints" / "rat_a_tat_cat" / "rat_a_tat_cat_2p.json"
+    name = json.loads(source.read_text())["weights_file"]
+    shutil.copy(source, tmp_path / "copy.json")
+    shutil.copy(source.with_name(name), tmp_path / name)
+    return tmp_path / "copy.json"
 
 
-def _edit_card(pt: Path, **changes) -> None:
-    card_file = pt.with_suffix(".json")
+def _edit_card(card_file: Path, **changes) -> None:
     card = json.loads(card_file.read_text())
     card.update(changes)
     card_file.write_text(json.dumps(card))
 
 
 def test_a_changed_weights_file_fails_its_sha256(shipped_copy):
-    data = bytearray(shipped_copy.read_bytes())
+    weights = shipped_copy.with_name(json.loads(shipped_copy.read_text())["weights_file"])
+    data = bytearray(weights.read_bytes())
     data[-100] ^= 0xFF
-    shipped_copy.write_bytes(bytes(data))
+    weights.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match=r"SHA-256 mismatch .* changed or corrupted"):
         agents.load(shipped_copy)
 
@@ -226,7 +283,7 @@ def test_a_changed_weights_file_fails_its_sha256(shipped_copy):
     [
         ({"format": "other/1"}, r"has format 'other/1'"),
         ({"game": "chess"}, r"unknown game 'chess'"),
-        ({"policy": {"observation_size": 182}}, r"'policy' entry is malformed"),
+        ({"policy": {"observation_size": 182}}, r"'policy.net_arch' must be a list"),
         ({"policy": "big"}, r"'policy' must be an object"),
         ({"weights_sha256": 5}, r"'weights_sha256' must be a string"),
         ({"env_options": {"num_players": 3, "target_score": 100}}, r"observations of size"),
@@ -234,20 +291,18 @@ def test_a_changed_weights_file_fails_its_sha256(shipped_copy):
     ],
 )
 def test_a_card_that_does_not_fit_is_refused(shipped_copy, changes, message):
-    pytest.importorskip("torch")  # some are found after the weights are read
     _edit_card(shipped_copy, **changes)
     with pytest.raises(CheckpointError, match=message):
         agents.load(shipped_copy)
 
 
 def test_a_card_with_another_architecture_or_broken_json_is_refused(shipped_copy):
-    pytest.importorskip("torch")
-    card = json.loads(shipped_copy.with_suffix(".json").read_text())
+    card = json.loads(shipped_copy.read_text())
     _edit_card(shipped_copy, policy={**card["policy"], "net_arch": [128, 512]})
     with pytest.raises(CheckpointError, match="card and weights do not match"):
         agents.load(shipped_copy)
-    (shipped_copy.with_suffix(".json")).write_text("{not json")
-    with pytest.raises(CheckpointError, match="is not valid JSON"):
+    shipped_copy.write_text("{not json")
+    with pytest.raises(CheckpointError, match="not valid JSON"):
         agents.load(shipped_copy)
 
 
@@ -255,7 +310,6 @@ def test_the_docs_page_example_runs(capsys):
     """docs/agents.md's Python example runs as written."""
     import re
 
-    pytest.importorskip("torch")
     page = (ROOT / "docs" / "agents.md").read_text()
     (block,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
     exec(compile(block, "docs/agents.md", "exec"), {})

@@ -115,7 +115,7 @@ CASES = [
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=0", r"--env turns=0: option 'turns' must be >= 1, got 0$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env reward=wins", r"--env reward=wins: option 'reward' must be one of score, win, got 'wins'$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=none", r"--env turns=None: catz_ratz_batz with .*: option 'turns' may be None only in a race"),
-    (GUARD, "ratenvs", "evaluate {agent} --games 2 --env num_players=2", r"--env num_players=2: the agent .*agent\.pt: its policy reads observations of size 12 and has 4 actions; catz_ratz_batz with .* gives 16 and 4; an override may not change the observation or action size of a checkpoint$"),
+    (GUARD, "ratenvs", "evaluate {agent} --games 2 --env num_players=2", r"--env num_players=2: the agent .*agent\.(pt|json): its policy reads observations of size 12 and has 4 actions; catz_ratz_batz with .* gives 16 and 4; an override may not change the observation or action size of a checkpoint$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=2 --env turns=3", r"--env turns=3: option 'turns' given twice$"),
     (GUARD, "ratenvs", "tournament catz_ratz_batz:optimal", r"needs at least two agents"),
     (GUARD, "ratenvs", "tournament rat_a_tat_cat:random {ratcat_card}", r"do not fit rat_a_tat_cat"),
@@ -133,9 +133,9 @@ CASES = [
     (FIXED, "evaluate", "--checkpoint {empty_pt}", r"refused to load .*empty\.pt: it is not a plain tensor checkpoint .*EOFError\)$"),  # the handler's IndexError
     (FIXED, "evaluate", "--checkpoint {text_pt}", r"refused to load .*text\.pt: .*KeyError"),  # KeyError
     (FIXED, "evaluate", "--checkpoint {options_list}", r"'env_options' must be an object, got \[1, 2\]"),  # TypeError
-    (FIXED, "evaluate", "--checkpoint {card_folder}", r"card_folder\.json is a folder, not a file"),  # "card not found"
+    (FIXED, "evaluate", "--checkpoint {card_folder}", r"card_folder\.json: a folder, not a regular file"),  # "card not found"
     (FIXED, "evaluate", "--checkpoint {card_binary}", r"card_binary\.json is not JSON \(not UTF-8 text\)"),  # a codec error
-    (FIXED, "evaluate", "--checkpoint {ratcat_card}", r"checkpoint .*ratcat_card\.pt: its card's env_options .* do not fit rat_a_tat_cat: unknown option"),  # did not name the checkpoint
+    (FIXED, "evaluate", "--checkpoint {ratcat_card}", r"checkpoint .*ratcat_card\.(pt|json): its card's env_options .* do not fit rat_a_tat_cat: unknown option"),  # did not name the checkpoint
     (FIXED, "evaluate", "--tournament rat_a_tat_cat:random {ratcat_card}", r"do not fit rat_a_tat_cat"),  # "two-seat matches"
     (FIXED, "evaluate", "--tournament rat_a_tat_cat:random {empty_pt}", r"not a plain tensor checkpoint"),  # IndexError
     (GUARD, "evaluate", "--checkpoint {agent} --games 0", r"argument --games: must be an integer in 1\.\.1,000,000, got 0"),
@@ -168,7 +168,7 @@ CASES = [
     (FIXED, "results", "--checkpoints {missing}", r"--checkpoints .*missing\.json: no such folder"),  # printed an empty table
     (FIXED, "results", "--checkpoints {folder}", r"folder: no checkpoint cards \(<game>/<name>\.json\) in it"),  # printed an empty table
     (FIXED, "results", "--checkpoints {cards_list}", r"checkpoint card .*a\.json is not a JSON object"),  # TypeError
-    (FIXED, "results", "--checkpoints {cards_bad_json}", r"checkpoint card .*a\.json is not valid JSON"),  # JSONDecodeError
+    (FIXED, "results", "--checkpoints {cards_bad_json}", r"checkpoint card .*a\.json: not valid JSON"),  # JSONDecodeError
     (FIXED, "results", "--checkpoints {cards_no_figures}", r"checkpoint card .*a\.json: its evaluation lacks 'win_rate_ci'"),  # KeyError
     # --------------------------------------------------------------------- train
     (FIXED, "train", "--config {folder} --out {out}", r"--config .*folder: is a folder, not a file"),  # "config file not found"
@@ -179,7 +179,7 @@ CASES = [
     (FIXED, "train", "--config {cfg_wide} --out {out}", r"cfg_wide\.yaml: algorithm\.net_arch\[0\]: must be at most 4,096 wide, got 1,000,000,000$"),  # accepted, then a 48 GB allocation
     (FIXED, "train", "--config {fifo} --out {out}", r"^error: --config .*fifo\.json: is a FIFO \(named pipe\), not a regular file$"),  # "is a folder, not a file"
     (FIXED, "train", "--config {cfg_seed} --out {out}", r"cfg_seed\.yaml: seed: must be in 0\.\.4294967295, got -1"),  # after building the model
-    (FIXED, "train", "--config {cfg_eval_ckpt} --out {out}", r"eval\.opponents: the checkpoint .*agent\.pt reads observations of size 12, this run's env gives 16"),  # after training
+    (FIXED, "train", "--config {cfg_eval_ckpt} --out {out}", r"eval\.opponents: the checkpoint .*agent\.(pt|json) reads observations of size 12, this run's env gives 16"),  # after training
     (FIXED, "train", "--config {tiny} --out {out} --seed -1", r"argument --seed: must be an integer in 0\.\.4,294,967,295, got -1"),  # after building the model
     (FIXED, "train", "--config {tiny} --out {out} --timesteps 100000000000000000000", r"--timesteps: must be an integer in 1\.\.1,000,000,000,000"),  # trained forever
     (FIXED, "train", "--config {tiny} --out {out} --max-minutes nan", r"argument --max-minutes: must be a number above 0 up to 1,000,000, got 'nan'"),  # no limit at all
@@ -210,11 +210,16 @@ CASES = [
 # fmt: on
 
 
-def _card(path: Path, **changes: object) -> None:
-    """Rewrite the card of checkpoint ``path`` (.pt) with ``changes`` and its weights' hash."""
-    card = json.loads(path.with_suffix(".json").read_text())
+def _card(path: Path, good: Path, weights: bytes | None, **changes: object) -> None:
+    """Write the card of checkpoint ``path`` (.pt): ``good``'s card (naming its weights)
+    with ``changes``; with ``weights``, an older-format checkpoint whose ``.pt`` holds them."""
+    card = json.loads(good.read_text())
     card.update(changes)
-    card["weights_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    if weights is not None:
+        path.write_bytes(weights)
+        card.update(
+            format="ratenvs-checkpoint/1", weights_sha256=hashlib.sha256(weights).hexdigest()
+        )
     path.with_suffix(".json").write_text(json.dumps(card))
 
 
@@ -283,9 +288,7 @@ def files(tmp_path_factory):
         ("text", b"hello, I am not a tensor file\n", {}),
     ):
         pt = d / f"{name}.pt"
-        pt.write_bytes(good.read_bytes() if weights is None else weights)
-        pt.with_suffix(".json").write_text(good.with_suffix(".json").read_text())
-        _card(pt, **changes)
+        _card(pt, good, weights, **changes)
         f[name if weights is None else f"{name}_pt"] = str(pt)
     f["missing_pt"] = str(d / "missing_agent.pt")
     (d / "card_folder.pt").write_bytes(b"")

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from ratenvs.common import atomic as common_atomic
-from training import atomic, plots, ship
+from training import plots, ship
 from training.atomic import atomic_copy, atomic_write, atomic_write_text
 from training.checkpoint import (
     CheckpointError,
@@ -19,6 +19,7 @@ from training.checkpoint import (
     card_path,
     load_checkpoint,
     save_checkpoint,
+    weights_path,
     write_card,
 )
 
@@ -68,52 +69,43 @@ def test_atomic_write_failing_half_way_keeps_old_file(tmp_path):
 
 def test_save_checkpoint_writes_exactly_the_pair(tmp_path):
     make_checkpoint(tmp_path / "agent")
-    assert names(tmp_path) == {"agent.pt", "agent.json"}
+    weights = weights_path(tmp_path / "agent")
+    assert names(tmp_path) == {weights.name, "agent.json"}
+    assert weights.name.startswith("agent.") and weights.suffix == ".safetensors"
     load_checkpoint(tmp_path / "agent")
 
 
-def test_torch_save_failing_half_way_keeps_old_weights(tmp_path, monkeypatch):
-    path = make_checkpoint(tmp_path / "agent")
-    old_weights = path.read_bytes()
-    old_card = card_path(path).read_text()
-    real_save = torch.save
-
-    def half_save(obj, f, *args, **kwargs):
-        real_save(obj, f, *args, **kwargs)
-        f.seek(0)
-        f.truncate(100)
+def _half_write(path_, data):
+    """Write the first 100 bytes of ``data`` to ``path_``'s temporary file, then fail."""
+    with common_atomic.atomic_file(path_) as fh:
+        fh.write(data[:100])
         raise Boom
 
-    monkeypatch.setattr(torch, "save", half_save)
+
+def test_a_weights_write_failing_half_way_keeps_the_old_checkpoint(tmp_path, monkeypatch):
+    import ratenvs.agents.checkpoint as library
+
+    path = make_checkpoint(tmp_path / "agent")
+    before = {n: (tmp_path / n).read_bytes() for n in names(tmp_path)}
+    monkeypatch.setattr(library, "_write_bytes", _half_write)
     with pytest.raises(Boom):
         make_checkpoint(tmp_path / "agent", seed=1)
-    assert path.read_bytes() == old_weights
-    assert card_path(path).read_text() == old_card
-    assert names(tmp_path) == {"agent.pt", "agent.json"}
+    assert {n: (tmp_path / n).read_bytes() for n in names(tmp_path)} == before
     load_checkpoint(path)  # still a valid pair
 
 
 def test_card_write_failing_half_way_keeps_old_card(tmp_path, monkeypatch):
     path = make_checkpoint(tmp_path / "agent", timesteps=1)
     old_card = card_path(path).read_text()
-    real_write = atomic.atomic_write
+    import ratenvs.agents.checkpoint as library
 
-    def half(path_, write_fn):
-        def broken(fh):
-            fh.write(b'{"format": "ratenvs-chec')
-            raise Boom
-
-        return real_write(path_, broken)
-
-    import training.checkpoint as checkpoint
-
-    monkeypatch.setattr(checkpoint, "atomic_write_text", lambda p, t: half(p, None))
+    monkeypatch.setattr(library, "_write_bytes", _half_write)
     card = json.loads(old_card)
     card["timesteps"] = 2
     with pytest.raises(Boom):
         write_card(path, card)
     assert card_path(path).read_text() == old_card
-    assert names(tmp_path) == {"agent.pt", "agent.json"}
+    assert names(tmp_path) == {weights_path(path).name, "agent.json"}
     assert load_checkpoint(path).card["timesteps"] == 1
 
 
@@ -163,8 +155,8 @@ def test_ship_copies_atomically(tmp_path, monkeypatch):
     dest = tmp_path / "ship" / "agent"
     monkeypatch.setattr(ship, "evaluate_agent", lambda *a, **k: {"opponents": [], "games": 1})
     ship.ship(src, dest, [None], games=1, seed=0)
-    assert names(dest.parent) == {"agent.pt", "agent.json"}
-    assert (dest.parent / "agent.pt").read_bytes() == src.read_bytes()
+    assert names(dest.parent) == {weights_path(dest).name, "agent.json"}
+    assert weights_path(dest).read_bytes() == weights_path(src).read_bytes()
 
 
 def test_an_interrupted_ship_leaves_the_agent_at_dest_whole(tmp_path, monkeypatch):

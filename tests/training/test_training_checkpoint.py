@@ -21,6 +21,7 @@ from training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
     sha256_file,
+    weights_path,
     write_card,
 )
 from training.evaluate import evaluate_checkpoint
@@ -45,7 +46,7 @@ def make_checkpoint(path: Path, spec: PolicySpec = SPEC, **card) -> Path:
 def test_round_trip_keeps_weights_card_and_optimizer(tmp_path):
     path = make_checkpoint(tmp_path / "agent", timesteps=123)
     card = json.loads(card_path(path).read_text())
-    assert card["weights_sha256"] == sha256_file(path)
+    assert card["weights_sha256"] == sha256_file(weights_path(path))
     assert card["timesteps"] == 123
     ckpt = load_checkpoint(path, game="catz_ratz_batz", observation_size=CATZ_1P_OBS)
     assert ckpt.spec == SPEC
@@ -84,9 +85,10 @@ def test_policy_bot_plays_only_legal_actions_greedily():
 
 def test_sha256_mismatch_is_refused(tmp_path):
     path = make_checkpoint(tmp_path / "agent")
-    data = bytearray(path.read_bytes())
+    weights = weights_path(path)
+    data = bytearray(weights.read_bytes())
     data[-40] ^= 0xFF  # flip bits inside the file
-    path.write_bytes(bytes(data))
+    weights.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="SHA-256 mismatch"):
         load_checkpoint(path)
 
@@ -105,8 +107,9 @@ class _RunsCode:
 @pytest.mark.parametrize("writer", ["torch.save", "pickle.dump"])
 def test_malicious_pickle_is_refused_without_running(tmp_path, writer):
     marker = tmp_path / "code_ran.txt"
-    path = make_checkpoint(tmp_path / "agent")
-    payload = {"policy": torch.load(path, weights_only=True)["policy"], "x": _RunsCode(marker)}
+    card = make_checkpoint(tmp_path / "agent")
+    path = card.with_suffix(".pt")  # a checkpoint of the older format: a torch .pt file
+    payload = {"policy": load_checkpoint(card).policy_state, "x": _RunsCode(marker)}
     if writer == "torch.save":
         torch.save(payload, path)
     else:
@@ -124,6 +127,7 @@ def test_malicious_pickle_is_refused_without_running(tmp_path, writer):
     marker.unlink()
     # a card with the file's true hash, so only the safe unpickler stands in the way
     card = load_card(path)
+    card["format"] = "ratenvs-checkpoint/1"
     card["weights_sha256"] = sha256_file(path)
     write_card(path, card)
     with pytest.raises(CheckpointError, match="refused to load"):

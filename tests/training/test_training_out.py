@@ -14,6 +14,7 @@ import pytest
 import yaml
 from small_configs import TINY_CATZ
 
+from training.checkpoint import weights_path
 from training.train import main as train_main
 
 TINY = TINY_CATZ
@@ -117,7 +118,7 @@ def test_stale_lock_taken_over(tmp_path, config, capsys):
     assert run(config, out) == 0
     err = capsys.readouterr().err
     assert f"taking over the stale lock {out / '.lock'} (its pid {gone.pid} is not running)" in err
-    assert (out / "final.pt").is_file()
+    assert (out / "final.json").is_file()
     assert not (out / ".lock").exists()
 
 
@@ -148,12 +149,12 @@ def test_a_resumed_run_keeps_the_best_unless_an_evaluation_beats_it(
     assert card["evaluation"]["selected_by"]["metric"] == "exact_expected_score"
     card["evaluation"]["selected_by"]["value"] = earlier  # the figure to beat
     (out / "best.json").write_text(json.dumps(card))
-    weights = (out / "best.pt").read_bytes()
+    weights = weights_path(out / "best").read_bytes()
     capsys.readouterr()
     assert run(config, out, "--resume", str(out / "final.pt")) == 0
     card = json.loads((out / "best.json").read_text())
     assert (card["timesteps"] == 128) is replaced
-    assert ((out / "best.pt").read_bytes() == weights) is not replaced
+    assert (weights_path(out / "best").read_bytes() == weights) is not replaced
 
 
 def test_a_resumed_run_under_other_eval_settings_says_its_best_is_replaced(tmp_path, capsys):

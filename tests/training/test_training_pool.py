@@ -116,10 +116,10 @@ def test_the_cli_adds_the_pooled_entry_to_the_card_and_refuses_to_overwrite_it(t
     assert entry["games"] == 2 and entry["note"] == "two seeds"
     assert [r["seed"] for r in entry["runs"]] == [7, 8]
     assert entry["answers"] == sum(r["answers"] for r in results)
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("rz")) == [
-        "rz.json",
-        "rz.pt",
-    ]  # no temporary file left
+    card = json.loads((tmp_path / "rz.json").read_text())
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("rz")) == sorted(
+        ["rz.json", card["weights_file"]]
+    )  # no temporary file left
     before = (tmp_path / "rz.json").read_bytes()
     assert pool.main([str(ckpt), *paths]) == 2
     assert "already has an evaluation 'vs ratto_zakko:child, pooled'" in capsys.readouterr().err

@@ -34,7 +34,8 @@ def test_a_ratto_zakko_card_carries_the_answers_by_correct_response(tmp_path, ca
     assert ship.main(argv) == 0
     printed = capsys.readouterr().out
     card = json.loads((dest.parent / "rz.json").read_text())
-    assert sorted(p.name for p in dest.parent.iterdir()) == ["rz.json", "rz.pt"]  # no temp
+    weights = card["weights_file"]
+    assert sorted(p.name for p in dest.parent.iterdir()) == sorted(["rz.json", weights])  # no temp
     assert len(card["evaluations"]) == 2
     for ev in card["evaluations"].values():
         table = ev["by_correct_response"]

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from ratenvs.games import GAMES
-from training.checkpoint import load_checkpoint, sha256_file
+from training.checkpoint import load_checkpoint, sha256_file, weights_path
 from training.config import config_from_dict
 from training.train import main as train_main
 from training.train import train
@@ -65,7 +65,7 @@ def test_smoke_training_run(game, tmp_path):
         assert key in card, key
     assert card["game"] == game
     assert card["timesteps"] >= SMOKE_STEPS
-    assert card["weights_sha256"] == sha256_file(final)
+    assert card["weights_sha256"] == sha256_file(weights_path(final))
     assert card["evaluation"]["games"] == 2
     if game in SELFPLAY:  # snapshots every 64 steps reached every worker's pool
         assert card["selfplay_snapshots"] == SMOKE_STEPS // 64
@@ -77,8 +77,8 @@ def test_smoke_training_run(game, tmp_path):
         assert len(list(csv.DictReader(fh))) >= 1
     with (tmp_path / "progress.csv").open() as fh:
         assert len(list(csv.DictReader(fh))) >= 1
-    assert (tmp_path / "best.pt").is_file()
-    best_eval = load_checkpoint(tmp_path / "best.pt").card["evaluation"]
+    assert weights_path(tmp_path / "best").is_file()
+    best_eval = load_checkpoint(tmp_path / "best.pt").card["evaluation"]  # the older name
     assert best_eval["games"] == 2
     # the cards report fresh games, not the periodic games that picked best.pt
     eval_seed = card["config"]["eval"]["seed"]
