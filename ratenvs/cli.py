@@ -1,5 +1,5 @@
 """The ``ratenvs`` console script: ``list``, ``play``, ``rules``, ``solve``, ``replay``,
-``bench``, ``agents``, ``evaluate`` and ``tournament``."""
+``bench``, ``agents``, ``evaluate``, ``tournament`` and ``exploit``."""
 
 from __future__ import annotations
 
@@ -292,6 +292,61 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_exploit(args: argparse.Namespace) -> int:
+    """``exploit TARGET``: the exact (``--exact``, 2-player Catz) or approximate best response."""
+    if args.json is not None:  # before the work, not after it
+        output_file("--json", args.json, make_folder=False)
+    if args.exact:
+        from ratenvs.catz_ratz_batz.bestresponse import exact_report
+
+        result = exact_report(args.target, args.turns)
+        print(
+            f"{result['target']}: exact exploitability {result['exploitability']:.6f} in the "
+            f"2-player game of {result['turns']} turns per seat (best response's share "
+            f"{result['best_response_share_seat_0']:.6f} in seat 0, "
+            f"{result['best_response_share_seat_1']:.6f} in seat 1; share = P(win) + P(tie) / 2)"
+        )
+        _write_json(args.json, result)
+        return 0
+    from ratenvs import exploit
+
+    command = (
+        f"ratenvs exploit {shlex.quote(args.target)} --frames {args.frames} --restarts "
+        f"{args.restarts} --games {args.games} --selection-games {args.selection_games} "
+        f"--seed {args.seed}" + "".join(f" --env {shlex.quote(e)}" for e in args.env or [])
+    )
+    overrides = None
+    if args.env:
+        from ratenvs import evaluation
+
+        game = evaluation.resolve_agent(args.target).game
+        overrides = evaluation.parse_env_overrides(game, args.env)
+    try:
+        result = exploit.exploit(
+            args.target,
+            args.frames,
+            restarts=args.restarts,
+            games=args.games,
+            selection_games=args.selection_games,
+            seed=args.seed,
+            env_overrides=overrides,
+            progress=print,
+        )
+    except ModuleNotFoundError as err:  # the train extra
+        return report(err)
+    low, high = result["win_rate_ci"]
+    print(
+        f"{result['target']}: a best response of {result['frames']:,} frames (best of "
+        f"{result['restarts']}) wins {result['responder_win_rate']:.3f} [{low:.3f}, {high:.3f}] "
+        f"of {result['games']} fresh games, seats rotated (fair share "
+        f"{result['fair_share']:.3f}; mean return {result['mean_return']:.3f})"
+    )
+    _write_json(args.json, result)
+    if not args.no_card and result["target"].split(":", 1)[0] not in GAMES:
+        print(f"recorded on {exploit.record_on_card(args.target, result, command)}")
+    return 0
+
+
 def _add_match_arguments(parser: argparse.ArgumentParser, games: str) -> None:
     from ratenvs.evaluation import MAX_GAMES
 
@@ -433,6 +488,50 @@ def build_parser() -> argparse.ArgumentParser:
         "with the command line that regenerates it",
     )
     _add_match_arguments(tour, "games per pairing")
+    from ratenvs.exploit import FRAMES, RESTARTS
+
+    exp = sub.add_parser(
+        "exploit",
+        help="how much a best response wins from an agent or bot (exploitability)",
+        description="Train a best response (MaskablePPO on the batched door, the train "
+        "extra) against a frozen target for --frames decisions, --restarts times, keep the "
+        "best on --selection-games games and evaluate it on --games fresh ones, seats "
+        "rotated: its win rate (Wilson 95%) is a lower bound of the target's "
+        "exploitability; a checkpoint's or shipped agent's card gets an 'exploitability' "
+        "block. --exact: the exact best response of the 2-player Catz game (a bot, or a "
+        "2-player Catz checkpoint of a short game). Targets: " + AGENT_NAMES + ".",
+    )
+    exp.add_argument("target", help=AGENT_NAMES)
+    exp.add_argument(
+        "--frames",
+        type=int_in(*FRAMES),
+        default=1_000_000,
+        help="the responder's decisions per restart (default 1,000,000)",
+    )
+    exp.add_argument(
+        "--restarts", type=int_in(*RESTARTS), default=1, help="responders trained (best kept)"
+    )
+    exp.add_argument(
+        "--selection-games", type=int_in(1, 100_000), default=200, help="games choosing the best"
+    )
+    exp.add_argument(
+        "--env",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a bot's env option, e.g. --env num_players=2 (repeatable; a checkpoint plays "
+        "its card's)",
+    )
+    exp.add_argument("--no-card", action="store_true", help="do not write the target's card")
+    exp.add_argument(
+        "--exact", action="store_true", help="the exact figure (2-player Catz, no training)"
+    )
+    exp.add_argument(
+        "--turns",
+        type=int_in(1, 100),
+        default=10,
+        help="--exact with a bot: turns per seat (default 10)",
+    )
+    _add_match_arguments(exp, "fresh games of the final evaluation")
     return parser
 
 
@@ -464,6 +563,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_evaluate(args)
         if args.command == "tournament":
             return _cmd_tournament(args)
+        if args.command == "exploit":
+            return _cmd_exploit(args)
         return _cmd_bench(args)
     except (ValueError, OSError) as err:  # UsageError, a bad record or agent, an unwritable file
         return report(err)

@@ -45,7 +45,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from ratenvs.catz_ratz_batz.observe import ACTION_ROLL, MAX_TURN_SCORE, TOTAL_SCALE
-from ratenvs.catz_ratz_batz.rules import NUMBERS, PHASE_KEEP, CatzRatzBatz, keep_mask
+from ratenvs.catz_ratz_batz.rules import NUMBERS, PHASE_KEEP, CatzRatzBatz, keep_mask, legal_keeps
 from ratenvs.catz_ratz_batz.solver import Solution, all_decision_states
 from ratenvs.catz_ratz_batz.winsolver import (
     GamePolicy,
@@ -403,3 +403,63 @@ def agent_exploitability(agent: Any, turns: int) -> Exploitability:
     """The exact exploitability of a trained 2-player agent of ``turns`` turns per seat
     (:class:`AgentPolicy`, :func:`best_response_totals`)."""
     return exploitability_totals(AgentPolicy(agent, turns), turns)
+
+
+# ------------------------------------------------------------ by name
+def bot_policy(name: str, turns: int) -> GamePolicy | Solution | WinSolution:
+    """The 2-player game policy of the Catz bot ``name`` (``random``, ``most_common``,
+    ``lowest``, ``optimal``: the dice alone; ``optimal_win``: the win-optimal play of the
+    ``turns``-turn game, solved)."""
+    from ratenvs.catz_ratz_batz.bots import BOTS, LowestBot, MostCommonBot
+    from ratenvs.catz_ratz_batz.solver import solve
+    from ratenvs.catz_ratz_batz.winsolver import solve_win, stationary
+
+    if name == "optimal":
+        return solve()
+    if name == "optimal_win":
+        return solve_win(num_players=2, turns=turns)
+    if name == "random":  # any number showing, uniformly
+        table = np.zeros((len(all_decision_states()), len(NUMBERS)))
+        for i, dice in enumerate(all_decision_states()):
+            legal = [NUMBERS.index(k) for k in legal_keeps(dice)]
+            table[i, legal] = 1.0 / len(legal)
+        return stationary(table)
+    chooser = {"most_common": MostCommonBot, "lowest": LowestBot}.get(name)
+    if chooser is None:
+        raise ValueError(f"unknown bot {name!r} for catz_ratz_batz; choose one of {sorted(BOTS)}")
+    return stationary(chooser().choose)
+
+
+def exact_report(target: str, turns: int = 10) -> dict[str, Any]:
+    """The exact exploitability of ``target``: a Catz bot (``catz_ratz_batz:BOT`` or a bare
+    name) in the 2-player game of ``turns`` turns per seat, or a 2-player Catz checkpoint or
+    shipped agent in the game of its card (``ratenvs exploit TARGET --exact``)."""
+    from ratenvs import agents
+
+    if target.startswith(agents.AGENT_PREFIX) or agents.is_checkpoint_path(target):
+        ckpt = agents.load_agent_checkpoint(target, game="catz_ratz_batz")
+        options = ckpt.env_options
+        if options.get("num_players") != 2 or not options.get("turns"):
+            raise ValueError(
+                f"{target} plays {options}: the exact best response covers the 2-player game "
+                "with a fixed number of turns"
+            )
+        turns = int(options["turns"])
+        result = agent_exploitability(ckpt.bot(), turns)
+        method = "best_response_totals"
+    else:
+        name = target.split(":", 1)[1] if ":" in target else target
+        game = target.split(":", 1)[0] if ":" in target else "catz_ratz_batz"
+        if game.replace("-", "_") != "catz_ratz_batz":
+            raise ValueError(
+                f"--exact: only Catz, Ratz and Batz has an exact best response, not {game}"
+            )
+        result = exploitability(bot_policy(name, _check_turns(turns)), turns)
+        target, method = f"catz_ratz_batz:{name}", "best_response"
+    return {
+        "target": target,
+        "game": "catz_ratz_batz",
+        "num_players": 2,
+        "method": method,
+        **result.to_dict(),
+    }
