@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 SHIPPED_PACKAGE = "ratenvs._checkpoints"
-"""The package the shipped checkpoints are installed as (``checkpoints/`` in the source)."""
+"""The package the shipped checkpoints are installed as (``checkpoints/`` in the repository)."""
 AGENT_PREFIX = "agent:"
 """How command lines name a shipped agent: ``agent:NAME``."""
 

@@ -41,7 +41,8 @@ refusal is one :class:`CheckpointError` line naming the file and the limit.
 ``torch.save`` file) still loads where torch is installed, through
 ``torch.load(weights_only=True)`` (which refuses any object that is not a tensor or a
 plain container) and the same checks (real floating weights, shapes, finiteness);
-``python -m training.migrate --in-place x.pt`` rewrites it in this format.
+the repository's ``python -m training.migrate --in-place x.pt`` rewrites it in this
+format.
 
 :class:`PolicyBot` plays a loaded policy behind the :class:`~ratenvs.common.bots.Bot`
 protocol (greedy: the masked argmax of the action logits), its forward pass in NumPy.
@@ -127,7 +128,8 @@ def import_torch() -> Any:
         raise MissingExtraError(
             "this is a checkpoint of the older format (weights in a .pt file), which needs "
             f"torch to read: {TORCH_FOR_LEGACY}; or migrate it once where torch is "
-            "installed: python -m training.migrate --in-place CHECKPOINT",
+            "installed, from a clone of the repository: python -m training.migrate --in-place "
+            "CHECKPOINT",
             name="torch",
         ) from None
     return torch
@@ -176,7 +178,7 @@ class PolicySpec:
     activation: str = "tanh"
     critic_extra: int = 0
     """Privileged entries the value network reads after the observation (training only;
-    see ``training/privileged.py``). 0: the usual actor-critic."""
+    see the repository's ``training/privileged.py``). 0: the usual actor-critic."""
 
     def expected_shapes(self) -> dict[str, tuple[int, ...]]:
         """The state dict this architecture has: every key and its shape, in
@@ -803,7 +805,8 @@ def card_version(card: Mapping[str, Any]) -> int | None:
 
 def check_version(path: str | Path, card: Mapping[str, Any]) -> None:
     """The card is for the env version of its game that this ratenvs plays; else a
-    CheckpointError saying how to carry it over (``python -m training.migrate``)."""
+    CheckpointError saying how to carry it over (the repository's
+    ``python -m training.migrate``)."""
     from ratenvs.games import GAMES
 
     have, spec = card_version(card), GAMES[card["game"]]
@@ -812,7 +815,7 @@ def check_version(path: str | Path, card: Mapping[str, Any]) -> None:
     if have < spec.version:
         raise CheckpointError(
             f"checkpoint {path} was trained on {card['gymnasium_id']}; this ratenvs plays "
-            f"{spec.gymnasium_id} (see CHANGELOG.md): migrate it with "
+            f"{spec.gymnasium_id} (see the changelog): migrate it with the repository's "
             f"`python -m training.migrate {path} NEW` and evaluate it again"
         )
     raise CheckpointError(
