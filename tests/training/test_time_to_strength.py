@@ -1,0 +1,103 @@
+"""The time-to-strength page (training/time_to_strength.py): made from the shipped cards,
+each agent's legs as today's config files, frames and wall time with the recorded warm
+start, the card's headline figure."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ROOT
+
+from training.config import ConfigError, config_from_dict, load_config
+from training.time_to_strength import PAGE, commands, legs, main, page, row
+
+CARDS = ROOT / "checkpoints"
+
+
+def test_docs_page_is_the_generators_output() -> None:
+    assert PAGE.read_text(encoding="utf-8") == page(CARDS), (
+        "docs/time_to_strength.md is stale: python -m training.time_to_strength --write"
+    )
+
+
+def test_check_mode_says_when_the_page_differs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--check"]) == 0
+    assert main(["--checkpoints", str(ROOT / "no-such-folder")]) == 2
+    assert "no-such-folder" in capsys.readouterr().err
+
+
+def _shipped_cards() -> list[dict]:
+    from training.checkpoint import load_card
+
+    return [load_card(p) for p in sorted(CARDS.glob("*/*.json"))]
+
+
+def test_the_last_leg_is_the_file_holding_the_cards_config() -> None:
+    """Where a card's config is readable today, the file its last leg names holds exactly
+    that recipe (a renamed recipe is found under its new name)."""
+    checked = 0
+    for card in _shipped_cards():
+        try:
+            trained = config_from_dict(card["config"]).to_dict()
+        except ConfigError:  # an older schema (keys moved since): not comparable
+            continue
+        config = legs(card)[-1][0]
+        assert " " not in config, config
+        assert load_config(ROOT / config).to_dict() == trained, (card["config_name"], config)
+        checked += 1
+    assert checked >= 4
+
+
+CARD = {
+    "created_utc": "2026-11-29T10:00:00+00:00",
+    "config_name": "rat_a_tat_cat_4p_vs_heuristic",
+    "timesteps": 2_800_000,
+    "wall_time_s": 891.4,
+    "pretrain": {"teacher": "heuristic", "decisions": 1_000, "seconds": 8.6},
+    "training_history": [
+        {"config": "configs/catz_ratz_batz.yaml", "timesteps": 2_000_000, "note": "best at 2M"},
+        {"config": "configs/rat_a_tat_cat_4p_vs_heuristic.yaml", "timesteps": 800_000},
+    ],
+    "evaluation": {
+        "games": 2000,
+        "win_rate": 0.31775,
+        "win_rate_ci": [0.2977, 0.3385],
+        "opponents": ["rat_a_tat_cat:heuristic"] * 3,
+    },
+}
+
+
+def test_a_row_sums_the_legs_and_the_recorded_warm_start() -> None:
+    r = row(CARD, "agent")
+    assert r["frames"] == 2_801_000
+    assert r["wall_s"] == pytest.approx(900.0)
+    assert r["headline"] == "won 31.8% [29.8, 33.9] of 2,000 games vs 3 x heuristic"
+    # a card made before the rename names the recipe's old file; the next leg resumes the
+    # checkpoint the note names (best), from today's file
+    assert r["commands"] == [
+        "python -m training.train --config configs/catz_ratz_batz_dummy.yaml --out runs/agent_1",
+        "python -m training.train --config configs/rat_a_tat_cat_4p_vs_heuristic.yaml "
+        "--out runs/agent_2 --resume runs/agent_1/best.pt",
+    ]
+
+
+def test_a_card_made_after_a_rename_keeps_the_name() -> None:
+    card = {**CARD, "created_utc": "2026-12-02T00:00:00+00:00"}
+    assert commands(card, "a")[0].startswith(
+        "python -m training.train --config configs/catz_ratz_batz.yaml "
+    )
+
+
+def test_a_resumed_card_without_history_says_its_earlier_legs_are_missing() -> None:
+    card = {**CARD, "training_history": None, "resumed_from": "checkpoints/x/y.pt (stage 2)"}
+    r = row(card, "a")
+    assert len(r["commands"]) == 1
+    assert any("legs before are not listed" in note for note in r["notes"])
+    named = {**card, "resumed_from": "y.pt (stage 1, configs/rat_a_tat_cat_4p.yaml)"}
+    assert [c for c, _ in legs(named)] == [
+        "configs/rat_a_tat_cat_4p.yaml",
+        "configs/rat_a_tat_cat_4p_vs_heuristic.yaml",
+    ]
+    # configs/rat_a_tat_cat_4p.yaml has a warm start this card does not record
+    assert any(
+        "warm start of `configs/rat_a_tat_cat_4p.yaml`" in n for n in row(named, "a")["notes"]
+    )
