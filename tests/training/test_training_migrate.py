@@ -103,7 +103,7 @@ def test_a_current_checkpoint_is_not_migrated_and_the_cli_says_so(tmp_path, caps
     assert main([str(new_path), str(tmp_path / "again")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "nothing to migrate" in err and err.count("\n") == 1
-    assert not (tmp_path / "again.pt").exists()
+    assert not (tmp_path / "again.json").exists()
 
 
 def test_a_checkpoint_of_a_newer_version_is_refused(tmp_path):
@@ -116,6 +116,55 @@ def test_a_checkpoint_of_a_newer_version_is_refused(tmp_path):
         migrate(old_path, tmp_path / "new")
 
 
+def _legacy_checkpoint(path):
+    """A checkpoint of the older format, as ratenvs 0.2.0 wrote one: torch.save of the
+    policy and optimizer into ``<name>.pt``, a format-1 card with its SHA-256."""
+    import hashlib
+
+    spec = PolicySpec(12, 4, (8,))
+    torch.manual_seed(0)
+    policy = build_policy(spec)
+    policy.optimizer.zero_grad()
+    sum(p.sum() for p in policy.parameters()).backward()
+    policy.optimizer.step()
+    pt = path.with_suffix(".pt")
+    torch.save({"policy": policy.state_dict(), "optimizer": policy.optimizer.state_dict()}, pt)
+    card = {
+        "format": "ratenvs-checkpoint/1",
+        "game": "catz_ratz_batz",
+        "gymnasium_id": GAMES["catz_ratz_batz"].gymnasium_id,
+        "env_options": {"num_players": 1},
+        "policy": spec.to_dict(),
+        "weights_file": pt.name,
+        "weights_sha256": hashlib.sha256(pt.read_bytes()).hexdigest(),
+        "evaluation": {"games": 7},
+    }
+    pt.with_suffix(".json").write_text(json.dumps(card))
+    return pt, policy
+
+
+def test_an_older_pt_checkpoint_is_converted_in_place_with_one_command(tmp_path, capsys):
+    pt, policy = _legacy_checkpoint(tmp_path / "agent")
+    assert main(["--in-place", str(pt)]) == 0
+    assert capsys.readouterr().out.strip() == f"wrote {tmp_path / 'agent.json'}"
+    card = json.loads((tmp_path / "agent.json").read_text())
+    assert card["format"] == "ratenvs-checkpoint/2" and card["evaluation"] == {"games": 7}
+    assert card["converted_from"]["weights_file"] == "agent.pt"
+    files = {p.name for p in tmp_path.iterdir()}
+    assert files == {"agent.json", card["weights_file"], card["optimizer_file"]}  # .pt gone
+    new = load_checkpoint(tmp_path / "agent")
+    for key, value in policy.state_dict().items():
+        assert torch.equal(new.policy_state[key], value)
+    old_opt = policy.optimizer.state_dict()
+    assert new.optimizer_state["param_groups"] == old_opt["param_groups"]
+    for index, moments in old_opt["state"].items():
+        for name, value in moments.items():
+            assert torch.equal(new.optimizer_state["state"][index][name], value)
+    policy.optimizer.load_state_dict(new.optimizer_state)  # resumable
+    assert main(["--in-place", str(pt)]) == 2  # once is enough
+    assert "nothing to migrate" in capsys.readouterr().err
+
+
 def test_every_shipped_agent_is_for_the_current_env_version():
     from pathlib import Path
 
@@ -123,3 +172,4 @@ def test_every_shipped_agent_is_for_the_current_env_version():
     for card_file in sorted(root.glob("*/*.json")):
         card = json.loads(card_file.read_text())
         assert card["gymnasium_id"] == GAMES[card["game"]].gymnasium_id, card_file
+        assert card["format"] == "ratenvs-checkpoint/2", card_file  # no torch to read it
