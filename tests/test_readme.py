@@ -49,7 +49,7 @@ OPTIONAL = ("supersuit",)
 them, so ``make test`` runs every block)."""
 
 NEEDS = {
-    r"agents\.load\(": ("safetensors", "torch"),
+    r"agents\.load\(": ("safetensors",),
     r"solve_win\(|BatchedCatzRatzBatz|BatchedVectorEnv|vector_entry_point": ("numba",),
 }
 """Extras a block needs without importing them itself, by a pattern of the call that needs
