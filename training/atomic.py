@@ -5,7 +5,10 @@ truncated one.
 atomic write) with a writer callback: a temporary file in the target's folder (so the
 rename stays on one file system), flushed and fsync'd, renamed into place with
 ``os.replace`` (atomic on POSIX and Windows), the folder fsync'd. On any exception the
-temporary file is removed and the previous file, if any, is left untouched.
+temporary file is removed and the previous file, if any, is left untouched; a full disk is
+one :class:`~ratenvs.common.atomic.DiskFullError` line naming the file ("no space left on
+device writing PATH"), and the temporary file a killed write left is removed by the next
+write to its target (:func:`~ratenvs.common.atomic.remove_stale_temporaries`).
 """
 
 from __future__ import annotations
