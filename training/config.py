@@ -197,6 +197,8 @@ class TrainConfig:
 # ---------------------------------------------------------------- validation
 def _type_name(tp: Any) -> str:
     origin = typing.get_origin(tp)
+    if tp is type(None):
+        return "null"
     if tp is float:
         return "a number"
     if tp is int:

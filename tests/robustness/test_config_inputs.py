@@ -271,3 +271,17 @@ def test_a_config_over_its_size_is_refused_before_reading(tmp_path):
     path = write(tmp_path, "game: catz_ratz_batz\n" + "#" * (1024 * 1024) + "\n")
     with pytest.raises(ConfigError, match=r"cfg\.yaml: 1,048,598 bytes, more than the limit"):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"opponents": 5}, "opponents: expected a list of strings or null, got int 5"),
+        ({"pretrain": {"teacher": 1}}, "pretrain.teacher: expected a string or null, got int 1"),
+    ],
+)
+def test_an_optional_key_of_the_wrong_type_says_null(data, message):
+    """It said "or <class 'NoneType'>"."""
+    with pytest.raises(ConfigError) as err:
+        config_from_dict(minimal(**data))
+    assert str(err.value) == message
