@@ -363,8 +363,8 @@ def _add_match_arguments(parser: argparse.ArgumentParser, games: str) -> None:
 
 
 AGENT_NAMES = (
-    "a shipped agent agent:NAME (ratenvs agents), a checkpoint path (x.pt with its x.json "
-    "card) or a bot game:bot"
+    "a shipped agent agent:NAME (ratenvs agents), a checkpoint path (its card x.json, or x) "
+    "or a bot game:bot"
 )
 
 

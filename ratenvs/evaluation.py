@@ -3,7 +3,7 @@
 Agents are named as on every command line (:func:`resolve_agent`): a game's bot
 ``game:bot`` (e.g. ``rat_a_tat_cat:heuristic``; a bare bot name where the game is known),
 a shipped agent ``agent:NAME`` (:func:`ratenvs.agents.available`) or a checkpoint path
-(``path/to/agent.pt``). In every evaluation the agent's seat rotates game by game (game
+(``path/to/agent.json``, its card). In every evaluation the agent's seat rotates game by game (game
 ``i``: seat ``i mod players``), and every game is played through the library's one
 harness (:func:`ratenvs.common.play.play_game`, its seeding rule). The win rate counts a
 shared win as ``1/w`` of a win (``w`` tied winners) and carries a Wilson 95% interval;

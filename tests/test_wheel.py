@@ -11,7 +11,7 @@ this venv's setuptools (``--no-isolation``); the fresh venv (no pip, no system
 site-packages) gets the wheel through this venv's pip (``--python``, ``--no-deps``,
 ``--no-index``) and its dependencies as links to this venv's installed distributions:
 exactly the requirement closure of ``ratenvs[agents]`` read from the wheel's metadata,
-which the test checks holds no torch. About 15 s of CPU.
+which the test checks holds no torch. About 10 s of CPU.
 """
 
 from __future__ import annotations

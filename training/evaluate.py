@@ -7,7 +7,7 @@ Usage::
     python -m training.evaluate --tournament A B C ... [--players N] [--games N] [--seed S]
                                 [--json FILE]
 
-Agents are checkpoints (``path/to/agent.pt``, or a shipped agent ``agent:NAME``) or bots
+Agents are checkpoints (``path/to/agent.json``, or a shipped agent ``agent:NAME``) or bots
 written ``game:bot``
 (``<game>:<bot>``, e.g. a game's ``optimal`` bot). In every evaluation the agent's seat
 rotates game by game (game ``i``: seat ``i mod players``). The win rate

@@ -4,7 +4,7 @@ Usage::
 
     python -m training.export_sb3 CHECKPOINT OUT.zip
 
-``CHECKPOINT`` is a checkpoint path (``x.pt`` with its ``x.json`` card) or a shipped agent
+``CHECKPOINT`` is a checkpoint path (its card ``x.json``, or ``x``) or a shipped agent
 (``agent:NAME``); it is loaded safely (:mod:`ratenvs.agents.checkpoint`). The zip holds a
 ``MaskablePPO`` whose policy has the checkpoint's weights and whose observation and
 action spaces are those of the gymnasium door for the card's game and env options
@@ -88,7 +88,7 @@ def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="python -m training.export_sb3", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("checkpoint", help="checkpoint (x.pt with its x.json card) or agent:NAME")
+    parser.add_argument("checkpoint", help="checkpoint (its card x.json, or x) or agent:NAME")
     parser.add_argument("out", type=Path, help="the zip to write (for MaskablePPO.load)")
     return parser
 

@@ -125,7 +125,7 @@ def pool_into_card(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = ArgumentParser(prog="python -m training.pool", description=__doc__)
     parser.add_argument(
-        "checkpoint", type=Path, help="a shipped checkpoint (x.pt or x.json, or agent:NAME)"
+        "checkpoint", type=Path, help="a shipped checkpoint (its card x.json, or agent:NAME)"
     )
     parser.add_argument("results", type=Path, nargs="+", help="ratenvs evaluate --json files")
     parser.add_argument("--key", help="the entry's label (default: 'vs <opponents>, pooled')")

@@ -69,8 +69,8 @@ def play_parser(
         metavar="AGENT",
         default=None,
         help="play against AGENT in every other seat instead of --bots: a shipped agent "
-        "agent:NAME (ratenvs agents), a checkpoint path (x.pt) or a bot name; an agent "
-        "brings the env options it was trained with (needs torch: "
+        "agent:NAME (ratenvs agents), a checkpoint path (its card x.json) or a bot name; an "
+        "agent brings the env options it was trained with (needs the agents extra: "
         'pip install "ratenvs[agents]")',
     )
     parser.add_argument(
