@@ -166,3 +166,25 @@ def test_invalid_yaml_is_one_line():
     with pytest.raises(LoadError) as err:
         loads_yaml("a: [1\n", what="c")
     assert one_line(err).startswith("c: not valid YAML (")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"' + '\\"' * 200_000,  # escaped quotes, unterminated: was quadratic (19 s at 40,000)
+        '"' + "a" * 10_000_000 + '"',  # one long string
+        '["a\\\\", "b\\"c", {"d": "]"}], ' * 200_000,  # many short strings and brackets
+        '"' * 200_001,
+    ],
+    ids=["escaped_quotes", "long_string", "many_strings", "quotes"],
+)
+def test_the_depth_scan_is_linear(text):
+    start = time.process_time()
+    json_depth(text)
+    assert time.process_time() - start < 1.0
+
+
+def test_an_unterminated_string_hides_no_brackets_from_the_parser():
+    """Brackets after an unterminated string are inside it for the parser too."""
+    assert json_depth('["a\\"' + "[" * 100) == 1
+    assert json_depth('["a\\\\"' + "[" * 100) == 101
