@@ -2,7 +2,8 @@
 where the library works from its plain install plus the ``agents`` extra: ``import torch``
 fails there, and still every shipped agent is in the wheel (package data), loads and plays
 (``ratenvs.agents.load``), ``ratenvs agents``, ``ratenvs evaluate agent:NAME`` (every
-shipped agent) and ``ratenvs tournament`` run, and the README's examples run (those whose
+shipped agent), ``ratenvs tournament`` and ``ratenvs play --vs agent:NAME`` (up to the
+first move, which no one types) run, and the README's examples run (those whose
 optional packages a plain install lacks are counted as skipped). An editable install of
 the same tree reads the checkpoints from the source folder.
 
@@ -38,7 +39,13 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 def _run(*argv: object, cwd: Path, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(
-        [str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        [str(a) for a in argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,  # a game waiting for a move sees the end of its input
     )
     assert done.returncode == 0, f"{argv} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
@@ -222,6 +229,8 @@ def test_wheel_and_sdist_install_and_run_outside_the_repo_without_torch(tmp_path
     argv = ["tournament", "agent:rat_a_tat_cat_2p", "rat_a_tat_cat:random", "--games", "2"]
     printed = _run(ratenvs, *argv, cwd=work, env=env)
     assert "Bradley-Terry ratings" in printed
+    argv = ["play", "rat-a-tat-cat", "--vs", "agent:rat_a_tat_cat_2p", "--seed", "1"]
+    assert "Game abandoned" in _run(ratenvs, *argv, cwd=work, env=env)  # the agent seated
 
     # an editable install of the same tree reads checkpoints/ in the source folder (built
     # with this venv's setuptools, linked in for the build alone)
