@@ -4,7 +4,7 @@ Usage::
 
     python -m training.vecbench --config configs/<name>.yaml [--seconds S] [--n-envs N ...]
     python -m training.vecbench --train --config configs/<name>.yaml [--steps N]
-        [--batched-n-envs 512] [--rounds 3]
+        [--batched-n-envs 512 | --against OTHER.yaml | --torch-threads 1 2] [--rounds 3]
 
 The first form steps the run's vectorised training envs with random legal actions
 (the policy's forward pass left out) and prints learner decisions/s of DummyVecEnv,
@@ -15,15 +15,21 @@ chosen by measurement on the machine at hand.
 per second of the config as written (its ``vec_env``, ``n_envs``) against the same
 config on the batched door with ``--batched-n-envs`` games and ``n_steps`` scaled so
 that a rollout holds as many frames (the same update per frame), or against another
-config (``--against``, e.g. a batched recipe with other PPO settings): rollouts, policy
-forward passes and updates included, evaluation left out. Rounds alternate; medians of
-wall and CPU frames/s.
+config (``--against``, e.g. a batched recipe with other PPO settings), or the config
+alone at each ``--torch-threads`` count: rollouts, policy forward passes and updates
+included, evaluation left out. The model is built as a real run builds it, from the
+config's warm start when it has one (``pretrain:``, run once per config, outside the
+timing; its weights are loaded into every round's fresh model). Rounds are interleaved,
+their order rotated round by round; the table gives median wall and CPU frames/s (CPU:
+the learner process's, SubprocVecEnv workers not counted) and each ratio to the first
+line taken within each round, median (min-max), with the load average.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import sys
 import time
@@ -98,22 +104,61 @@ def batched_variant(cfg: TrainConfig, n_envs: int) -> TrainConfig:
         raise ConfigError(f"--batched-n-envs {n_envs}: on the batched door, {exc}") from None
 
 
-def train_rate(cfg: TrainConfig, steps: int) -> tuple[float, float]:
-    """(wall, CPU) MaskablePPO frames/s of ``cfg`` over ``steps`` frames, after one rollout
-    and update of warm-up (imports, compiles, allocations)."""
+@dataclasses.dataclass
+class Contender:
+    """One side of a ``--train`` comparison: a config, and the policy weights its PPO starts
+    from (a real run's warm start, computed once)."""
+
+    label: str
+    cfg: TrainConfig
+    starts: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    """Warm-started policy weights (``pretrain:``) by config, shared by the contenders of
+    one table: configs that differ only in ``algorithm.torch_threads`` warm-start once."""
+
+    def start_key(self) -> str:
+        """The config without its thread count: what the warm start depends on."""
+        data = self.cfg.to_dict()
+        data["algorithm"].pop("torch_threads", None)
+        return json.dumps(data, sort_keys=True)
+
+
+def policy_spec(cfg: TrainConfig) -> Any:
+    """The policy architecture a run of ``cfg`` trains (as :func:`training.train.train`
+    plans it: observation, actions, privileged critic entries)."""
+    from training.checkpoint import PolicySpec
+
+    obs_size, n_actions, extra = probe_env(cfg)
+    algo = cfg.algorithm
+    return PolicySpec(obs_size, n_actions, tuple(algo.net_arch), algo.activation, extra)
+
+
+def train_rate(contender: Contender, steps: int) -> tuple[float, float]:
+    """(wall, CPU) MaskablePPO frames/s of the contender's config over ``steps`` frames,
+    after one rollout and update of warm-up (imports, compiles, allocations). The model is
+    the one a real run builds: with ``pretrain:`` PPO starts from the warm start
+    (:func:`training.pretrain.warm_start`, run on the first call, outside the timing; later
+    calls load its weights). CPU is the learner process's (SubprocVecEnv workers' not
+    counted)."""
     import torch
 
-    from training.checkpoint import PolicySpec
     from training.train import make_model
 
+    cfg = contender.cfg
     torch.set_num_threads(cfg.algorithm.torch_threads)
     venv = _venv(cfg, cfg.vec_env, monitor=True)
     try:
-        algo = cfg.algorithm
-        obs_size = int(venv.observation_space.shape[0])
-        spec = PolicySpec(obs_size, int(venv.action_space.n), tuple(algo.net_arch), algo.activation)
-        model = make_model(cfg, venv, spec)
-        rollout = cfg.n_envs * algo.n_steps
+        model = make_model(cfg, venv, policy_spec(cfg))
+        if cfg.pretrain.teacher is not None:
+            key = contender.start_key()
+            if key not in contender.starts:
+                from training.pretrain import warm_start
+
+                warm_start(model.policy, cfg)
+                state = model.policy.state_dict()
+                contender.starts[key] = {k: v.clone() for k, v in state.items()}
+            else:
+                model.policy.load_state_dict(contender.starts[key])
+        rollout = cfg.n_envs * cfg.algorithm.n_steps
         model.learn(rollout)
         wall, cpu = time.perf_counter(), time.process_time()
         done = model.num_timesteps
@@ -124,7 +169,27 @@ def train_rate(cfg: TrainConfig, steps: int) -> tuple[float, float]:
         venv.close()
 
 
-def _train_table(args: argparse.Namespace, base: TrainConfig) -> int:
+def _label(cfg: TrainConfig, epochs: bool, threads: bool) -> str:
+    text = f"{cfg.vec_env}, {cfg.n_envs} envs x {cfg.algorithm.n_steps} steps"
+    if epochs:
+        text += f", {cfg.algorithm.n_epochs} epochs"
+    if threads:
+        n = cfg.algorithm.torch_threads
+        text += f", {n} torch thread{'s' if n > 1 else ''}"
+    return text
+
+
+def contenders(args: argparse.Namespace, base: TrainConfig) -> list[Contender]:
+    """What ``--train`` compares: the config at each ``--torch-threads`` count; or the
+    config and ``--against``; or the config and itself on the batched door."""
+    starts: dict[str, dict[str, Any]] = {}
+    if args.torch_threads:
+        sides = []
+        for t in args.torch_threads:
+            algo = dataclasses.replace(base.algorithm, torch_threads=t)
+            cfg = dataclasses.replace(base, algorithm=algo)
+            sides.append(Contender(_label(cfg, False, True), cfg, starts))
+        return sides
     if args.against is not None:
         fast = load_config_arg("--against", args.against)
         if fast.game != base.game:
@@ -132,37 +197,54 @@ def _train_table(args: argparse.Namespace, base: TrainConfig) -> int:
         probe_env(fast)
     else:
         fast = batched_variant(base, args.batched_n_envs)
-    runs: dict[str, list[tuple[float, float]]] = {"config": [], "batched": []}
-    for _ in range(args.rounds):
-        runs["config"].append(train_rate(base, args.steps))
-        runs["batched"].append(train_rate(fast, args.steps))
-    wall = {k: median(r[0] for r in v) for k, v in runs.items()}
-    cpu = {k: median(r[1] for r in v) for k, v in runs.items()}
+    epochs = args.against is not None
+    threads = base.algorithm.torch_threads != fast.algorithm.torch_threads
+    return [
+        Contender(_label(base, epochs, threads), base, starts),
+        Contender(_label(fast, epochs, threads), fast, starts),
+    ]
+
+
+def spread(values: Sequence[float]) -> str:
+    """``median (min-max)`` of ``values``."""
+    return f"{median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def _train_table(args: argparse.Namespace, base: TrainConfig) -> int:
+    sides = contenders(args, base)
+    load = os.getloadavg()[0]
+    runs: list[list[tuple[float, float]]] = [[] for _ in sides]
+    for r in range(args.rounds):  # interleaved, the order rotated round by round
+        for i in [(r + k) % len(sides) for k in range(len(sides))]:
+            runs[i].append(train_rate(sides[i], args.steps))
     against = f" against {args.against}" if args.against else ""
     print(
         f"MaskablePPO on {args.config}{against} ({args.steps:,} frames per round, "
-        f"{args.rounds} rounds)"
+        f"{args.rounds} rounds interleaved; load average {load:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} cores)"
     )
-    print(f"{'door':34} {'frames/s':>9} {'CPU frames/s':>13}")
-    label = f"{base.vec_env}, {base.n_envs} envs x {base.algorithm.n_steps} steps" + (
-        f", {base.algorithm.n_epochs} epochs" if args.against else ""
-    )
-    print(f"{label:34} {wall['config']:9.0f} {cpu['config']:13.0f}")
-    label = f"{fast.vec_env}, {fast.n_envs} envs x {fast.algorithm.n_steps} steps" + (
-        f", {fast.algorithm.n_epochs} epochs" if args.against else ""
-    )
-    print(f"{label:34} {wall['batched']:9.0f} {cpu['batched']:13.0f}")
-    print(
-        f"ratio second / first: {wall['batched'] / wall['config']:.2f} (wall), "
-        f"{cpu['batched'] / cpu['config']:.2f} (CPU)"
-    )
+    print(f"{'door':44} {'frames/s':>9} {'CPU frames/s':>13}  (medians; CPU: learner process)")
+    for side, rates in zip(sides, runs):
+        wall = median(r[0] for r in rates)
+        cpu = median(r[1] for r in rates)
+        print(f"{side.label:44} {wall:9.0f} {cpu:13.0f}")
+    first = runs[0]
+    for side, rates in zip(sides[1:], runs[1:]):
+        walls = [b[0] / a[0] for a, b in zip(first, rates)]
+        cpus = [b[1] / a[1] for a, b in zip(first, rates)]
+        print(
+            f"{side.label} / first, within each round, median (min-max): "
+            f"wall {spread(walls)}, CPU {spread(cpus)}"
+        )
     return 0
 
 
 MEASURE_ONLY = ("seconds", "n_envs")
 """Arguments of the env-speed form (not of ``--train``)."""
-TRAIN_ONLY = ("steps", "rounds", "batched_n_envs", "against")
+TRAIN_ONLY = ("steps", "rounds", "batched_n_envs", "against", "torch_threads")
 """Arguments of ``--train`` only."""
+MAX_TORCH_THREADS = 64
+"""The most ``--torch-threads`` takes (as ``algorithm.torch_threads``)."""
 DEFAULTS = {"seconds": 5.0, "n_envs": [2, 8], "steps": 50_000, "rounds": 3, "batched_n_envs": 512}
 
 
@@ -198,6 +280,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="--train: compare with this config (e.g. the game's batched recipe) instead of "
         "the same config on the batched door",
     )
+    parser.add_argument(
+        "--torch-threads",
+        type=int_in(1, MAX_TORCH_THREADS),
+        nargs="+",
+        help="--train: the config as written at each of these algorithm.torch_threads "
+        f"counts (1..{MAX_TORCH_THREADS}), instead of two configs",
+    )
     return parser
 
 
@@ -209,6 +298,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         given_measure = given(args, *MEASURE_ONLY)
         if args.train and given_measure:
             raise UsageError(f"{', '.join(given_measure)}: not with --train")
+        if args.torch_threads and given(args, "against", "batched_n_envs"):
+            flags = ", ".join(given(args, "against", "batched_n_envs"))
+            raise UsageError(f"{flags}: not with --torch-threads (one config at each count)")
         for key, value in DEFAULTS.items():
             if getattr(args, key) is None:
                 setattr(args, key, value)
