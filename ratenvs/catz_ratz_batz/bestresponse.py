@@ -273,6 +273,7 @@ class LeadPolicy:
 
     def __init__(self, policy: GamePolicy | Solution | WinSolution) -> None:
         self.policy = _as_game_policy(policy)
+        self._last: tuple[Any, np.ndarray] | None = None  # a turn policy met again: its table
 
     def tables(
         self,
@@ -281,12 +282,13 @@ class LeadPolicy:
         totals: np.ndarray,
         opponent_totals: np.ndarray,
     ) -> np.ndarray:
-        return np.stack(
-            [
-                _table(_turn_policy(self.policy, Position(turns_left, opponent_turns_left, int(d))))
-                for d in np.asarray(totals) - np.asarray(opponent_totals)
-            ]
-        )
+        out = []
+        for d in np.asarray(totals) - np.asarray(opponent_totals):
+            turn = _turn_policy(self.policy, Position(turns_left, opponent_turns_left, int(d)))
+            if self._last is None or self._last[0] is not turn:
+                self._last = (turn, _table(turn))
+            out.append(self._last[1])
+        return np.stack(out)
 
 
 def best_response_totals(
