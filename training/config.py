@@ -47,6 +47,7 @@ from typing import Any, Literal
 import yaml
 
 from ratenvs.agents.checkpoint import is_checkpoint
+from ratenvs.common.arguments import one_line
 from ratenvs.common.safe_load import LoadError, MissingFileError, read_regular_file, yaml_loader
 
 
@@ -669,7 +670,7 @@ def load_yaml(path: str | Path, text: str | None = None) -> Any:
     try:
         return parse_yaml(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+        raise ConfigError(f"{path}: not valid YAML: {one_line(exc)}") from None
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
 

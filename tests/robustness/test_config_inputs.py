@@ -297,3 +297,12 @@ def test_config_text_read_by_the_caller_is_bounded_alike(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_yaml(tmp_path / "r.yaml", text)
     assert str(err.value) == f"{tmp_path / 'r.yaml'}: 262,166 bytes, more than the limit of 262,144"
+
+
+def test_invalid_yaml_is_one_line(tmp_path):
+    """PyYAML's message spans lines (the mark and a caret); the ConfigError is one line."""
+    path = write(tmp_path, "game: catz_ratz_batz\nopponents: [\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert "\n" not in str(err.value)
+    assert str(err.value).startswith(f"{path}: not valid YAML: while parsing a flow ")

@@ -40,10 +40,12 @@ The rules, as the docs state them (README, the env docstrings, ``ratenvs.common.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 import string
+import time
 import warnings
 from typing import Any
 
@@ -1035,22 +1037,40 @@ JSON_VALUES = st.recursive(
 """Any JSON value, small."""
 
 
+SECONDS = 5.0
+"""The CPU time one case of a reading door may take (CPU time: the machine may be loaded)."""
+
+
 def files_sweep(examples: int) -> Any:
-    """A sweep of a reading door: ``examples`` cases, each within 5 s."""
+    """A sweep of a reading door: ``examples`` cases (each timed by :func:`within`)."""
     return settings(
         max_examples=examples,
-        deadline=5000,
+        deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
 
 
-def clean_or_taken(call: Any, *args: Any) -> Any:
-    """``call(*args)``'s result, or None if it refused with one clean line."""
+@contextlib.contextmanager
+def within(seconds: float = SECONDS) -> Any:
+    """The block takes at most ``seconds`` of this process's CPU time (returning or
+    raising)."""
+    start = time.process_time()
     try:
-        return call(*args)
-    except CLEAN as err:
-        assert "\n" not in str(err) and str(err), repr(err)
-        return None
+        yield
+    finally:
+        took = time.process_time() - start
+        assert took < seconds, f"took {took:.1f} s of CPU"
+
+
+def clean_or_taken(call: Any, *args: Any) -> Any:
+    """``call(*args)``'s result, or None if it refused with one clean line (within
+    :data:`SECONDS` of CPU either way)."""
+    with within():
+        try:
+            return call(*args)
+        except CLEAN as err:
+            assert "\n" not in str(err) and str(err), repr(err)
+            return None
 
 
 _RECORDS: dict[str, dict] = {}
@@ -1156,7 +1176,8 @@ def test_a_config_of_any_shape_is_taken_or_one_clean_line(data):
 
     config = a_config(data.draw)
     try:
-        got = config_from_dict(config)
+        with within():
+            got = config_from_dict(config)
     except ConfigError as err:
         assert "\n" not in str(err)
         return
@@ -1184,7 +1205,7 @@ def test_a_config_file_of_any_shape_is_taken_or_one_clean_line(
         text += "x_deep:\n" + "- " * depth + "1\n"
     path = tmp_path_factory.mktemp("config") / "c.yaml"
     path.write_text(text)
-    with pytest.raises(ConfigError) as err:  # x_deep is no key: refused in any case
+    with pytest.raises(ConfigError) as err, within():  # x_deep is no key: refused anyway
         load_config(path)
     assert "\n" not in str(err.value)
     if depth > 15:  # too deep, or (a deep flow mapping) too big: refused before composing
@@ -1219,7 +1240,8 @@ def test_an_options_dict_of_any_shape_is_taken_or_one_clean_line(spec, data):
     refused = {}
     for door, make in constructors(spec.name):
         try:
-            env = make(**given_options)
+            with within():
+                env = make(**given_options)
         except CLEAN as err:
             assert "\n" not in str(err) and str(err), (door, repr(err))
             refused[door] = str(err)
