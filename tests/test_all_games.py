@@ -253,3 +253,52 @@ def test_numpy_integers_pass_where_ints_do_and_both_ids_are_registered(spec):
     aec = pettingzoo.make("aec", spec.pettingzoo_id)
     par = pettingzoo.make("parallel", spec.pettingzoo_id)
     assert aec.unwrapped.game == par.unwrapped.game
+
+
+@pytest.mark.parametrize("spec", list(GAMES.values()), ids=list(GAMES))
+@pytest.mark.parametrize("door", ["raw_env", "env"])
+def test_one_legal_mask_per_decision_and_step_checks_the_mask_it_showed(spec, door):
+    """Through PettingZoo's loop (``last`` then ``step``) the game builds one mask per
+    decision: ``step`` checks the action against the mask the observation showed (it built
+    it again; the rules may check an action with one of their own). Writing into that
+    shown mask changes nothing: a legal action it zeroed is still played, an illegal one it
+    set is still refused (the refusal builds the mask it names)."""
+    env = getattr(spec.load(), door)(num_players=3)
+    raw = env.unwrapped
+    game = raw.game
+    built, applying = [], []
+    game_legal_mask, game_apply = game.legal_mask, game.apply
+
+    def legal_mask(state, seat):
+        if not applying:
+            built.append(seat)
+        return game_legal_mask(state, seat)
+
+    def apply(*args):
+        applying.append(True)
+        try:
+            return game_apply(*args)
+        finally:
+            applying.clear()
+
+    game.legal_mask, game.apply = legal_mask, apply
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    decisions = refused = 0
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        action = int(rng.choice(np.flatnonzero(mask)))
+        illegal = np.flatnonzero(mask == 0)
+        if door == "raw_env" and decisions % 7 == 0 and illegal.size:
+            mask[illegal[0]] = 1
+            with pytest.raises(ValueError, match="illegal action"):
+                env.step(int(illegal[0]))
+            refused += 1
+        mask[:] = 0
+        env.step(action)
+        decisions += 1
+    assert decisions >= 10 and len(built) == decisions + refused

@@ -289,13 +289,20 @@ class GameAECEnv(_GameEnvBase, AECEnv):
         self._setup(render_mode, render_view, options)
         self._queue: tuple[int, ...] = ()
         self._pending: dict[int, int] = {}
+        self._legal: bytes | None = None
+        """The legal actions of ``agent_selection`` as its last observation's mask showed
+        them (one byte per action), while the game is unchanged since; else None."""
+        self._legal_truth: Any = None
+        """The state ``_legal`` was read from (a state put in ``truth`` by hand is read
+        again)."""
 
     # ------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game; ``seed`` (None or an integer >= 0) re-seeds the env's generator
         (``options`` is accepted and ignored, as in PettingZoo's classic envs: a game's
         options are given when its env is made)."""
-        seed = check_seed(seed)
+        if type(seed) is not int or seed < 0:
+            seed = check_seed(seed)
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
@@ -307,29 +314,70 @@ class GameAECEnv(_GameEnvBase, AECEnv):
         self.truth = self.game.init(self.np_random)
         self._queue = self.game.to_act(self.truth)
         self._pending = {}
+        self._legal = None
         self.agent_selection = self.possible_agents[self._queue[0]]
         if self.render_mode == "human":
             self.render()
 
+    def _selected(self, method: str) -> str:
+        """``agent_selection``, or the error that ``method`` was called before ``reset()``."""
+        try:
+            return self.agent_selection
+        except AttributeError:
+            raise RuntimeError(NEEDS_RESET.format(method)) from None
+
     def action_mask(self, agent: str) -> np.ndarray:
         """The legal actions of ``agent`` now (all zero unless it is ``agent_selection``)."""
+        self._selected("action_mask")
         return self._seat_mask(self.agent_name_mapping[agent])
 
     def _seat_mask(self, seat: int) -> np.ndarray:
-        if (
-            self.possible_agents[seat] != self.agent_selection
-            or seat in self._pending
-            or not self._queue
-        ):
-            return self._no_actions.copy()
-        return self.game.legal_mask(self.truth, seat)
+        # agent_selection is the next seat of to_act without an action yet
+        if self._queue and self.possible_agents[seat] == self.agent_selection:
+            return self.game.legal_mask(self.truth, seat)
+        return self._no_actions.copy()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        return {
-            "observation": self.observer.observe(self.truth, seat),
-            "action_mask": self._seat_mask(seat),
-        }
+        truth = self.truth
+        if self._queue and agent == self.agent_selection:
+            mask = self.game.legal_mask(truth, seat)
+            self._legal = mask.tobytes()  # what step checks the action against
+            self._legal_truth = truth
+        else:
+            self._selected("observe")  # before reset(): the error
+            mask = self._no_actions.copy()
+        return {"observation": self.observer.observe(truth, seat), "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``: the observation (if ``observe``), cumulative reward,
+        termination, truncation and info of ``agent_selection``."""
+        try:
+            agent = self.agent_selection
+            return (
+                self.observe(agent) if observe else None,
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
+        except AttributeError:
+            if hasattr(self, "agent_selection"):
+                raise
+            raise RuntimeError(NEEDS_RESET.format("last")) from None
+        except KeyError:
+            if agent in self._cumulative_rewards:
+                raise
+            # the last agent done has stepped out of the game
+            raise RuntimeError(GAME_OVER.format("last")) from None
+
+    def _legal_now(self, seat: int) -> bytes | np.ndarray:
+        """The legal actions of ``seat``, the selected agent: the mask its observation
+        showed if the game has not changed since, else built now."""
+        legal = self._legal
+        if legal is not None and self._legal_truth is self.truth:
+            return legal
+        return self._seat_mask(seat)
 
     def step(self, action: int | None) -> None:
         try:
@@ -340,53 +388,68 @@ class GameAECEnv(_GameEnvBase, AECEnv):
         except KeyError:  # the last agent done has stepped out of the game
             raise RuntimeError(GAME_OVER.format("step")) from None
         if dead:
+            self._legal = None
             self._was_dead_step(action)
             return
         seat = self.agent_name_mapping[agent]
-        mask = self._seat_mask(seat)
-        index = as_action(action)
-        if index is None or not 0 <= index < self.num_actions or not mask[index]:
-            raise refused_action(action, agent, mask, RAW_ENV_HINT)
+        legal = self._legal
+        if legal is None or self._legal_truth is not self.truth:
+            legal = self._seat_mask(seat)
+        index = action if type(action) is int else as_action(action)
+        if index is None or not 0 <= index < self.num_actions or not legal[index]:
+            raise refused_action(action, agent, self._seat_mask(seat), RAW_ENV_HINT)
         self._play(agent, seat, index)
 
     def _play(self, agent: str, seat: int, action: int) -> None:
         """Play an action already known to be legal for ``agent`` (its seat ``seat``)."""
         self._cumulative_rewards[agent] = 0.0
-        pending = self._pending
-        pending[seat] = action
+        self._legal = None
         queue = self._queue
         step_rewards: Sequence[float] | None = None
-        if len(pending) == len(queue):
-            game = self.game
-            truth = self.truth
-            infos: dict[int, dict[str, Any]] = {}
-            step_rewards = game.apply(truth, pending, self.np_random, infos)
-            self._pending = {}
-            names = self.possible_agents
-            for a, told in self.infos.items():  # what this step told (none: empty)
-                if told:
-                    self.infos[a] = {}
-            for s, info in infos.items():
-                self.infos[names[s]] = info
-            self._queue = queue = game.to_act(truth)
-            if not queue:
-                for a in self.agents:
-                    self.terminations[a] = True
+        if len(queue) == 1:  # turn-based: the one seat to act plays at once
+            step_rewards = self._apply({seat: action})
+        else:
+            pending = self._pending
+            pending[seat] = action
+            if len(pending) == len(queue):
+                self._pending = {}
+                step_rewards = self._apply(pending)
             else:
-                self.agent_selection = names[queue[0]]
-        else:
-            self.agent_selection = self.possible_agents[queue[len(pending)]]
+                self.agent_selection = self.possible_agents[queue[len(pending)]]
         rewards = self.rewards
-        if step_rewards is None:
-            for a in rewards:
-                rewards[a] = 0.0
-        else:
+        if step_rewards is not None:
             for a, r in zip(self.possible_agents, step_rewards):
                 if a in rewards:
                     rewards[a] = float(r)
-        self._accumulate_rewards()
+            self._accumulate_rewards()
+        elif any(rewards.values()):  # a step without rewards adds nothing to the sums
+            for a in rewards:
+                rewards[a] = 0.0
         if self.render_mode == "human":
             self.render()
+
+    def _apply(self, actions: dict[int, int]) -> Sequence[float] | None:
+        """Apply one step of the game (every seat of ``to_act``): infos, who acts next, or
+        every agent terminated; returns the step's rewards (None: all zero)."""
+        game = self.game
+        truth = self.truth
+        infos: dict[int, dict[str, Any]] = {}
+        step_rewards = game.apply(truth, actions, self.np_random, infos)
+        names = self.possible_agents
+        told = self.infos
+        if any(told.values()):  # what the step before told (none: empty)
+            for a, info in told.items():
+                if info:
+                    told[a] = {}
+        for s, info in infos.items():
+            told[names[s]] = info
+        self._queue = queue = game.to_act(truth)
+        if queue:
+            self.agent_selection = names[queue[0]]
+        else:
+            for a in self.agents:
+                self.terminations[a] = True
+        return step_rewards
 
 
 class GameParallelEnv(_GameEnvBase, ParallelEnv):
@@ -407,6 +470,7 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
         self, render_mode: str | None = None, render_view: str = OMNISCIENT, **options: Any
     ) -> None:
         self._setup(render_mode, render_view, options)
+        self._reset_done = False
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         game, truth, observe = self.game, self.truth, self.observer.observe
@@ -429,6 +493,7 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
         self.truth = self.game.init(self.np_random)
+        self._reset_done = True
         if self.render_mode == "human":
             self.render()
         return self._observations(), {a: {} for a in self.agents}
@@ -436,7 +501,7 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Play one step with ``actions`` (agent -> action) for the seats that act now."""
         if not self.agents:
-            raise RuntimeError(NEEDS_RESET.format("step") + " (or the game is over)")
+            raise RuntimeError((GAME_OVER if self._reset_done else NEEDS_RESET).format("step"))
         if not isinstance(actions, Mapping):
             raise TypeError(f"actions must be a dict agent -> action, got {_shown(actions)}")
         unknown = [a for a in actions if a not in self.agent_name_mapping]

@@ -70,17 +70,20 @@ class ClassicWrapper(OrderEnforcingWrapper):
         return self._raw.observe(agent)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        raw = self._raw
-        agent = raw.agent_selection
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        return (
-            raw.observe(agent) if observe else None,
-            raw._cumulative_rewards[agent],
-            raw.terminations[agent],
-            raw.truncations[agent],
-            raw.infos[agent],
-        )
+        raw = self._raw
+        agent = raw.agent_selection
+        try:
+            return (
+                raw.observe(agent) if observe else None,
+                raw._cumulative_rewards[agent],
+                raw.terminations[agent],
+                raw.truncations[agent],
+                raw.infos[agent],
+            )
+        except KeyError:
+            return raw.last(observe)  # the error that says what to do
 
     def step(self, action: Any) -> None:
         raw = self._raw
@@ -97,11 +100,10 @@ class ClassicWrapper(OrderEnforcingWrapper):
             return
         index = as_action(action)
         seat = raw.agent_name_mapping[agent]
-        mask = raw._seat_mask(seat)
         if index is None or not 0 <= index < raw.num_actions:
             # PettingZoo's AssertOutOfBoundsWrapper, but never stripped by -O
-            raise refused_action(action, agent, mask)
-        if mask[index]:
+            raise refused_action(action, agent, raw._seat_mask(seat))
+        if raw._legal_now(seat)[index]:
             raw._play(agent, seat, index)
             return
         EnvLogger.warn_on_illegal_move()

@@ -356,7 +356,13 @@ class TableObserver(Observer):
             for seat in range(n)
         ]
         self._order = [[(seat + k) % n for k in range(n)] for seat in range(n)]
-        self._slot_base = np.arange(SLOTS * n) * NUM_CODES
+        # for each observer seat: where the one-hot block of p's slot s starts (seat order)
+        self._slot_at = [
+            np.array(
+                [NUM_CODES * (SLOTS * ((p - seat) % n) + s) for p in range(n) for s in range(SLOTS)]
+            )
+            for seat in range(n)
+        ]
 
     # ---------------------------------------------------------------- observation
     def observe(self, state: State, seat: int | None) -> np.ndarray:
@@ -366,8 +372,7 @@ class TableObserver(Observer):
         n = self.num_players
         out = np.zeros(self.size, dtype=np.float32)
         table = state.know if self.knowledge else state.recent
-        codes = table[seat].reshape(-1)[self._slot_src[seat]]
-        out[self._slot_base + codes] = 1.0
+        out[self._slot_at[seat] + table[seat].ravel()] = 1.0
         top = state.discard_pile[-1] if state.discard_pile else NO_CARD
         out[self._discard_top + (KIND[top] if top != NO_CARD else NUM_KINDS)] = 1.0
         over = state.phase == PHASE_OVER
@@ -391,7 +396,8 @@ class TableObserver(Observer):
         active = state.active
         t0, a0 = self._totals, self._active
         for k, p in enumerate(order):
-            out[t0 + k] = totals[p] / TOTAL_SCALE
+            if totals[p]:
+                out[t0 + k] = totals[p] / TOTAL_SCALE
             if active[p]:
                 out[a0 + k] = 1.0
         if self.rounds is not None:
@@ -399,7 +405,7 @@ class TableObserver(Observer):
             out[self._rounds_done] = done / self.rounds
         if self.knowledge:
             u, d = self._unseen, self._pool
-            unseen = unseen_counts(state, seat) * _INV_DECK_COUNTS
+            unseen = np.array(_unseen(state, seat), dtype=np.float32) * _INV_DECK_COUNTS
             out[u : u + NUM_KINDS] = unseen
             # before the round's first reshuffle the pool is every card not located
             pool = unseen if state.epoch == 0 else _pool_by_cards(state, seat) * _INV_DECK_COUNTS
@@ -546,10 +552,18 @@ class PrivilegedObserver(Observer):
 def unseen_counts(state: State, seat: int) -> np.ndarray:
     """How many cards of each kind ``seat`` has not located: the deck minus the kinds it knows
     in any slot, the discard pile, and a held card it saw (its own, or a taken discard)."""
-    known = np.bincount(state.know[seat].reshape(-1), minlength=NUM_CODES)[:NUM_KINDS]
-    counts = _DECK_COUNTS - known - np.asarray(state.discard_counts, dtype=np.int64)
-    if state.held != NO_CARD and (state.held_public or state.current == seat):
-        counts[KIND[state.held]] -= 1
+    return np.array(_unseen(state, seat), dtype=np.int64)
+
+
+def _unseen(state: State, seat: int) -> list[int]:
+    """:func:`unseen_counts` as Python ints (a dozen numpy calls cost more than the loop)."""
+    counts = [deck - discarded for deck, discarded in zip(KIND_COUNTS, state.discard_counts)]
+    for code in state.know[seat].ravel().tolist():
+        if code < NUM_KINDS:  # a kind it located (not a number card of unknown value)
+            counts[code] -= 1
+    held = state.held
+    if held != NO_CARD and (state.held_public or state.current == seat):
+        counts[KIND[held]] -= 1
     return counts
 
 
