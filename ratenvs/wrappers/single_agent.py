@@ -214,7 +214,10 @@ class SingleAgentEnv(gym.Env):
         return {"action_mask": self._mask.copy(), "learner_seat": self._seat}
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now (bool), for sb3-contrib's MaskablePPO."""
+        """Legal actions of the learner now (bool), for sb3-contrib's MaskablePPO; all False
+        once the episode is over. Before ``reset()`` a RuntimeError says to call it."""
+        if not hasattr(self.aec, "terminations"):
+            raise RuntimeError("action_masks() before reset(): call reset() first")
         return self._mask.astype(bool)
 
     @property

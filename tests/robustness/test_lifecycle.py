@@ -51,6 +51,57 @@ def test_vector_door_step_before_reset_and_the_engine_ready_when_made(spec):
     engine.step(engine.mask.argmax(axis=-1))
 
 
+@SPECS
+@pytest.mark.parametrize("door", ["raw_env", "env"])
+def test_aec_last_and_observe_before_reset_say_to_reset(spec, door):
+    """``raw_env``: a RuntimeError naming the call and reset() (they raised AttributeError
+    'agent_selection'); ``env()``: PettingZoo's order-enforcing error, which says it too
+    (its ``last`` raised the AttributeError)."""
+    env = getattr(spec.load(), door)()
+    agent = env.possible_agents[0]
+    calls = {"last": env.last, "observe": lambda: env.observe(agent)}
+    if door == "raw_env":
+        calls["action_mask"] = lambda: env.action_mask(agent)
+    for name, call in calls.items():
+        if door == "raw_env":
+            message = rf"^{name}\(\) before reset\(\): call reset\(\) first$"
+            with pytest.raises(RuntimeError, match=message):
+                call()
+        else:
+            with pytest.raises(AssertionError, match=r"^reset\(\) needs to be called before"):
+                call()
+    env.reset(seed=0)
+    assert env.last()[0]["action_mask"].any()
+
+
+@SPECS
+@pytest.mark.parametrize("door", ["raw_env", "env"])
+def test_aec_last_after_every_agent_left_says_to_reset(spec, door):
+    """Each agent done is seen by ``last`` once more and stepped out with None; after the
+    last one, ``last`` says the game ended and to call reset() (it raised KeyError)."""
+    env = getattr(spec.load(), door)(num_players=2)
+    _play_to_the_end(env)
+    while env.unwrapped.agents:
+        assert env.last()[2]  # terminated
+        env.step(None)
+    message = r"^last\(\) after the game ended \(every agent is done\): call reset\(\)$"
+    for observe in (True, False):
+        with pytest.raises(RuntimeError, match=message):
+            env.last(observe)
+    env.reset(seed=1)
+    assert not env.last()[2]
+
+
+@SPECS
+def test_single_agent_action_masks_before_reset_say_to_reset(spec):
+    """``action_masks()`` before reset() returned all False (no legal action at all)."""
+    for env in (SingleAgentEnv(spec.name), gymnasium.make(spec.gymnasium_id).unwrapped):
+        with pytest.raises(RuntimeError, match=r"^action_masks\(\) before reset\(\): call"):
+            env.action_masks()
+        env.reset(seed=0)
+        assert env.action_masks().any()
+
+
 def _play_to_the_end(env, seed=0):
     """Random legal moves until every agent is done."""
     raw = env.unwrapped
@@ -92,7 +143,7 @@ def test_aec_step_after_the_game_ended(spec, door):
 @SPECS
 def test_parallel_env_step_before_reset_and_after_the_end(spec):
     par = spec.load().parallel_env(num_players=2)
-    with pytest.raises(RuntimeError, match=r"call reset\(\)"):
+    with pytest.raises(RuntimeError, match=r"^step\(\) before reset\(\): call reset\(\) first$"):
         par.step({})
     par.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -105,7 +156,8 @@ def test_parallel_env_step_before_reset_and_after_the_end(spec):
             }
         )
     end = par.game_state()
-    with pytest.raises(RuntimeError, match="game is over"):
+    message = r"^step\(\) after the game ended \(every agent is done\): call reset\(\)$"
+    with pytest.raises(RuntimeError, match=message):
         par.step({"player_0": 0})
     assert par.game_state() == end
 
