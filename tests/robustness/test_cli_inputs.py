@@ -406,6 +406,10 @@ def test_a_bad_config_leaves_out_untouched_so_the_fixed_config_runs(files, tmp_p
 SUBPROCESS = [
     (["-m", "ratenvs.cli", "replay", "{rec_list}"], r"a JSON list, not an object"),
     (["-m", "ratenvs.cli", "replay", "{rec_deep}"], r"nested 100,000 levels deep"),
+    (
+        ["-m", "training.train", "--config", "{cfg_deep}", "--out", "{out}"],
+        r"cfg_deep\.yaml: line 2: nested more than the limit of 16 levels deep$",
+    ),
     (["-m", "training.evaluate", "--checkpoint", "{empty_pt}"], r"not a plain tensor checkpoint"),
     (
         ["-m", "training.train", "--config", "{tiny}", "--out", "{out}", "--max-minutes", "nan"],
