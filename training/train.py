@@ -562,6 +562,47 @@ def probe_env(cfg: TrainConfig) -> tuple[int, int, int]:
     return obs_size - extra, n_actions, extra
 
 
+ROLLOUT_FLOATS = 8
+"""Float32 entries the rollout buffer keeps per frame besides the observation and the mask
+(action, reward, return, value, log-probability, advantage, episode start; one spare)."""
+
+
+def memory_estimate(cfg: TrainConfig, spec: PolicySpec) -> tuple[int, int]:
+    """Bytes of the run's two largest allocations, before either is made: (the rollout
+    buffer, ``n_envs * n_steps`` frames of float32 observation, mask and
+    :data:`ROLLOUT_FLOATS`; the networks, float32 weights, gradients and Adam's two moments,
+    plus a frozen copy of the weights per self-play snapshot)."""
+    frames = cfg.n_envs * cfg.algorithm.n_steps
+    per_frame = 4 * (spec.observation_size + spec.critic_extra + spec.num_actions + ROLLOUT_FLOATS)
+    weights = sum(int(np.prod(shape)) for shape in spec.expected_shapes().values())
+    copies = 4 + (cfg.selfplay.max_snapshots if cfg.selfplay.enabled else 0)
+    return frames * per_frame, 4 * weights * copies
+
+
+def _size(nbytes: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6)):
+        if nbytes >= scale / 10:
+            return f"{nbytes / scale:,.1f} {unit}"
+    return f"{nbytes / 1e3:,.1f} kB"
+
+
+def check_memory(cfg: TrainConfig, spec: PolicySpec) -> None:
+    """A run whose rollout buffer and networks (:func:`memory_estimate`) would need more
+    memory than the machine (or its container) has is a ConfigError naming both, before
+    anything is allocated (a wide ``net_arch`` failed only when torch allocated it)."""
+    from ratenvs.common.batched import memory_limit
+
+    rollout, networks = memory_estimate(cfg, spec)
+    limit = memory_limit()
+    if rollout + networks > limit:
+        raise ConfigError(
+            f"algorithm: this run needs about {_size(rollout + networks)} (the rollout "
+            f"of n_envs * n_steps = {cfg.n_envs * cfg.algorithm.n_steps:,} frames "
+            f"{_size(rollout)}, the networks of net_arch {list(spec.net_arch)} "
+            f"{_size(networks)}), more than the {_size(limit)} of memory here"
+        )
+
+
 def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
     """Check everything the run needs, writing nothing: the env (options, opponents, seat),
     the evaluation's opponents (a checkpoint among them: that it fits the game), the
@@ -571,6 +612,7 @@ def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
     _check_eval_checkpoints(cfg, obs_size)
     algo = cfg.algorithm
     spec = PolicySpec(obs_size, n_actions, tuple(algo.net_arch), algo.activation, extra)
+    check_memory(cfg, spec)
     if resume is None:
         return _Plan(spec, None)
     resumed = load_checkpoint(resume, game=cfg.game)
