@@ -338,7 +338,7 @@ def deal(state: State, starter: int, rng: Chance) -> None:
     pile and another is turned. Every player looks at its slots 0 and 3.
     """
     n = state.num_players
-    deck = [int(c) for c in rng.permutation(DECK_SIZE)]
+    deck = rng.permutation(DECK_SIZE).tolist()  # Python ints (a loop of int() costs more)
     state.hands = [[NO_CARD] * SLOTS for _ in range(n)]
     for p in range(n):
         if state.active[p]:
@@ -549,7 +549,7 @@ def reshuffle(state: State, rng: Chance) -> None:
     else:
         state.pile_must_hold = [0] * NUM_KINDS
     cards = state.discard_pile
-    state.draw_pile = [cards[int(i)] for i in rng.permutation(len(cards))]
+    state.draw_pile = [cards[i] for i in rng.permutation(len(cards)).tolist()]
     state.discard_pile = []
     state.discard_counts = [0] * NUM_KINDS
     state.epoch += 1
