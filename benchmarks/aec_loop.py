@@ -55,6 +55,14 @@ def play(door: Any, games: int, seed: int) -> tuple[int, float, str]:
     return decisions, total, digest.hexdigest()[:16]
 
 
+def _value(text: str) -> Any:
+    """An option's value: JSON (100, null, true, "reaches"), else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=GAMES)
@@ -66,28 +74,28 @@ def main(argv: list[str] | None = None) -> None:
         "--option",
         action="append",
         default=[],
-        metavar="NAME=JSON",
-        help="a game option, e.g. target_score=100 (repeatable)",
+        metavar="NAME=VALUE",
+        help="a game option, e.g. target_score=100 (JSON, or else a string; repeatable)",
     )
     parser.add_argument(
         "--option-if-known",
         action="append",
         default=[],
-        metavar="NAME=JSON",
+        metavar="NAME=VALUE",
         help="a game option given only to a version of the env that has it (e.g. "
-        'eliminate_at="reaches", the elimination rule of Rat-a-Tat Cat v0)',
+        "eliminate_at=reaches, the elimination rule of Rat-a-Tat Cat v0)",
     )
     args = parser.parse_args(argv)
     options: dict[str, Any] = {"num_players": args.players}
     for item in args.option:
         name, _, value = item.partition("=")
-        options[name] = json.loads(value)
+        options[name] = _value(value)
     module = importlib.import_module(f"ratenvs.{args.game}.env")
     known = inspect.signature(module.raw_env).parameters
     for item in args.option_if_known:
         name, _, value = item.partition("=")
         if name in known:
-            options[name] = json.loads(value)
+            options[name] = _value(value)
     door = getattr(module, args.door)(**options)
     start = time.process_time()
     decisions, total, digest = play(door, args.games, args.seed)
