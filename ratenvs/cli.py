@@ -313,7 +313,8 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     command = (
         f"ratenvs exploit {shlex.quote(args.target)} --frames {args.frames} --restarts "
         f"{args.restarts} --games {args.games} --selection-games {args.selection_games} "
-        f"--seed {args.seed}" + "".join(f" --env {shlex.quote(e)}" for e in args.env or [])
+        f"--seed {args.seed} --reward {args.reward}"
+        + "".join(f" --env {shlex.quote(e)}" for e in args.env or [])
     )
     overrides = None
     if args.env:
@@ -321,10 +322,12 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
 
         game = evaluation.resolve_agent(args.target).game
         overrides = evaluation.parse_env_overrides(game, args.env)
+    config = exploit.ResponderConfig(reward=args.reward)
     try:
         result = exploit.exploit(
             args.target,
             args.frames,
+            config=config,
             restarts=args.restarts,
             games=args.games,
             selection_games=args.selection_games,
@@ -520,6 +523,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a bot's env option, e.g. --env num_players=2 (repeatable; a checkpoint plays "
         "its card's)",
+    )
+    exp.add_argument(
+        "--reward",
+        default="win",
+        metavar="MODE",
+        help="the reward mode the responder learns from (default win; one of the game's "
+        "reward choices, e.g. zero_sum in Rat-a-Tat Cat: denser against a strong target)",
     )
     exp.add_argument("--no-card", action="store_true", help="do not write the target's card")
     exp.add_argument(
