@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from ratenvs.bench import _decisions_per_second
 from ratenvs.common.batched import RandomActions
 from ratenvs.games import get_game
 
@@ -56,13 +55,25 @@ def _pick(engine: Any, out: Any, picker: RandomActions) -> np.ndarray:
 
 
 def _raw_rate(game: str, options: dict[str, Any], seconds: float, seed: int) -> float:
-    """Decisions per CPU second of ``env()`` with random legal actions (as ``bench``)."""
+    """Decisions per CPU second of ``env()`` with random legal actions (the AEC loop)."""
     import importlib
 
-    module = importlib.import_module(get_game(game).module)
-    cpu, wall = time.process_time(), time.perf_counter()
-    rate = _decisions_per_second(lambda: module.env(**options), seconds, seed)
-    return rate * (time.perf_counter() - wall) / (time.process_time() - cpu)
+    env = importlib.import_module(get_game(game).module).env(**options)
+    rng = np.random.default_rng(seed)
+    decisions, episode = 0, 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for _agent in env.agent_iter():
+            obs, _reward, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+            decisions += 1
+    return decisions / (time.process_time() - start)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -83,3 +83,22 @@ def test_the_sb3_door_step_wait_needs_its_actions():
     venv.step_wait()
     with pytest.raises(RuntimeError, match=r"step_wait\(\) before step_async\(\)"):
         venv.step_wait()  # one step per actions given
+
+
+def test_ratto_zakko_takes_actions_and_active_of_any_memory_layout():
+    """The kernel borrows its arrays (no reference counting): a strided view of the
+    actions or of ``active`` is copied to a contiguous array first, not read as one."""
+    engine_cls = GAMES["ratto_zakko"].batched()
+    a, b = engine_cls(6, seed=1), engine_cls(6, seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        acts = np.zeros((6, 4), dtype=np.int64)
+        for g, s in zip(*np.nonzero(a.to_act), strict=True):
+            acts[g, s] = rng.choice(np.flatnonzero(a.mask[g, s]))
+        wide = np.zeros((6, 8), dtype=np.int64)
+        wide[:, ::2] = acts
+        active = rng.random(12) < 0.7
+        out_a = a.step(wide[:, ::2], active=active[::2])
+        out_b = b.step(acts.copy(), active=active[::2].copy())
+        np.testing.assert_array_equal(out_a.observation, out_b.observation)
+        np.testing.assert_array_equal(out_a.mask, out_b.mask)
