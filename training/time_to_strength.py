@@ -46,8 +46,9 @@ commands (one per training leg; a resumed leg continues from the checkpoint of t
 before it), the frames (learner decisions of every leg, plus the warm start's teacher
 decisions where the card records them) and the wall time the runs' own clocks measured
 (training and periodic evaluations of every leg, plus the recorded warm start; the final
-evaluation left out). The runs were made on the project's 2-core machine, under whatever
-load it had at the time.
+evaluation left out). The cards record neither the machine nor its load: the project
+trains on a shared 2-core machine, so read these as what the runs cost there, not as a
+benchmark (`python -m training.vecbench --train` measures a config's frames/s).
 
 Generated from the shipped cards (`checkpoints/<game>/<agent>.json`) by
 `python -m training.time_to_strength --write`; a test checks this page against them.
