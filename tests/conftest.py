@@ -12,6 +12,9 @@ TRAIN_ONLY = [
     "robustness/test_checkpoint_inputs.py",
     "robustness/test_config_inputs.py",
     "robustness/test_cli_inputs.py",
+    "robustness/test_disk_full.py",
+    "robustness/test_memory_estimate.py",
+    "robustness/test_sweep.py",
 ]
 """Test files that need the ``train`` extra (stable-baselines3, torch, PyYAML): left out
 of the collection where it is not installed (the envs-only floors run, ``make
