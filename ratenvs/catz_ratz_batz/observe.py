@@ -27,6 +27,7 @@ from ratenvs.catz_ratz_batz.rules import (
     NUM_ACTIONS,
     NUM_DICE,
     PHASE_KEEP,
+    PHASE_OVER,
     PHASE_ROLL,
     Dice,
     State,
@@ -90,34 +91,47 @@ class TableObserver(Observer):
         self.game = game
         self.turns = game.turns
         self.target_score = game.target_score
+        self._orders: dict[int, list[list[int]]] = {}
+        """Per table size: every seat's view order (the seat first, then in turn order)."""
 
     def observe(self, state: State, seat: int | None) -> np.ndarray:
         """The vector of ``seat`` (None: the privileged view, seat order)."""
         seat = 0 if seat is None else seat
         n = len(state.totals)
+        orders = self._orders.get(n)
+        if orders is None:
+            orders = self._orders[n] = [[(s + i) % n for i in range(n)] for s in range(n)]
+        order = orders[seat]
         d = state.dice
         inv = 1.0 / NUM_DICE
-        order = [(seat + i) % n for i in range(n)]
-        vec = [d.cats * inv, d.bats * inv, d.rats * inv, d.threes * inv, d.fives * inv]
-        vec.append(d.sevens * inv)
-        vec.append(1.0 if state.phase == PHASE_ROLL else 0.0)
-        vec.append(1.0 if state.phase == PHASE_KEEP else 0.0)
+        phase = state.phase
+        vec = [
+            d.cats * inv,
+            d.bats * inv,
+            d.rats * inv,
+            d.threes * inv,
+            d.fives * inv,
+            d.sevens * inv,
+            1.0 if phase == PHASE_ROLL else 0.0,
+            1.0 if phase == PHASE_KEEP else 0.0,
+        ]
         totals = state.totals
-        vec.extend(totals[s] / TOTAL_SCALE for s in order)
+        vec += [totals[s] / TOTAL_SCALE for s in order]
         turns = self.turns
         if turns is None:
-            vec.extend([0.0] * n)
+            vec += [0.0] * n
         else:
-            vec.extend((turns - state.turns_taken[s]) / turns for s in order)
+            taken = state.turns_taken
+            vec += [(turns - taken[s]) / turns for s in order]
         turn = [0.0] * n
-        if state.phase in (PHASE_ROLL, PHASE_KEEP):
+        if phase != PHASE_OVER:
             turn[(state.current - seat) % n] = 1.0
-        vec.extend(turn)
+        vec += turn
         target = self.target_score
         if target is None:
-            vec.extend([0.0] * n)
+            vec += [0.0] * n
         else:
-            vec.extend(max(target - totals[s], 0) / target for s in order)
+            vec += [max(target - totals[s], 0) / target for s in order]
         return np.array(vec, dtype=np.float32)
 
     def string_from(self, state: State, seat: int | None) -> str:

@@ -16,7 +16,7 @@ No gymnasium here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -70,8 +70,13 @@ class Dice(NamedTuple):
 
 def dice_from_faces(counts: np.ndarray | list[int]) -> Dice:
     """Dice from face counts in the order 3, 5, 7, Cat, Bat, Rat (a multinomial draw)."""
-    n3, n5, n7, c, b, r = (int(x) for x in counts)
+    n3, n5, n7, c, b, r = _ints(counts)
     return Dice(c, b, r, n3, n5, n7)
+
+
+def _ints(counts: np.ndarray | Sequence[int]) -> list[int]:
+    """Face counts as Python ints (``tolist`` for an array: one ``int()`` each costs more)."""
+    return counts.tolist() if isinstance(counts, np.ndarray) else [int(x) for x in counts]
 
 
 def roll_dice(n: int, rng: Chance) -> np.ndarray:
@@ -117,7 +122,7 @@ def reroll(dice: Dice, keep: int, rng: Chance) -> Dice:
 
 def apply_reroll(dice: Dice, keep: int, rolled: np.ndarray | tuple[int, ...]) -> Dice:
     """The dice after keeping ``keep`` when the rerolled dice show ``rolled`` (3,5,7,C,B,R)."""
-    n3, n5, n7, c, b, r = (int(x) for x in rolled)
+    n3, n5, n7, c, b, r = _ints(rolled)
     kept = dice.count(keep)
     if keep == 3:
         n3 += kept
