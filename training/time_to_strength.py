@@ -17,9 +17,10 @@ One row per shipped agent, from its card alone:
 - wall time: the card's ``wall_time_s`` (a resumed run adds its checkpoint's, so every
   leg's training, periodic evaluations included, the final evaluation left out) plus
   the recorded warm start's seconds, as the runs' own clocks measured them.
-- the headline: the card's own evaluation (``evaluation``): the exact share of optimal
-  for Catz, Ratz and Batz, the share of most-cards games and of correct answers for
-  Ratto Zakko, the win rate otherwise, with 95% intervals.
+- the headline: the card's own evaluation (``evaluation``), read by the fields it holds:
+  the exact share of optimal where the game has an exact grade (``ratio_to_optimal``),
+  the share of won games and of correct answers where answers are graded
+  (``answer_accuracy``), the win rate otherwise, with 95% intervals.
 """
 
 from __future__ import annotations
@@ -90,13 +91,19 @@ def headline(card: dict[str, Any]) -> str:
     return f"won {_pct(ev['win_rate'])} {_interval(ev['win_rate_ci'])} of {games} {_opponents(ev)}"
 
 
-RENAMED_CONFIGS = {
-    "configs/catz_ratz_batz.yaml": ("configs/catz_ratz_batz_dummy.yaml", "2026-12-01T12:54:31"),
-    "configs/rat_a_tat_cat.yaml": ("configs/rat_a_tat_cat_dummy.yaml", "2026-12-01T13:47:10"),
-}
-"""Configs whose recipe moved to another file (the old name became the batched recipe):
-old path -> (the recipe's path today, when it moved, UTC). A card made before that names
-the old path."""
+RENAMES = CONFIGS / "renamed.json"
+"""Configs whose recipe moved to another file (the old name became another recipe), as
+``{old path: [the recipe's path today, when it moved (UTC)]}``; a card made before that
+names the old path."""
+
+
+def _renamed() -> dict[str, tuple[str, str]]:
+    import json
+
+    return {old: (new, when) for old, (new, when) in json.loads(RENAMES.read_text()).items()}
+
+
+RENAMED_CONFIGS = _renamed()
 
 
 def _config_path(name: str, created: str = "") -> str:
