@@ -56,6 +56,7 @@ from ratenvs.common.arguments import (
     read_text,
     report,
 )
+from ratenvs.evaluation import evaluation_line
 from training.atomic import atomic_write_text
 from training.checkpoint import (
     CheckpointError,
@@ -964,15 +965,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ev is None:
         print(f"not evaluated: {card.get('evaluation_skipped')}")
         return 0
-    print(
-        f"evaluation ({ev['games']} games vs {', '.join(ev['opponents']) or '-'}): win rate "
-        f"{ev['win_rate']:.3f} {ev['win_rate_ci']}, mean reward {ev['mean_reward']:.3f}"
-    )
-    if "ratio_to_optimal" in ev:
-        print(
-            f"exact expected turn score {ev['exact_expected_score']:.4f} "
-            f"= {ev['ratio_to_optimal']:.4%} of optimal"
-        )
+    print(evaluation_line(ev))
     return 0
 
 
