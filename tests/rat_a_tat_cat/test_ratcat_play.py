@@ -36,4 +36,3 @@ def test_the_terminal_game_tells_what_the_person_knows_and_prints_the_rules_on_r
         "r S      put the card you hold into your slot S (0-3); the card there is discarded" in text
     )
     assert "player_0 discards the drawn 9" in text and "player_0 does not knock" in text
-
