@@ -147,10 +147,11 @@ A_REW, A_PENDING, A_RUNNING = 0, MAXP, 2 * MAXP
 """``acc`` columns: this step's rewards, the next step's (a new game's opening bot moves),
 the game's return so far."""
 NUM_ACC = 3 * MAXP
-W_MERGED, W_POINTS, W_WIN, W_OUT = 64, 120, 128, 136
+W_MERGED, W_POINTS, W_WIN, W_OUT, W_CODES, W_HANDS = 64, 120, 128, 136, 144, 160
 """Scratch (``wk``, int64): a permutation at 0, the end-of-round merge of the piles, the
-round's points, winners, players out."""
-NUM_WORK = 144
+round's points, winners, players out; an observation's counts of the seat's codes of the
+hands' slots and of the kinds in hands outside the draw pool."""
+NUM_WORK = W_HANDS + NUM_KINDS
 T_UV = 0
 """Tables (``tab``, float64): the heuristic's unknown value (see :func:`unknown_value_table`),"""
 T_UNSEEN = T_UV + (_MAX_UNSEEN_LOW + 1) * (_MAX_UNSEEN_SUM + 1) * (KIND_COUNTS[9] + 1)
@@ -922,7 +923,7 @@ def _bot_action(bot, g, prm, st, cs, tab, rng, est):
 
 # ------------------------------------------------------------ observation
 @njit(cache=True, inline="always")
-def _observe_seat(g, seat, prm, off, st, cs, tab, obs, row):
+def _observe_seat(g, seat, prm, off, st, cs, tab, wk, obs, row):
     """``seat``'s observation of game ``g`` (the reference observer's vector) in
     ``obs[row]``: the seat to act's, or any seat's at a game over (a held card is then
     gone)."""
@@ -975,30 +976,35 @@ def _observe_seat(g, seat, prm, off, st, cs, tab, obs, row):
         done = st[g, F_ROUND] + (1 if phase == PHASE_OVER else 0)
         obs[row, off[O_ROUNDS]] = done / prm[P_ROUNDS]
     if knowledge:
-        u = off[O_UNSEEN]
-        for k in range(NUM_KINDS):  # the counts first, their values below
-            obs[row, u + k] = _DECK_COUNTS[k] - cs[g, C_DCOUNT + k]
+        # unseen_counts: the cards not in the discard pile, less those the seat has located
+        # in hands and its held card. draw_pool: the draw pile, and the unlocated cards of
+        # its shuffle in hands (the held card is the seat's own), counted as every card not
+        # in the discard pile (no card leaves the game) less the cards in hands outside the
+        # pool and the held card. One pass over the hands, none over the draw pile, and
+        # no branch on a slot (counted in ``wk``; a slot's code is always counted, an
+        # empty slot's card adds 0)
+        for k in range(NUM_CODES):
+            wk[W_CODES + k] = 0
+        for k in range(NUM_KINDS):
+            wk[W_HANDS + k] = 0
         for q in range(p):
             for s in range(SLOTS):
                 code = cs[g, _know(seat, q, s)]
-                if code < NUM_KINDS:
-                    obs[row, u + code] -= 1.0
-        if h >= 0:
-            obs[row, u + hk] -= 1.0
-        for k in range(NUM_KINDS):
-            obs[row, u + k] = tab[T_UNSEEN + k * 10 + int(obs[row, u + k])]
-        # draw_pool: the draw pile, and the unlocated cards of its shuffle in hands (the
-        # held card is the seat's own)
-        d = off[O_POOL]
-        for i in range(st[g, F_DRAW_N]):
-            obs[row, d + _KIND[cs[g, C_DRAW + i]]] += 1.0
-        for q in range(p):
-            for s in range(SLOTS):
+                wk[W_CODES + code] += 1
                 c = cs[g, C_HANDS + q * SLOTS + s]
-                if c >= 0 and cs[g, C_EPOCH + c] and cs[g, _know(seat, q, s)] >= CODE_NUMBER:
-                    obs[row, d + _KIND[c]] += 1.0
+                live = c >= 0
+                card = c if live else 0
+                pooled = cs[g, C_EPOCH + card] != 0 and code >= CODE_NUMBER
+                wk[W_HANDS + _KIND[card]] += live and not pooled
+        if h >= 0:
+            wk[W_CODES + hk] += 1
+            wk[W_HANDS + hk] += 1
+        u = off[O_UNSEEN]
+        d = off[O_POOL]
         for k in range(NUM_KINDS):
-            obs[row, d + k] = tab[T_UNSEEN + k * 10 + int(obs[row, d + k])]
+            left = _DECK_COUNTS[k] - cs[g, C_DCOUNT + k]
+            obs[row, u + k] = tab[T_UNSEEN + k * 10 + left - wk[W_CODES + k]]
+            obs[row, d + k] = tab[T_UNSEEN + k * 10 + left - wk[W_HANDS + k]]
     if prm[P_CEILINGS]:
         c = off[O_CEILINGS]
         q = seat
@@ -1014,21 +1020,21 @@ def _observe_seat(g, seat, prm, off, st, cs, tab, obs, row):
 
 
 @njit(cache=True)
-def _observe_over(g, prm, off, st, cs, tab, bots, final):
+def _observe_over(g, prm, off, st, cs, tab, wk, bots, final):
     """A game that ended: every external seat's observation of it (``final``, row
     ``g * p + seat``), before it is reset."""
     p = prm[P_N]
     for seat in range(p):
         if bots[g, seat] < 0:
-            _observe_seat(g, seat, prm, off, st, cs, tab, final, g * p + seat)
+            _observe_seat(g, seat, prm, off, st, cs, tab, wk, final, g * p + seat)
 
 
 @njit(cache=True, inline="always")
-def _observe(g, prm, off, st, cs, tab, obs, mask, to_act):
+def _observe(g, prm, off, st, cs, tab, wk, obs, mask, to_act):
     """The acting seat's observation (the reference observer's vector) and mask."""
     p = prm[P_N]
     seat = st[g, F_CURRENT]
-    _observe_seat(g, seat, prm, off, st, cs, tab, obs, g)
+    _observe_seat(g, seat, prm, off, st, cs, tab, wk, obs, g)
     nd = st[g, F_DISC_N]
     top = _KIND[cs[g, C_DISC + nd - 1]] if nd > 0 else _NONE
     phase = st[g, F_PHASE]
@@ -1173,7 +1179,7 @@ def _run(run, actions_, active_, bots_, next_bots_, prm, off, st_, cs_, acc_, ta
                         returns[g, s] = acc[g, A_RUNNING + s]
                     if not terminated[g]:
                         break
-                    _observe_over(g, prm, off, st, cs, tab, bots, final_)
+                    _observe_over(g, prm, off, st, cs, tab, wk, bots, final_)
                     _new_game(g, prm, st, cs, acc, rng, wk, tape, cursor)
                     for s in range(p):
                         bots[g, s] = next_bots[g, s]
@@ -1196,7 +1202,7 @@ def _run(run, actions_, active_, bots_, next_bots_, prm, off, st_, cs_, acc_, ta
         for s in range(p):
             rewards[g, s] = acc[g, A_REW + s]
         if st[g, F_STAGE] == STAGE_DONE:
-            _observe(g, prm, off, st, cs, tab, obs, mask, to_act)
+            _observe(g, prm, off, st, cs, tab, wk, obs, mask, to_act)
         else:
             stopped += 1
     return stopped
