@@ -75,6 +75,7 @@ def test_the_vector_door_before_reset_and_after_close_says_what_to_do(spec):
 
 
 def test_the_sb3_door_step_wait_needs_its_actions():
+    pytest.importorskip("stable_baselines3", reason="the SB3 door needs the train extra")
     venv = sb3_vec_env(BatchedVectorEnv("catz_ratz_batz", 2, seed=0))
     venv.reset()
     with pytest.raises(RuntimeError, match=r"step_wait\(\) before step_async\(\)"):

@@ -4,6 +4,7 @@ the limit, never a RecursionError or a read that never ends."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 
@@ -20,6 +21,11 @@ from ratenvs.common.safe_load import (
 )
 
 DEEP = 100_000
+
+needs_yaml = pytest.mark.skipif(
+    importlib.util.find_spec("yaml") is None,
+    reason="PyYAML (the train extra) reads YAML; an envs-only install has none",
+)
 
 
 def one_line(err: pytest.ExceptionInfo) -> str:
@@ -129,6 +135,7 @@ def test_not_utf8_is_one_line(tmp_path):
         load_json_file(path, what="record")
 
 
+@needs_yaml
 @pytest.mark.parametrize(
     ("text", "line"),
     [
@@ -151,17 +158,20 @@ def test_yaml_nested_50000_deep_is_refused_without_recursion(tmp_path, text, lin
     )
 
 
+@needs_yaml
 def test_yaml_at_the_depth_limit_is_read():
     assert loads_yaml("a: [[1]]\n", what="c", max_depth=3) == {"a": [[1]]}
     with pytest.raises(LoadError, match="limit of 2 levels"):
         loads_yaml("a: [[1]]\n", what="c", max_depth=2)
 
 
+@needs_yaml
 def test_yaml_aliases_are_refused():
     with pytest.raises(LoadError, match=r"^c: line 2: YAML aliases \(\*x\) are not allowed"):
         loads_yaml("a: &x [1]\nb: *x\n", what="c")
 
 
+@needs_yaml
 def test_invalid_yaml_is_one_line():
     with pytest.raises(LoadError) as err:
         loads_yaml("a: [1\n", what="c")
