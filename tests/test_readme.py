@@ -122,8 +122,8 @@ def speed_table() -> str:
         if r.get("engine") == "batched" and r.get("batch_size") == 4096
     }
     rows = [
-        "| env | `env()` decisions/s | vs `connect_four_v3` | batched, 4,096 games: "
-        "decisions/s | vs `raw_env` |",
+        "| env | `env()` decisions per CPU s | vs `connect_four_v3` | batched, 4,096 games: "
+        "decisions per CPU s | vs `raw_env` |",
         "|---|---:|---:|---:|---:|",
     ]
     for r in _records("results.json"):
