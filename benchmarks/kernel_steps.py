@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.bench import play_random
 from ratenvs.common.batched import RandomActions
 from ratenvs.games import get_game
 
@@ -59,21 +60,8 @@ def _raw_rate(game: str, options: dict[str, Any], seconds: float, seed: int) -> 
     import importlib
 
     env = importlib.import_module(get_game(game).module).env(**options)
-    rng = np.random.default_rng(seed)
-    decisions, episode = 0, 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        env.reset(seed=seed + episode)
-        episode += 1
-        for _agent in env.agent_iter():
-            obs, _reward, term, trunc, _info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(legal.size)]))
-            decisions += 1
-    return decisions / (time.process_time() - start)
+    decisions, cpu, _wall = play_random(env, np.random.default_rng(seed), seed, seconds)
+    return decisions / cpu
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,7 +44,7 @@ Measure = Callable[[float], tuple[int, float, float]]
 """Play for about the given CPU seconds; return (decisions, CPU seconds, wall seconds)."""
 
 
-def _play_random(env: Any, rng: np.random.Generator, seed: int, cpu_seconds: float) -> tuple:
+def play_random(env: Any, rng: np.random.Generator, seed: int, cpu_seconds: float) -> tuple:
     """Play games of an AEC env with random legal actions for ``cpu_seconds`` of CPU time;
     (decisions, CPU seconds, wall seconds). A game in progress at the deadline is finished."""
     decisions = 0
@@ -73,7 +73,7 @@ def _aec_measure(make: Callable[[], Any], seed: int) -> Measure:
     games = [0]
 
     def measure(seconds: float) -> tuple[int, float, float]:
-        result = _play_random(env, rng, seed + 1_000_003 * games[0], seconds)
+        result = play_random(env, rng, seed + 1_000_003 * games[0], seconds)
         games[0] += 1
         return result
 
@@ -281,35 +281,45 @@ def _spread_cell(spread: dict[str, float] | None, digits: int, suffix: str = "")
     )
 
 
+def _rows(records: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """Each record's cells, median (min-max): env, (engine, batch,) CPU rate and ratios."""
+    rows = []
+    for r in records:
+        if "engine" in r:
+            rows.append(
+                (
+                    r["env"],
+                    r["engine"],
+                    str(r["batch_size"] or "-"),
+                    _spread_cell(r["cpu_decisions_per_s"], 0),
+                    _spread_cell(r["ratio_vs_raw_env_spread"], 1, "x"),
+                    _spread_cell(r["ratio_vs_connect_four_spread"], 1, "x"),
+                )
+            )
+        else:
+            rows.append(
+                (
+                    r["env"],
+                    _spread_cell(r["cpu_decisions_per_s"], 0),
+                    _spread_cell(r["ratio_vs_connect_four_spread"], 2, "x"),
+                )
+            )
+    return rows
+
+
+HEAD = ("env", "CPU decisions/s", "vs connect_four_v3")
+BATCHED_HEAD = ("env", "engine", "batch", "CPU decisions/s", "vs raw_env", "vs connect_four_v3")
+
+
 def format_table(records: list[dict[str, Any]]) -> str:
     """A plain-text table of :func:`run` results: each env's CPU rate and its ratio to
     ``connect_four_v3``, median (min-max)."""
-    rows = [
-        (
-            r["env"],
-            _spread_cell(r["cpu_decisions_per_s"], 0),
-            _spread_cell(r["ratio_vs_connect_four_spread"], 2, "x"),
-        )
-        for r in records
-    ]
-    return _columns(("env", "CPU decisions/s", "vs connect_four_v3"), rows, records)
+    return _columns(HEAD, _rows(records), records)
 
 
 def format_batched_table(records: list[dict[str, Any]]) -> str:
     """A plain-text table of :func:`run_batched` results, median (min-max) in each cell."""
-    rows = [
-        (
-            r["env"],
-            r["engine"],
-            str(r["batch_size"] or "-"),
-            _spread_cell(r["cpu_decisions_per_s"], 0),
-            _spread_cell(r["ratio_vs_raw_env_spread"], 1, "x"),
-            _spread_cell(r["ratio_vs_connect_four_spread"], 1, "x"),
-        )
-        for r in records
-    ]
-    head = ("env", "engine", "batch", "CPU decisions/s", "vs raw_env", "vs connect_four_v3")
-    return _columns(head, rows, records)
+    return _columns(BATCHED_HEAD, _rows(records), records)
 
 
 def _columns(head: tuple[str, ...], rows: list[tuple[str, ...]], records: list[dict]) -> str:
@@ -336,29 +346,8 @@ def markdown_table(data: dict[str, Any]) -> str:
     with a line saying how and when it was measured."""
     meta, records = data["meta"], data["records"]
     batched = bool(records) and "engine" in records[0]
-    if batched:
-        head = ["env", "engine", "batch", "CPU decisions/s", "x raw_env", "x connect_four_v3"]
-        rows = [
-            [
-                r["env"],
-                r["engine"],
-                str(r["batch_size"] or "-"),
-                _spread_cell(r["cpu_decisions_per_s"], 0),
-                _spread_cell(r["ratio_vs_raw_env_spread"], 1, "x"),
-                _spread_cell(r["ratio_vs_connect_four_spread"], 1, "x"),
-            ]
-            for r in records
-        ]
-    else:
-        head = ["env", "CPU decisions/s", "x connect_four_v3"]
-        rows = [
-            [
-                r["env"],
-                _spread_cell(r["cpu_decisions_per_s"], 0),
-                _spread_cell(r["ratio_vs_connect_four_spread"], 2, "x"),
-            ]
-            for r in records
-        ]
+    head = [h.replace("vs ", "x ") for h in (BATCHED_HEAD if batched else HEAD)]
+    rows = _rows(records)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += [
         "| " + " | ".join(f"`{c}`" if i == 0 else c for i, c in enumerate(row)) + " |"
