@@ -392,9 +392,7 @@ class GameAECEnv(_GameEnvBase, AECEnv):
             self._was_dead_step(action)
             return
         seat = self.agent_name_mapping[agent]
-        legal = self._legal
-        if legal is None or self._legal_truth is not self.truth:
-            legal = self._seat_mask(seat)
+        legal = self._legal_now(seat)
         index = action if type(action) is int else as_action(action)
         if index is None or not 0 <= index < self.num_actions or not legal[index]:
             raise refused_action(action, agent, self._seat_mask(seat), RAW_ENV_HINT)
