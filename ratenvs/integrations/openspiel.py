@@ -345,6 +345,14 @@ def _ratcat_permuted(n: int, live: Any) -> list[int]:
     return [KIND[c] for c in [*live.draw_pile, *live.discard_pile]]
 
 
+def _ratcat_chance_outcomes(game: Game) -> int:
+    """The most outcomes of one chance node: the places a card turned back at the deal can
+    go, among the deck's other cards (more than the kinds a card can be)."""
+    from ratenvs.rat_a_tat_cat.rules import DECK_SIZE
+
+    return DECK_SIZE + 1
+
+
 def _ratcat_length(game: Game) -> int:
     # a turn: draw or take, at most 3 Draw 2s each drawing again, place or discard, knock
     return game.rounds * game.max_turns_per_round * 10  # type: ignore[attr-defined]
@@ -456,7 +464,7 @@ def _specs() -> dict[str, _Spec]:
         t.Dynamics.SEQUENTIAL,
         t.ChanceMode.EXPLICIT_STOCHASTIC,
         t.Information.IMPERFECT_INFORMATION,
-        max_chance_outcomes=lambda g: 55,  # deck positions (a card turned back), >= 13 kinds
+        max_chance_outcomes=_ratcat_chance_outcomes,
         max_game_length=_ratcat_length,
         utility=_ratcat_utility,
         action_name=_ratcat_action,
