@@ -265,11 +265,6 @@ def run_batched(
     return records
 
 
-def _ratio(value: float | None, width: int, digits: int) -> str:
-    """A table cell for a ratio ("-" where it was not measured)."""
-    return f"{value:>{width}.{digits}f}x" if value is not None else f"{'-':>{width + 1}}"
-
-
 def _spread_cell(spread: dict[str, float] | None, digits: int, suffix: str = "") -> str:
     """``median (min-max)`` of a spread, or "-"."""
     if spread is None:
