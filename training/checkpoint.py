@@ -149,17 +149,12 @@ def widen_inputs(state: Mapping[str, Any], extra: int) -> dict[str, Any]:
 
 
 def _to_torch_tree(node: Any) -> Any:
+    """``node`` with every NumPy array made a torch tensor."""
     import torch
 
-    if isinstance(node, np.ndarray):
-        return torch.tensor(np.array(node))
-    if isinstance(node, Mapping):
-        return {k: _to_torch_tree(v) for k, v in node.items()}
-    if isinstance(node, tuple):
-        return tuple(_to_torch_tree(v) for v in node)
-    if isinstance(node, list):
-        return [_to_torch_tree(v) for v in node]
-    return node
+    return _library.map_leaves(
+        node, lambda leaf: torch.tensor(np.array(leaf)) if isinstance(leaf, np.ndarray) else leaf
+    )
 
 
 class Checkpoint(_library.Checkpoint):

@@ -57,7 +57,7 @@ import json
 import re
 import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -742,19 +742,23 @@ def _read_legacy(
     arrays = {k: state[k].detach().cpu().numpy() for k in spec.expected_shapes()}
     check_finite(wpath, arrays)
 
-    def to_numpy(node: Any) -> Any:
-        if isinstance(node, torch.Tensor):
-            return node.detach().cpu().numpy()
-        if isinstance(node, dict):
-            return {k: to_numpy(v) for k, v in node.items()}
-        if isinstance(node, tuple):
-            return tuple(to_numpy(v) for v in node)
-        if isinstance(node, list):
-            return [to_numpy(v) for v in node]
-        return node
+    def to_numpy(leaf: Any) -> Any:
+        return leaf.detach().cpu().numpy() if isinstance(leaf, torch.Tensor) else leaf
 
     optimizer = payload.get("optimizer")
-    return arrays, to_numpy(optimizer) if isinstance(optimizer, dict) else None
+    return arrays, map_leaves(optimizer, to_numpy) if isinstance(optimizer, dict) else None
+
+
+def map_leaves(node: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``node`` (dicts, lists and tuples of arrays, as an optimizer's state holds them) with
+    ``leaf`` applied to everything that is not a container."""
+    if isinstance(node, Mapping):
+        return {k: map_leaves(v, leaf) for k, v in node.items()}
+    if isinstance(node, tuple):
+        return tuple(map_leaves(v, leaf) for v in node)
+    if isinstance(node, list):
+        return [map_leaves(v, leaf) for v in node]
+    return leaf(node)
 
 
 # ------------------------------------------------------------ loading
