@@ -48,7 +48,7 @@ from ratenvs.common.window import (
     window_main,
 )
 from ratenvs.ratto_zakko import render, rules
-from ratenvs.ratto_zakko.play import answer_is_public, describe_relocation, set_up
+from ratenvs.ratto_zakko.play import RULES, answer_is_public, describe_relocation, set_up
 from ratenvs.ratto_zakko.reaction import MIN_RT_MS, PRESETS, is_conflict
 
 READY_S = 1.5
@@ -85,26 +85,32 @@ PRESET_SAMPLES = 2000
 PRESET_SEED = 0
 """The comparison's generator seed (the same report for the same cards)."""
 
+ANSWER_KEYS = {
+    "BANG the table": "[Space]",
+    "shout RAT": "[K]",
+    "shout FLY": "[J]",
+    "(colour is irrelevant)": "[A]-[G]",
+    "(never RAT)": "[Q]-[T]",
+}
+"""The key of each answer, by how its line of the rules card ends."""
+
+
+def _with_key(line: str) -> str:
+    """A line of the terminal game's rules card with the window's key for its answer."""
+    for ending, key in ANSWER_KEYS.items():
+        if line.endswith(ending):
+            return f"{line:<69} {key}"
+    return line
+
+
 RULES_CARD = (
-    "Five cloches: apple (green), egg (white), cheese (yellow), fish (blue), chili (red).",
-    "The fly hides under one cloche (remember where!), the rat shaker sits on one.",
-    "A card is revealed: the first player with the right answer wins it (and the jackpot).",
-    "A wrong answer (before or with the winner's) returns one of your won cards.",
-    "",
-    "The right answer (exactly one):",
-    "  1. dessert level, a food card in its own colour: BANG the table      [Space]",
-    "  2. a food card whose cloche has the shaker on it: shout RAT          [K]",
-    "  3. a food card whose cloche hides the fly: shout FLY                 [J]",
-    "  4. any other food card: GRAB that food's cloche (colour is irrelevant) [A]-[G]",
-    "  5. a fly card: GRAB the cloche the fly is under (also under the shaker)",
-    "  6. a rat card (main, dessert): FLY if the fly is under the shaker,",
-    "     else shout the NAME of the food under the shaker (never RAT)     [Q]-[T]",
-    "",
-    "After a fly or rat event the winner may move the fly or the shaker:",
+    *map(_with_key, RULES[:-2]),
+    RULES[-2].rstrip(".") + ":",
     "  [A]-[G] fly under that cloche   [Q]-[T] shaker on it   [L] leave both",
-    "Most cards at the end wins. Your key press time is your answer's time.",
+    RULES[-1] + " Your key press time is your answer's time.",
     "Keys: [?] or [F1] this card (the clock stops)   [Esc] quit",
 )
+"""The terminal game's rules card (``play.RULES``) with the window's keys."""
 
 
 @dataclass(frozen=True)
