@@ -192,13 +192,13 @@ def _batched_measure(engine_cls: Any, options: dict[str, Any], batch: int, seed:
     engine = engine_cls(batch, seed=seed, **options)
     state = {"out": engine.reset()}
     if engine_cls.simultaneous:
-        n, p, a = state["out"].mask.shape
-        picker = RandomActions(n * p, seed)
+        n, p, _ = state["out"].mask.shape
+        picker = RandomActions(n * p, seed)  # a row per seat: its actions come back (n, p)
 
         def one() -> int:
             out = state["out"]
-            acting = int(out.to_act.sum())
-            state["out"] = engine.step(picker.pick(out.mask.reshape(n * p, a)).reshape(n, p))
+            acting = int(np.count_nonzero(out.to_act))
+            state["out"] = engine.step(picker.pick(out.mask))
             return acting
     else:
         picker = RandomActions(batch, seed)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
@@ -50,6 +50,13 @@ from ratenvs.common.batched import (
     BatchedGame,
     below,
     borrow,
+    first_illegal,
+    lean_1d,
+    lean_2d,
+    lean_3d,
+    lean_bool,
+    lean_int,
+    lean_open,
     tape_put,
     uniform,
 )
@@ -432,6 +439,32 @@ def _run(actions_, active_, bots_, next_bots_, reset_all, p, turns, target, race
 
 
 @njit(cache=True)
+def _lean_run(address):
+    """:func:`_run` for a step of external actions, its arguments read from the lean table at
+    ``address`` (see ``ratenvs.common.batched``, lean calls; the order of
+    ``BatchedCatzRatzBatz._kernel_arguments``): -1 when the step was played, else the first
+    game whose action its mask forbids (nothing moved)."""
+    t = lean_open(address)
+    i64 = np.int64
+    actions, active, mask = lean_1d(t, 0, i64), lean_1d(t, 1, np.bool_), lean_2d(t, 25, np.int8)
+    g = first_illegal(mask, actions, active)
+    if g >= 0:
+        return g
+    alias = (lean_1d(t, 29, i64), lean_2d(t, 30, np.float64), lean_2d(t, 31, i64),
+             lean_3d(t, 32, i64))  # fmt: skip
+    _run(actions, active, lean_2d(t, 2, i64), lean_2d(t, 3, i64), lean_bool(t, 4),
+         lean_int(t, 5), lean_int(t, 6), lean_int(t, 7), lean_bool(t, 8), lean_bool(t, 9),
+         lean_2d(t, 10, i64), lean_2d(t, 11, i64), lean_2d(t, 12, i64), lean_1d(t, 13, i64),
+         lean_1d(t, 14, i64), lean_1d(t, 15, np.uint64), lean_1d(t, 16, i64),
+         lean_2d(t, 17, np.float64), lean_1d(t, 18, i64), lean_2d(t, 19, np.float32),
+         lean_2d(t, 20, np.float32), lean_2d(t, 21, np.float32), lean_2d(t, 22, np.float32),
+         lean_1d(t, 23, np.bool_), lean_2d(t, 24, np.float32), mask, lean_1d(t, 26, i64),
+         lean_1d(t, 27, np.int8), lean_2d(t, 28, np.float32), alias,
+         lean_2d(t, 33, np.float32))  # fmt: skip
+    return -1
+
+
+@njit(cache=True)
 def _bot_actions(bot, dice, phase, rng, optimal, out):
     for g in range(out.shape[0]):
         out[g] = _bot_action(bot, g, dice, phase, rng, optimal)
@@ -468,13 +501,24 @@ class BatchedCatzRatzBatz(BatchedGame):
         self._alias = roll_tables()
         self._tables = observation_tables(game.turns, game.target_score, max_total_of(game))
 
+    lean_wrapper = _lean_run
+
+    def _kernel_arguments(
+        self, actions: np.ndarray, active: np.ndarray, reset_all: bool
+    ) -> list[Any]:
+        """:func:`_run`'s arguments (the lean table's too, in this order)."""
+        return [actions, active, self.bots, self.next_bots, reset_all, self.num_players,
+                self._turns, self._target, self._race_turn, self._win, self.dice, self.totals,
+                self.taken, self.current, self.phase, self.rng, self.slot_of, self.tape,
+                self.cursor, self.rewards, self._pending, self._running, self.returns,
+                self.terminated, self.obs, self.mask, self.to_act, self._optimal, self._tables,
+                self._alias, self.final_obs.reshape(-1, self.observation_size)]  # fmt: skip
+
     def _kernel(self, actions: np.ndarray, active: np.ndarray, reset_all: bool) -> None:
-        _run(actions, active, self.bots, self.next_bots, reset_all, self.num_players, self._turns,
-             self._target, self._race_turn, self._win, self.dice, self.totals, self.taken,
-             self.current, self.phase, self.rng, self.slot_of, self.tape, self.cursor, self.rewards,
-             self._pending, self._running, self.returns, self.terminated, self.obs,
-             self.mask, self.to_act, self._optimal, self._tables, self._alias,
-             self.final_obs.reshape(-1, self.observation_size))  # fmt: skip
+        _run(*self._kernel_arguments(actions, active, reset_all))
+
+    def _lean_arguments(self, actions: np.ndarray) -> list[Any]:
+        return self._kernel_arguments(actions, self._everybody, False)
 
     def _reset_games(self) -> None:
         self._pending[:] = 0.0

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
@@ -48,6 +48,11 @@ from ratenvs.common.batched import (
     BatchedGame,
     below,
     borrow,
+    first_illegal,
+    lean_1d,
+    lean_2d,
+    lean_int,
+    lean_open,
     shuffle_into,
 )
 from ratenvs.rat_a_tat_cat.bots import (
@@ -1209,6 +1214,35 @@ def _run(run, actions_, active_, bots_, next_bots_, prm, off, st_, cs_, acc_, ta
 
 
 @njit(cache=True)
+def _lean_run(address):
+    """:func:`_run` for a step of external actions, its arguments read from the lean table at
+    ``address`` (see ``ratenvs.common.batched``, lean calls; the order of
+    ``BatchedRatATatCat._kernel_arguments``, its option tuples flattened in place): -1 when
+    the step was played, -2 when games stopped (as :func:`_run` returns them), else the
+    first game whose action its mask forbids (nothing moved)."""
+    t = lean_open(address)
+    i64, f32 = np.int64, np.float32
+    actions, active, mask = lean_1d(t, 1, i64), lean_1d(t, 2, np.bool_), lean_2d(t, 42, np.int8)
+    g = first_illegal(mask, actions, active)
+    if g >= 0:
+        return g
+    prm = (lean_int(t, 5), lean_int(t, 6), lean_int(t, 7), lean_int(t, 8), lean_int(t, 9),
+           lean_int(t, 10), lean_int(t, 11), lean_int(t, 12))  # fmt: skip
+    off = (lean_int(t, 13), lean_int(t, 14), lean_int(t, 15), lean_int(t, 16),
+           lean_int(t, 17), lean_int(t, 18), lean_int(t, 19), lean_int(t, 20),
+           lean_int(t, 21), lean_int(t, 22), lean_int(t, 23), lean_int(t, 24),
+           lean_int(t, 25), lean_int(t, 26), lean_int(t, 27), lean_int(t, 28))  # fmt: skip
+    stopped = _run(lean_int(t, 0), actions, active, lean_2d(t, 3, i64), lean_2d(t, 4, i64),
+                   prm, off, lean_2d(t, 29, i64), lean_2d(t, 30, np.int8), lean_2d(t, 31, f32),
+                   lean_1d(t, 32, np.float64), lean_1d(t, 33, np.uint64), lean_1d(t, 34, i64),
+                   lean_2d(t, 35, np.float64), lean_2d(t, 36, np.float64), lean_1d(t, 37, i64),
+                   lean_2d(t, 38, f32), lean_2d(t, 39, f32), lean_1d(t, 40, np.bool_),
+                   lean_2d(t, 41, f32), mask, lean_1d(t, 43, i64),
+                   lean_2d(t, 44, f32))  # fmt: skip
+    return -1 if stopped == 0 else -2
+
+
+@njit(cache=True)
 def _bot_actions(bot, prm, st_, cs_, tab_, rng_, est_, out):
     st, cs, tab, rng, est = borrow(st_), borrow(cs_), borrow(tab_), borrow(rng_), borrow(est_)
     for g in range(out.shape[0]):
@@ -1257,9 +1291,26 @@ class BatchedRatATatCat(BatchedGame):
         self.mask = np.zeros((n, self.num_actions), dtype=np.int8)
         self.to_act = np.zeros(n, dtype=np.int64)
 
+    lean_wrapper = _lean_run
+
     def _kernel(self, run: int, actions: np.ndarray, active: np.ndarray | None = None) -> None:
         active = self._nobody if active is None else active
-        stopped = self._run(run, actions, active)
+        self._finish(self._run(run, actions, active), actions, active)
+
+    def _lean_arguments(self, actions: np.ndarray) -> list[Any]:
+        assert len(self._prm) == 8 and len(self._off) == 16  # as _lean_run reads them
+        return self._kernel_arguments(RUN_STEP, actions, self._everybody)
+
+    def _lean_failed(self, code: int, actions: np.ndarray) -> None:
+        if code == -2:  # games stopped: as the checked path goes on with them
+            self._finish(1, actions, self._everybody)
+        else:
+            super()._lean_failed(code, actions)
+
+    def _finish(self, stopped: int, actions: np.ndarray, active: np.ndarray) -> None:
+        """Go on with the games a run stopped (``stopped`` of them): a logged game short of
+        tape, once it has grown; a game the bots ended before an external seat acted is an
+        error."""
         while stopped:
             stuck = np.flatnonzero(self.st[:, F_STAGE] == STAGE_STUCK)
             if stuck.size:
@@ -1275,12 +1326,16 @@ class BatchedRatATatCat(BatchedGame):
         if len(self.log_games) and self.cursor.max() > self.tape.shape[1]:  # pragma: no cover
             raise RuntimeError("a logged game ran past the end of its chance tape")
 
+    def _kernel_arguments(self, run: int, actions: np.ndarray, active: np.ndarray) -> list[Any]:
+        """:func:`_run`'s arguments (the lean table's too, in this order)."""
+        return [run, actions, active, self.bots, self.next_bots, self._prm, self._off,
+                self.st, self.cs, self._acc, self._tab, self.rng, self._wk, self._est,
+                self.tape, self.cursor, self.rewards, self.returns, self.terminated,
+                self.obs, self.mask, self.to_act,
+                self.final_obs.reshape(-1, self.observation_size)]  # fmt: skip
+
     def _run(self, run: int, actions: np.ndarray, active: np.ndarray) -> int:
-        return _run(run, actions, active, self.bots, self.next_bots, self._prm, self._off,
-                    self.st, self.cs, self._acc, self._tab, self.rng, self._wk, self._est,
-                    self.tape, self.cursor, self.rewards, self.returns, self.terminated,
-                    self.obs, self.mask, self.to_act,
-                    self.final_obs.reshape(-1, self.observation_size))  # fmt: skip
+        return _run(*self._kernel_arguments(run, actions, active))
 
     def _reset_games(self) -> None:
         self._acc[:] = 0.0

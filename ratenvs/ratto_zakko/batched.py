@@ -56,6 +56,12 @@ from ratenvs.common.batched import (
     borrow,
     exponential,
     grown,
+    lean_1d,
+    lean_2d,
+    lean_3d,
+    lean_4d,
+    lean_int,
+    lean_open,
     normal_from,
     normal_ziggurat,
     shuffle_into,
@@ -885,6 +891,32 @@ def _first_illegal(mask, actions, bots, active):
 
 
 @njit(cache=True)
+def _lean_run(address):
+    """:func:`_run` for a tick of external actions, its arguments read from the lean table at
+    ``address`` (see ``ratenvs.common.batched``, lean calls; the order of
+    ``BatchedRattoZakko._kernel_arguments``): -1 when the tick was played, else the first
+    (game, seat) whose action its mask forbids, as ``g * p + s`` (nothing moved)."""
+    t = lean_open(address)
+    i64, f32, f64 = np.int64, np.float32, np.float64
+    actions, active, bots = lean_2d(t, 1, i64), lean_1d(t, 2, np.bool_), lean_2d(t, 3, i64)
+    mask = lean_3d(t, 34, np.int8)
+    k = _first_illegal(mask, actions, bots, active)
+    if k >= 0:
+        return k
+    _run(lean_int(t, 0), actions, active, bots, lean_2d(t, 4, i64), lean_1d(t, 5, i64),
+         lean_1d(t, 6, f64), lean_2d(t, 7, i64), lean_2d(t, 8, i64), lean_3d(t, 9, i64),
+         lean_3d(t, 10, f64), lean_3d(t, 11, f64), lean_3d(t, 12, f64), lean_2d(t, 13, f64),
+         lean_4d(t, 14, i64), lean_1d(t, 15, i64), lean_1d(t, 16, f64), lean_2d(t, 17, f64),
+         lean_2d(t, 18, f32), lean_2d(t, 19, np.int8), lean_1d(t, 20, i64),
+         lean_1d(t, 21, i64), lean_1d(t, 22, f64), lean_1d(t, 23, np.uint64),
+         lean_1d(t, 24, i64), lean_2d(t, 25, f64), lean_1d(t, 26, i64), lean_2d(t, 27, f64),
+         lean_1d(t, 28, i64), lean_2d(t, 29, f32), lean_2d(t, 30, f32), lean_2d(t, 31, f32),
+         lean_1d(t, 32, np.bool_), lean_3d(t, 33, f32), mask, lean_2d(t, 35, np.bool_),
+         lean_3d(t, 36, f32), lean_3d(t, 37, np.int8), lean_2d(t, 38, np.bool_))  # fmt: skip
+    return -1
+
+
+@njit(cache=True)
 def _state_observation(cfg, fcfg, gs, deck, ss, post, ftab, offs, out):
     """The reference ``PrivilegedObserver`` of every game (the whole truth)."""
     p = cfg[C_P]
@@ -1091,20 +1123,28 @@ class BatchedRattoZakko(BatchedGame):
         self.bcursor = np.zeros(len(self.log_games), dtype=np.int64)
 
     # ------------------------------------------------------------ the doors
+    lean_wrapper = _lean_run
+
     def step(
         self, actions: np.ndarray | Sequence[Sequence[int]], active: np.ndarray | None = None
     ) -> BatchStep:
         """Play one tick of every game (``active``: only those games; the others' actions
         are ignored); see the class docstring. The returned arrays are the engine's own
-        buffers, overwritten by the next call: copy what you keep."""
-        acts = np.asarray(actions)
+        buffers, overwritten by the next call: copy what you keep. An action array the
+        engine has checked once (int64, C-contiguous, ``(num_envs, num_players)``), given
+        again with ``active=None``, takes the lean call (:meth:`BatchedGame.step`)."""
+        return BatchedGame.step(self, actions, active)
+
+    def _checked_step(self, actions: Any, active: np.ndarray | None) -> BatchStep:
+        given = np.asarray(actions)
         shape = (self.num_envs, self.num_players)
-        if acts.shape != shape or not np.issubdtype(acts.dtype, np.integer):
+        if given.shape != shape or not np.issubdtype(given.dtype, np.integer):
             raise ValueError(
                 f"actions must be integers of shape {shape}, one per game, one per seat; "
-                f"got {acts.dtype} of shape {acts.shape}"
+                f"got {given.dtype} of shape {given.shape}"
             )
-        acts = np.ascontiguousarray(acts, dtype=np.int64)  # the kernel borrows it
+        acts = np.ascontiguousarray(given, dtype=np.int64)  # the kernel borrows it
+        lean = active is None and acts is actions
         if active is None:
             active = self._all
         else:
@@ -1114,14 +1154,19 @@ class BatchedRattoZakko(BatchedGame):
             active = np.ascontiguousarray(active)
         k = _first_illegal(self.mask, acts, self.bots, active)
         if k >= 0:
-            g, s = divmod(k, self.num_players)
-            raise ValueError(
-                f"illegal action {np.asarray(actions)[g, s]} in game {g} for seat {s} "
-                f"({self.game.title}); legal: {np.flatnonzero(self.mask[g, s]).tolist()}"
-            )
+            self._illegal(k, given)
         self._grow_tape()
         self._step_games(acts, active)
+        if lean:
+            self._lean_register(acts)
         return self._result()
+
+    def _illegal(self, code: int, given: np.ndarray) -> None:
+        g, s = divmod(code, self.num_players)
+        raise ValueError(
+            f"illegal action {given[g, s]} in game {g} for seat {s} "
+            f"({self.game.title}); legal: {np.flatnonzero(self.mask[g, s]).tolist()}"
+        )
 
     def correct_responses(self) -> np.ndarray:
         """``(num_envs,)`` int64: the index (in ``rules.RESPONSES``) of the correct response
@@ -1183,15 +1228,22 @@ class BatchedRattoZakko(BatchedGame):
         self.tape = grown(self.tape, int(self.cursor.max()) + chance)
         self.btape = grown(self.btape, int(self.bcursor.max()) + bots)
 
-    def _kernel(self, mode: int, actions: np.ndarray, active: np.ndarray) -> None:
+    def _kernel_arguments(self, mode: int, actions: np.ndarray, active: np.ndarray) -> list[Any]:
+        """:func:`_run`'s arguments (the lean table's too, in this order)."""
         next_bots = getattr(self, "next_bots", self.bots)
-        _run(mode, actions, active, self.bots, next_bots, self.cfg, self.fcfg, self.gs,
-             self.deck, self.ss, self.evidence, self.posterior, self._bot_state, self._etab,
-             self._rules, self._level_resp, self._elapsed_ms, self._bot_f, self._ftab,
-             self._mtab, self._base_deck, self._perm, self._scratch, self.rng,
-             self.slot_of, self.tape, self.cursor, self.btape, self.bcursor, self.rewards,
-             self._running, self.returns, self.terminated, self.obs, self.mask,
-             self.to_act, self.final_obs, self._final_mask, self._final_to_act)  # fmt: skip
+        return [mode, actions, active, self.bots, next_bots, self.cfg, self.fcfg, self.gs,
+                self.deck, self.ss, self.evidence, self.posterior, self._bot_state, self._etab,
+                self._rules, self._level_resp, self._elapsed_ms, self._bot_f, self._ftab,
+                self._mtab, self._base_deck, self._perm, self._scratch, self.rng,
+                self.slot_of, self.tape, self.cursor, self.btape, self.bcursor, self.rewards,
+                self._running, self.returns, self.terminated, self.obs, self.mask,
+                self.to_act, self.final_obs, self._final_mask, self._final_to_act]  # fmt: skip
+
+    def _kernel(self, mode: int, actions: np.ndarray, active: np.ndarray) -> None:
+        _run(*self._kernel_arguments(mode, actions, active))
+
+    def _lean_arguments(self, actions: np.ndarray) -> list[Any]:
+        return self._kernel_arguments(MODE_STEP, actions, self._all)
 
     def _reset_games(self) -> None:
         self.btape = np.zeros((len(self.log_games), self.tape.shape[1]))
