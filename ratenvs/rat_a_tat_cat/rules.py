@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -364,36 +364,77 @@ def deal(state: State, starter: int, rng: Chance) -> None:
     state.turns_this_round = 0
     state.card_epoch = [0] * DECK_SIZE
     state.epoch = 0
-    state.know = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
-    state.recent = np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8)
-    state.number_only = np.zeros((n, SLOTS), dtype=bool)
+    table = _setup_tables(tuple(state.active))
+    know = table.unknown.copy()
+    # every active player looks at its outer cards: know[p, p, s] for s in PEEKED_AT_SETUP
+    hands = state.hands
+    know.reshape(-1)[table.peeked] = [KIND[hands[p][s]] for p, s in table.peeked_slots]
+    state.know = know
+    state.recent = know.copy()  # the same at the deal: nothing seen yet has been forgotten
+    state.number_only = table.number_only.copy()
     reset_owner_evidence(state)
     reset_public_knowledge(state)
-    for p in range(n):
-        if state.active[p]:
-            for s in PEEKED_AT_SETUP:
-                kind = KIND[state.hands[p][s]]
-                state.know[p, p, s] = kind
-                state.recent[p, p, s] = kind
+
+
+class _SetupTables(NamedTuple):
+    """The arrays a deal starts from, for one table (which seats are active); read-only,
+    copied by each deal (a copy costs less than building them)."""
+
+    unknown: np.ndarray
+    """``know`` / ``recent`` before anyone looks: CODE_UNKNOWN everywhere."""
+    peeked: list[int]
+    """Flat indices of ``know[p, p, s]`` for every active ``p`` and ``s`` in
+    PEEKED_AT_SETUP, in the order of ``peeked_slots``."""
+    peeked_slots: list[tuple[int, int]]
+    owner_seen: np.ndarray
+    ceiling: np.ndarray
+    known_publicly: np.ndarray
+    number_only: np.ndarray
+
+
+_SETUP_TABLES: dict[tuple[bool, ...], _SetupTables] = {}
+"""By the active seats (at most 2^6 tables of each size)."""
+
+
+def _setup_tables(active: tuple[bool, ...]) -> _SetupTables:
+    """The :class:`_SetupTables` of a table whose active seats are ``active``."""
+    tables = _SETUP_TABLES.get(active)
+    if tables is not None:
+        return tables
+    n = len(active)
+    seats = [p for p in range(n) if active[p]]
+    peeked_slots = [(p, s) for p in seats for s in PEEKED_AT_SETUP]
+    owner_seen = np.zeros((n, SLOTS), dtype=bool)
+    known_publicly = np.zeros((n, n, SLOTS), dtype=bool)
+    for p, s in peeked_slots:
+        owner_seen[p, s] = True
+        known_publicly[p, p, s] = True
+    tables = _SetupTables(
+        unknown=np.full((n, n, SLOTS), CODE_UNKNOWN, dtype=np.int8),
+        peeked=[(p * n + p) * SLOTS + s for p, s in peeked_slots],
+        peeked_slots=peeked_slots,
+        owner_seen=owner_seen,
+        ceiling=np.full((n, SLOTS), NO_CEILING, dtype=np.int8),
+        known_publicly=known_publicly,
+        number_only=np.zeros((n, SLOTS), dtype=bool),
+    )
+    for array in tables:
+        if isinstance(array, np.ndarray):
+            array.setflags(write=False)
+    _SETUP_TABLES[active] = tables
+    return tables
 
 
 def reset_owner_evidence(state: State) -> None:
     """After a deal: every player has seen its outer cards, and shown nothing about them."""
-    n = state.num_players
-    state.owner_seen = np.zeros((n, SLOTS), dtype=bool)
-    for p in range(n):
-        if state.active[p]:
-            state.owner_seen[p, list(PEEKED_AT_SETUP)] = True
-    state.ceiling = np.full((n, SLOTS), NO_CEILING, dtype=np.int8)
+    table = _setup_tables(tuple(state.active))
+    state.owner_seen = table.owner_seen.copy()
+    state.ceiling = table.ceiling.copy()
 
 
 def reset_public_knowledge(state: State) -> None:
     """After a deal: every player knows its outer cards publicly, and no Peek was drawn."""
-    n = state.num_players
-    state.known_publicly = np.zeros((n, n, SLOTS), dtype=bool)
-    for p in range(n):
-        if state.active[p]:
-            state.known_publicly[p, p, list(PEEKED_AT_SETUP)] = True
+    state.known_publicly = _setup_tables(tuple(state.active)).known_publicly.copy()
     state.peeks = []
 
 
