@@ -68,8 +68,8 @@ def test_the_lean_call_plays_what_the_checked_path_plays(cls, options, bots, num
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
         np.testing.assert_array_equal(lean.final_obs, checked.final_obs)
         ended += int(a.terminated.sum())
-    assert lean._lean_key is buffer  # it did go lean
-    assert checked._lean_key is None
+    assert lean._lean.key is buffer  # it did go lean
+    assert checked._lean.key is None
     assert ended >= 3  # games ended and were reset in place, through both paths
 
 
@@ -83,7 +83,7 @@ def test_an_illegal_action_on_the_lean_call_moves_nothing(cls, options, bots, nu
     for _ in range(3):
         buffer[...] = picker.pick(engine.mask.copy())
         engine.step(buffer)
-    assert engine._lean_key is buffer
+    assert engine._lean.key is buffer
     # the last game's first external seat plays an action its mask forbids
     g = num_envs - 1
     seats = np.flatnonzero(engine.bots[g] < 0)
@@ -108,7 +108,7 @@ def test_a_ratcat_game_the_bots_end_is_an_error_on_the_lean_call_too():
     buffer = np.zeros(2, dtype=np.int64)
     buffer[:] = picker.pick(engine.mask)
     engine.step(buffer)
-    assert engine._lean_key is buffer
+    assert engine._lean.key is buffer
     # from the next game on a bot plays first: it ends the round before seat 1 acts
     engine.set_next_bots([[engine.bot_index("heuristic"), -1]] * 2)
     with pytest.raises(RuntimeError, match="before any external seat acted"):
@@ -126,7 +126,7 @@ def test_the_picker_picks_the_same_through_its_lean_call():
         a = lean.pick(mask).copy()
         b = checked.pick(mask.copy())
         np.testing.assert_array_equal(a, b)
-    assert lean._key is mask
+    assert lean._lean.key is mask
     # a simultaneous game's (games, seats, actions) masks give (games, seats) actions
     picker = RandomActions(6, seed=2)
     assert picker.pick(mask.reshape(2, 3, 5)).shape == (2, 3)
