@@ -1,6 +1,9 @@
 """The NumPy forward pass of every shipped agent is the torch policy's: on 10,000 recorded
 observations per agent (games of random legal moves through the agent's own env, fixed
-seeds), the logits agree within 1e-5 and the greedy legal actions are the same.
+seeds), the logits agree within 1e-5 plus 16 float32 rounding steps of their size (the
+two libraries sum in different orders, and how far that moves a float32 sum depends on the
+processor's kernels: up to 1.5e-5 on logits near 30 on one of ours) and the greedy legal
+actions are the same.
 
 The torch side is the policy training builds (sb3-contrib's MaskableActorCriticPolicy of
 the card's architecture, ``training.checkpoint.build_policy``) with the shipped weights.
@@ -62,6 +65,7 @@ def test_the_numpy_policy_is_the_torch_policy_on_10000_observations(name):
         torch_logits = policy.action_net(hidden).numpy()
     bot = agents.load(name)  # the library's NumPy policy, from the safetensors file
     numpy_logits = bot.logits(observations)
-    np.testing.assert_allclose(numpy_logits, torch_logits, rtol=0, atol=1e-5)
+    rounding = 16 * float(np.finfo(np.float32).eps)
+    np.testing.assert_allclose(numpy_logits, torch_logits, rtol=rounding, atol=1e-5)
     torch_actions = np.where(masks, torch_logits, -np.inf).argmax(axis=1)
     np.testing.assert_array_equal(bot.greedy(observations, masks), torch_actions)
