@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "processor": bench.processor(),
         "cpus": os.cpu_count(),
         "numpy": np.__version__,
         "pettingzoo": pettingzoo.__version__,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Callable
+from pathlib import Path
 from statistics import median
 from typing import Any
 
@@ -98,6 +99,30 @@ def reference_missing() -> str | None:
             '(pip install "ratenvs[render]"); ratios to it are left out'
         )
     return None
+
+
+def processor() -> str:
+    """The processor's model and clock as the system reports them (``/proc/cpuinfo``), or
+    what :func:`platform.processor` says: the ratio of a compiled engine to a Python env
+    depends on the processor, so every results file records it."""
+    import platform
+
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return platform.processor() or "unknown"
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            break  # the first processor's block
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    model = fields.get("model name") or platform.processor() or "unknown"
+    mhz = fields.get("cpu MHz", "")
+    try:
+        return f"{model} at {float(mhz):,.0f} MHz"
+    except ValueError:
+        return model
 
 
 def _label(spec: Any, options: dict[str, Any]) -> str:
@@ -335,6 +360,11 @@ def _columns(head: tuple[str, ...], rows: list[tuple[str, ...]], records: list[d
     return "\n".join(lines)
 
 
+def _processor(meta: dict[str, Any]) -> str:
+    """A results file's machine: its processor, where the file records it."""
+    return f"{meta['processor']}, {meta['machine']}" if "processor" in meta else meta["machine"]
+
+
 def markdown_table(data: dict[str, Any]) -> str:
     """The Markdown table the docs print for a results file of the repository's
     ``benchmarks/bench_envs.py`` (``{"meta": ..., "records": ...}``, either measurement),
@@ -352,7 +382,7 @@ def markdown_table(data: dict[str, Any]) -> str:
     lines.append(
         f"Median (min-max) of {meta['rounds']} interleaved rounds of {meta['seconds']:g} CPU "
         f"seconds each; ratios within each round. Measured {meta['date']} with "
-        f"`{meta['command']}` on {meta['cpus']} CPUs ({meta['machine']}, Python "
+        f"`{meta['command']}` on {meta['cpus']} CPUs ({_processor(meta)}, Python "
         f"{meta['python']}, ratenvs {meta['ratenvs']})."
     )
     return "\n".join(lines)
