@@ -372,8 +372,8 @@ def deal(state: State, starter: int, rng: Chance) -> None:
     state.know = know
     state.recent = know.copy()  # the same at the deal: nothing seen yet has been forgotten
     state.number_only = table.number_only.copy()
-    reset_owner_evidence(state)
-    reset_public_knowledge(state)
+    reset_owner_evidence(state, table)
+    reset_public_knowledge(state, table)
 
 
 class _SetupTables(NamedTuple):
@@ -425,16 +425,19 @@ def _setup_tables(active: tuple[bool, ...]) -> _SetupTables:
     return tables
 
 
-def reset_owner_evidence(state: State) -> None:
-    """After a deal: every player has seen its outer cards, and shown nothing about them."""
-    table = _setup_tables(tuple(state.active))
+def reset_owner_evidence(state: State, table: _SetupTables | None = None) -> None:
+    """After a deal: every player has seen its outer cards, and shown nothing about them
+    (``table``: the deal's :func:`_setup_tables`, looked up when not given)."""
+    table = table or _setup_tables(tuple(state.active))
     state.owner_seen = table.owner_seen.copy()
     state.ceiling = table.ceiling.copy()
 
 
-def reset_public_knowledge(state: State) -> None:
-    """After a deal: every player knows its outer cards publicly, and no Peek was drawn."""
-    state.known_publicly = _setup_tables(tuple(state.active)).known_publicly.copy()
+def reset_public_knowledge(state: State, table: _SetupTables | None = None) -> None:
+    """After a deal: every player knows its outer cards publicly, and no Peek was drawn
+    (``table``: the deal's :func:`_setup_tables`, looked up when not given)."""
+    table = table or _setup_tables(tuple(state.active))
+    state.known_publicly = table.known_publicly.copy()
     state.peeks = []
 
 
