@@ -313,7 +313,8 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     command = (
         f"ratenvs exploit {shlex.quote(args.target)} --frames {args.frames} --restarts "
         f"{args.restarts} --games {args.games} --selection-games {args.selection_games} "
-        f"--seed {args.seed} --reward {args.reward}"
+        f"--seed {args.seed}"
+        + (f" --reward {args.reward}" if args.reward else "")
         + "".join(f" --env {shlex.quote(e)}" for e in args.env or [])
     )
     overrides = None
@@ -526,10 +527,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exp.add_argument(
         "--reward",
-        default="win",
+        default=None,
         metavar="MODE",
-        help="the reward mode the responder learns from (default win; one of the game's "
-        "reward choices, e.g. zero_sum in Rat-a-Tat Cat: denser against a strong target)",
+        help="the reward mode the responder learns from (one of the game's reward choices; "
+        "default zero_sum_win where the game has it, the points of every round and the win, "
+        "else win)",
     )
     exp.add_argument("--no-card", action="store_true", help="do not write the target's card")
     exp.add_argument(
