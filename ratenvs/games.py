@@ -81,7 +81,7 @@ GAMES: dict[str, GameSpec] = {
                 {"num_players": 2, "reward": "win"},
                 {"num_players": 3, "turns": None, "target_score": 60},
                 {"num_players": 4, "target_score": 50, "race_end": "turn", "reward": "win"},
-                {"num_players": 6, "turns": 2},
+                {"num_players": 6, "turns": 2, "totals_view": "relative"},
             ),
         ),
         GameSpec(

@@ -309,12 +309,17 @@ def _observe_from(g, seat, p, dice, totals, taken, current, phase, tables, obs, 
     obs[row, 7] = 1.0 if ph == PHASE_KEEP else 0.0
     base = 8
     s = seat
+    relative = tables.shape[0] == 5  # totals_view "relative"
+    own = totals[g, seat]
     turn = current[g] - seat
     if turn < 0:
         turn += p
     for i in range(p):
         t = totals[g, s]
-        obs[row, base + i] = tables[1, t]
+        if relative:
+            obs[row, base + i] = (t - own) / TOTAL_SCALE
+        else:
+            obs[row, base + i] = tables[1, t]
         obs[row, base + p + i] = tables[2, taken[g, s]]
         obs[row, base + 2 * p + i] = 1.0 if i == turn and ph != PHASE_OVER else 0.0
         obs[row, base + 3 * p + i] = tables[3, t]
@@ -346,13 +351,18 @@ def _privileged(p, dice, totals, taken, current, phase, tables, out):
         _observe_from(g, 0, p, dice, totals, taken, current, phase, tables, out, g)
 
 
-def observation_tables(turns: int | None, target: int | None, top: int) -> np.ndarray:
+def observation_tables(
+    turns: int | None, target: int | None, top: int, totals_view: str = "absolute"
+) -> np.ndarray:
     """Every value an observation entry can take, computed once as the reference observer
     computes it (so the kernel looks values up instead of dividing): row 0 dice / 9, row 1
-    totals / 100, row 2 turns left / turns (by turns taken), row 3 points needed / target."""
+    totals / 100, row 2 turns left / turns (by turns taken), row 3 points needed / target.
+    With ``totals_view="relative"`` a fifth row (zeros) tells the kernel to write each
+    seat's total minus the observer's / 100 instead of row 1 (divided in float64 as the
+    observer divides)."""
     # in float64 as the observer (an integer below 2**53 converts exactly and one IEEE
     # division rounds as Python's does), then float32
-    t = np.zeros((4, top + 1), dtype=np.float32)
+    t = np.zeros((5 if totals_view == "relative" else 4, top + 1), dtype=np.float32)
     v = np.arange(top + 1, dtype=np.float64)
     t[0, : NUM_DICE + 1] = [k * (1.0 / NUM_DICE) for k in range(NUM_DICE + 1)]
     t[1] = v / TOTAL_SCALE
@@ -499,7 +509,9 @@ class BatchedCatzRatzBatz(BatchedGame):
         self._running = np.zeros((n, p), dtype=np.float32)
         self._optimal = optimal_keep_table()
         self._alias = roll_tables()
-        self._tables = observation_tables(game.turns, game.target_score, max_total_of(game))
+        self._tables = observation_tables(
+            game.turns, game.target_score, max_total_of(game), game.totals_view
+        )
 
     lean_wrapper = _lean_run
 

@@ -352,6 +352,7 @@ class AgentPolicy:
     def __init__(self, agent: Any, turns: int) -> None:
         self.turns = _check_turns(turns)
         options = getattr(agent, "env_options", None) or {}
+        self.totals_view = str(options.get("totals_view", "absolute"))
         asked = {"num_players": 2, "turns": self.turns}
         for key, value in options.items():
             if (key in asked and value != asked[key]) or (key == "target_score" and value):
@@ -362,7 +363,7 @@ class AgentPolicy:
         if not callable(getattr(agent, "greedy", None)):
             raise TypeError(f"{agent!r} has no batched greedy(observations, action_masks)")
         self.agent = agent
-        game = CatzRatzBatz(num_players=2, turns=self.turns)
+        game = CatzRatzBatz(num_players=2, turns=self.turns, totals_view=self.totals_view)
         self.observer = game.observer("knowledge")
         state = game.init(np.random.default_rng(0))
         state.phase = PHASE_KEEP
@@ -385,10 +386,34 @@ class AgentPolicy:
         opponent_totals: np.ndarray,
     ) -> np.ndarray:
         totals, opponent_totals = np.asarray(totals), np.asarray(opponent_totals)
+        actions = self.keeps(turns_left, opponent_turns_left, totals, opponent_totals)
+        n, k = actions.shape
+        out = np.zeros((n * k, len(NUMBERS)))
+        out[np.arange(n * k), actions.ravel()] = 1.0
+        return out.reshape(n, k, len(NUMBERS))
+
+    def keeps(
+        self,
+        turns_left: int,
+        opponent_turns_left: int,
+        totals: np.ndarray,
+        opponent_totals: np.ndarray,
+    ) -> np.ndarray:
+        """(n, decision states): the agent's keep (action 0, 1, 2) in every dice state at
+        each of ``n`` pairs of totals (its observations as the observer writes them: the
+        totals themselves, or each minus the mover's with ``totals_view="relative"``)."""
+        totals = np.asarray(totals, dtype=np.int64)
+        opponent_totals = np.asarray(opponent_totals, dtype=np.int64)
         n, k = len(totals), len(self._template)
         obs = np.tile(self._template, (n, 1))
-        own = np.repeat([float(t) / TOTAL_SCALE for t in totals], k)
-        other = np.repeat([float(t) / TOTAL_SCALE for t in opponent_totals], k)
+        if self.totals_view == "relative":  # as the observer: (total - own) / 100
+            own = np.zeros(n * k)
+            other = np.repeat(
+                [float(b - a) / TOTAL_SCALE for a, b in zip(totals, opponent_totals)], k
+            )
+        else:
+            own = np.repeat([float(t) / TOTAL_SCALE for t in totals], k)
+            other = np.repeat([float(t) / TOTAL_SCALE for t in opponent_totals], k)
         obs[:, self._totals] = np.stack([own, other], axis=1).astype(np.float32)
         obs[:, self._turns_left] = np.float32(
             [turns_left / self.turns, opponent_turns_left / self.turns]
@@ -396,14 +421,57 @@ class AgentPolicy:
         actions = np.asarray(self.agent.greedy(obs, np.tile(self._masks, (n, 1))))
         if actions.min() < 0 or actions.max() >= len(NUMBERS):
             raise ValueError(f"agent chose action {int(actions.max())} when it had to keep")
-        out = np.zeros((n * k, len(NUMBERS)))
-        out[np.arange(n * k), actions] = 1.0
-        return out.reshape(n, k, len(NUMBERS))
+        return actions.reshape(n, k)
+
+
+class AgentLeadPolicy:
+    """A trained 2-player agent that sees the totals relative to its own (the option
+    ``totals_view="relative"``: its play reads the totals only through the lead) as a
+    :data:`~.winsolver.GamePolicy`, for :func:`best_response` at any number of turns: its
+    greedy keep in every dice state at every lead of a (turns left, opponent's turns left)
+    level, tabulated a level at a time (``chunk`` leads per batch of observations)."""
+
+    def __init__(self, agent: Any, turns: int, *, chunk: int = 64) -> None:
+        self.agent_policy = AgentPolicy(agent, turns)
+        if self.agent_policy.totals_view != "relative":
+            raise ValueError(
+                f"agent {getattr(agent, 'name', agent)!r} reads both totals (totals_view "
+                f"{self.agent_policy.totals_view!r}), not the lead alone: best_response_totals "
+                "and AgentPolicy take it"
+            )
+        self.chunk = chunk
+        self._level: tuple[int, int] | None = None
+        self._keeps = np.empty((0, 0), dtype=np.int8)
+        self._low = 0
+
+    def __call__(self, position: Position) -> np.ndarray:
+        m, o, d = position
+        if self._level != (m, o):
+            lo, hi = _span(m, o)
+            leads = np.arange(lo, hi + 1)
+            parts = [
+                self.agent_policy.keeps(m, o, part, np.zeros_like(part))
+                for part in np.array_split(leads, max(1, -(-len(leads) // self.chunk)))
+            ]
+            self._level, self._low = (m, o), lo
+            self._keeps = np.concatenate(parts).astype(np.int8)
+        return _one_hot(self._keeps[d - self._low])
+
+
+def reads_the_lead(agent: Any) -> bool:
+    """Whether ``agent`` sees the totals relative to its own (``totals_view="relative"`` in
+    its env options): its play then reads them only through the lead."""
+    options = getattr(agent, "env_options", None) or {}
+    return options.get("totals_view", "absolute") == "relative"
 
 
 def agent_exploitability(agent: Any, turns: int) -> Exploitability:
-    """The exact exploitability of a trained 2-player agent of ``turns`` turns per seat
-    (:class:`AgentPolicy`, :func:`best_response_totals`)."""
+    """The exact exploitability of a trained 2-player agent of ``turns`` turns per seat:
+    over the lead (:class:`AgentLeadPolicy`, :func:`best_response`, any number of turns) for
+    an agent that sees the totals relative to its own, else over both totals
+    (:class:`AgentPolicy`, :func:`best_response_totals`, up to 3 turns per seat)."""
+    if reads_the_lead(agent):
+        return exploitability(AgentLeadPolicy(agent, turns), turns)
     return exploitability_totals(AgentPolicy(agent, turns), turns)
 
 
@@ -447,8 +515,9 @@ def exact_report(target: str, turns: int = 10) -> dict[str, Any]:
                 "with a fixed number of turns"
             )
         turns = int(options["turns"])
-        result = agent_exploitability(ckpt.bot(), turns)
-        method = "best_response_totals"
+        agent = ckpt.bot()
+        result = agent_exploitability(agent, turns)
+        method = "best_response" if reads_the_lead(agent) else "best_response_totals"
     else:
         name = target.split(":", 1)[1] if ":" in target else target
         game = target.split(":", 1)[0] if ":" in target else "catz_ratz_batz"

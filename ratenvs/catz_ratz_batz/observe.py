@@ -64,19 +64,28 @@ def max_total(turns: int | None, target_score: int | None) -> int:
     return common_max_total(MAX_TURN_SCORE, turns, target_score)
 
 
-def pieces(num_players: int, turns: int | None, target_score: int | None) -> list[Piece]:
-    """The named pieces of the observation vector."""
+def pieces(
+    num_players: int,
+    turns: int | None,
+    target_score: int | None,
+    totals_view: str = "absolute",
+) -> list[Piece]:
+    """The named pieces of the observation vector (``totals_view``: the game's option)."""
     n = num_players
+    top = max_total(turns, target_score) / TOTAL_SCALE
+    relative = totals_view == "relative"
+    totals = Piece(
+        "totals",
+        (n,),
+        "totals / 100, own first (`totals_view` relative: each minus the observer's, own 0)",
+        low=-top if relative else 0.0,
+        high=top,
+    )
     return [
         Piece("set_aside", (3,), "Cats, Bats, Rats set aside this turn / 9"),
         Piece("showing", (3,), "dice showing 3, 5, 7 / 9"),
         Piece("phase", (2,), "the seat to act must roll / must keep (one-hot)"),
-        Piece(
-            "totals",
-            (n,),
-            "totals / 100, own first",
-            high=max_total(turns, target_score) / TOTAL_SCALE,
-        ),
+        totals,
         Piece("turns_left", (n,), "turns left / `turns` (0 when uncapped)"),
         Piece("to_act", (n,), "whose turn (one-hot, own first)"),
         Piece("points_needed", (n,), "points still needed / `target_score` (0 without one)"),
@@ -87,8 +96,11 @@ class TableObserver(Observer):
     """The public table from one seat: dice, phase, totals, turns left, whose turn."""
 
     def __init__(self, game: CatzRatzBatz, kind: str) -> None:
-        super().__init__(kind, pieces(game.num_players, game.turns, game.target_score))
+        super().__init__(
+            kind, pieces(game.num_players, game.turns, game.target_score, game.totals_view)
+        )
         self.game = game
+        self.relative = game.totals_view == "relative"
         self.turns = game.turns
         self.target_score = game.target_score
         self._orders: dict[int, list[list[int]]] = {}
@@ -116,7 +128,11 @@ class TableObserver(Observer):
             1.0 if phase == PHASE_KEEP else 0.0,
         ]
         totals = state.totals
-        vec += [totals[s] / TOTAL_SCALE for s in order]
+        if self.relative:
+            own = totals[seat]
+            vec += [(totals[s] - own) / TOTAL_SCALE for s in order]
+        else:
+            vec += [totals[s] / TOTAL_SCALE for s in order]
         turns = self.turns
         if turns is None:
             vec += [0.0] * n

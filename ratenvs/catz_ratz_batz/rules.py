@@ -166,6 +166,8 @@ ACTION_KEEP_3, ACTION_KEEP_5, ACTION_KEEP_7, ACTION_ROLL = range(4)
 NUM_ACTIONS = 4
 MAX_PLAYERS = 6
 REWARD_MODES = ("score", "win")
+TOTALS_VIEWS = ("absolute", "relative")
+"""Option ``totals_view``: what an observation's ``totals`` entries hold."""
 RACE_ENDS = ("round", "turn")
 """How a race (``target_score``) ends: after the round, or the turn, that reaches the target."""
 
@@ -353,6 +355,16 @@ class CatzRatzBatz(Game):
             choices=REWARD_MODES,
             view_only=True,
         ),
+        Option(
+            "totals_view",
+            "choice",
+            "absolute",
+            'what the `totals` entries of an observation hold: "absolute", each seat\'s total; '
+            '"relative", each seat\'s total minus the observer\'s (its own entry 0; in 2 '
+            "players, minus the lead: all the win-optimal play of a game of fixed turns reads)",
+            choices=TOTALS_VIEWS,
+            view_only=True,
+        ),
         rules=(
             OptionRule(
                 ("turns", "target_score"),
@@ -379,6 +391,7 @@ class CatzRatzBatz(Game):
         self.target_score: int | None = p["target_score"]
         self.race_end: str = p["race_end"]
         self.reward_mode: str = p["reward"]
+        self.totals_view: str = p["totals_view"]
         self.observation_kind = "knowledge"
 
     # -------------------------------------------------------------- rules

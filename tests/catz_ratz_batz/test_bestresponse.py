@@ -230,3 +230,80 @@ def test_bad_seats_turns_and_oversized_games_are_refused():
     bad = type("A", (), {"env_options": {"num_players": 2, "turns": 10}, "greedy": None})()
     with pytest.raises(ValueError, match="not the 2-player game of 3 turns"):
         br.AgentPolicy(bad, 3)
+
+
+class _LeadParityAgent:
+    """A fake trained agent of the relative totals view (vectorised): it keeps the lowest
+    number when the lead is odd, else the most common one."""
+
+    name = "lead parity"
+
+    def __init__(self, turns):
+        self.env_options = {"num_players": 2, "turns": turns, "totals_view": "relative"}
+        self.observer = CatzRatzBatz(**self.env_options).observer("knowledge")
+        self.code = np.zeros((2, 10**6), dtype=np.int64)  # [odd lead, dice code]: the keep
+        for dice in solver.all_decision_states():
+            c = self._code(np.array([dice], dtype=np.float64))[0]
+            self.code[1, c] = NUMBERS.index(LowestBot().choose(dice))
+            self.code[0, c] = NUMBERS.index(MostCommonBot().choose(dice))
+
+    @staticmethod
+    def _code(counts):
+        return (counts[:, :6] @ (10 ** np.arange(6))).astype(np.int64)
+
+    def greedy(self, observations, masks):
+        views = self.observer.views(observations)
+        assert np.all(views["totals"][:, 0] == 0)  # its own entry
+        lead = -np.rint(views["totals"][:, 1].astype(np.float64) * 100).astype(np.int64)
+        counts = np.rint(observations[:, :6].astype(np.float64) * NUM_DICE)
+        return self.code[lead % 2, self._code(counts)]
+
+
+def test_an_agent_reading_the_lead_is_best_responded_over_the_lead():
+    agent = _LeadParityAgent(turns=1)
+    assert br.reads_the_lead(agent)
+    lowest, common = _table_of(LowestBot()), _table_of(MostCommonBot())
+    by_position = lambda position: lowest if position.lead % 2 else common  # noqa: E731
+    got = br.agent_exploitability(agent, turns=1)  # over the lead
+    assert got.seat_0.share == pytest.approx(_brute_one_turn(0, by_position), abs=1e-11)
+    assert got.seat_1.share == pytest.approx(_brute_one_turn(1, lambda position: common), abs=1e-11)
+    # in the 2-turn game: the agent's tables are the policy it plays at every position (the
+    # recursion over the lead against that over both totals: the test of LeadPolicy above)
+    by_agent = br.agent_exploitability(_LeadParityAgent(turns=2), turns=2)
+    direct = br.exploitability(by_position, turns=2)
+    assert by_agent.value == pytest.approx(direct.value, abs=1e-13)
+    assert by_agent.value > 0.01
+
+
+def test_lead_agent_tables_are_its_actions_on_the_observers_own_observations():
+    game = CatzRatzBatz(num_players=2, turns=3, totals_view="relative")
+    observer = game.observer("knowledge")
+
+    class Seen:
+        def __init__(self):
+            self.env_options = {"num_players": 2, "turns": 3, "totals_view": "relative"}
+
+        def greedy(self, obs, masks):
+            self.obs = obs
+            return np.argmax(masks[:, :3], axis=1)
+
+    agent = Seen()
+    policy = br.AgentLeadPolicy(agent, 3, chunk=1000)
+    policy(Position(2, 1, 95))  # the whole level: leads -350 .. 175
+    state = game.init(np.random.default_rng(0))
+    state.phase, state.current = PHASE_KEEP, 1
+    state.totals, state.turns_taken = [40, 135], [2, 1]  # seat 1 rolls, 2 turns left to 1
+    row = (95 + 350) * 1452
+    for i in (0, 700, 1451):
+        state.dice = solver.all_decision_states()[i]
+        np.testing.assert_array_equal(agent.obs[row + i], observer.observe(state, 1))
+    with pytest.raises(ValueError, match="reads both totals"):
+        br.AgentLeadPolicy(_ParityAgentOf2(), 2)
+
+
+class _ParityAgentOf2:
+    def __init__(self):
+        self.env_options = {"num_players": 2, "turns": 2}
+
+    def greedy(self, obs, masks):  # pragma: no cover - refused before it plays
+        return np.zeros(len(obs), dtype=np.int64)
