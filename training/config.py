@@ -135,7 +135,9 @@ class EvalConfig:
     """Games of the final evaluation recorded in the card."""
     opponents: list[str] | None = None
     """Bot names for the evaluation (default: the training opponents, or the game's default)."""
-    metric: Literal["auto", "win_rate", "mean_reward", "exact_expected_score"] = "auto"
+    metric: Literal[
+        "auto", "win_rate", "mean_reward", "exact_expected_score", "exact_worst_case_share"
+    ] = "auto"
     """What "best so far" means; auto: the game's own rule if its hooks have one
     (``GameHooks.default_metric``, e.g. an exact grade), else win_rate with several
     players, else mean_reward."""
@@ -419,11 +421,15 @@ def _check_values(cfg: TrainConfig) -> None:
 
     hooks = hooks_for(cfg.game)
     cfg.reward_shaping = _build_shapings(cfg, hooks)
-    if cfg.eval.metric == "exact_expected_score" and hooks.exact_grade is None:
+    if cfg.eval.metric.startswith("exact_") and hooks.exact_grade is None:
         raise ConfigError(
-            f"eval.metric: exact_expected_score needs an exact grade, and {cfg.game} has none "
+            f"eval.metric: {cfg.eval.metric} needs an exact grade, and {cfg.game} has none "
             "(no exact solver); choose auto, win_rate or mean_reward"
         )
+    if cfg.eval.metric in hooks.exact_metrics_needing:
+        why = hooks.exact_metrics_needing[cfg.eval.metric](cfg.env_options)
+        if why:
+            raise ConfigError(f"eval.metric: {cfg.eval.metric} {why}")
     for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale"):
         if getattr(algo, key) < 0:
             raise ConfigError(f"algorithm.{key}: must be >= 0, got {getattr(algo, key)}")

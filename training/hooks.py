@@ -92,6 +92,12 @@ class GameHooks:
     """Env options that append observation entries after all the others."""
     migrations: tuple[Migration, ...] = ()
     """The steps between the game's env versions (``training.migrate``)."""
+    exact_metrics_needing: Mapping[str, Callable[[dict[str, Any]], str | None]] = field(
+        default_factory=dict
+    )
+    """Exact figures the grade gives only for some env options: figure -> ``check(env_options)``,
+    which says what the figure needs (None: the options give it); a config choosing the
+    figure as ``eval.metric`` with other options is refused."""
     default_metric: Callable[[dict[str, Any]], str | None] | None = None
     """``default_metric(env_options)``: the ``eval.metric: auto`` figure, or None for the
     generic rule (win rate with several players, else mean reward)."""

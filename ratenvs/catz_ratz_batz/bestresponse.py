@@ -429,7 +429,9 @@ class AgentLeadPolicy:
     ``totals_view="relative"``: its play reads the totals only through the lead) as a
     :data:`~.winsolver.GamePolicy`, for :func:`best_response` at any number of turns: its
     greedy keep in every dice state at every lead of a (turns left, opponent's turns left)
-    level, tabulated a level at a time (``chunk`` leads per batch of observations)."""
+    level the game can reach, tabulated a level at a time (``chunk`` leads per batch of
+    observations). At a lead no play reaches (it weighs nothing in any share from the start)
+    it answers the score-optimal keeps."""
 
     def __init__(self, agent: Any, turns: int, *, chunk: int = 64) -> None:
         self.agent_policy = AgentPolicy(agent, turns)
@@ -442,20 +444,42 @@ class AgentLeadPolicy:
         self.chunk = chunk
         self._level: tuple[int, int] | None = None
         self._keeps = np.empty((0, 0), dtype=np.int8)
+        self._row = np.empty(0, dtype=np.int64)
         self._low = 0
+        self._unreached = _one_hot(turn_model().prefer)
+        self._last: tuple[int, np.ndarray] = (-1, self._unreached)
 
     def __call__(self, position: Position) -> np.ndarray:
         m, o, d = position
         if self._level != (m, o):
-            lo, hi = _span(m, o)
-            leads = np.arange(lo, hi + 1)
-            parts = [
-                self.agent_policy.keeps(m, o, part, np.zeros_like(part))
-                for part in np.array_split(leads, max(1, -(-len(leads) // self.chunk)))
-            ]
-            self._level, self._low = (m, o), lo
-            self._keeps = np.concatenate(parts).astype(np.int8)
-        return _one_hot(self._keeps[d - self._low])
+            self._tabulate(m, o)
+        row = self._row[d - self._low]
+        if row < 0:  # a lead the game cannot reach here: never weighed, any table serves
+            return self._unreached
+        if row != self._last[0]:
+            self._last = (row, _one_hot(self._keeps[row]))
+        return self._last[1]  # the same table while the keeps repeat (best_response's memo)
+
+    def _tabulate(self, m: int, o: int) -> None:
+        """The agent's keeps at every lead of level (m, o) the game can reach (the mover has
+        taken ``turns - m`` turns, the opponent ``turns - o``), the same keeps one row."""
+        turns = self.agent_policy.turns
+        lo, hi = _span(m, o)
+        mine = _reachable(turns - m).astype(np.float64)
+        theirs = _reachable(turns - o).astype(np.float64)
+        hits = np.convolve(mine, theirs[::-1])  # index i: lead i - (len(theirs) - 1)
+        leads = np.flatnonzero(hits > 0.5) - (len(theirs) - 1)
+        leads = leads[(leads >= lo) & (leads <= hi)]
+        parts = [
+            self.agent_policy.keeps(m, o, part, np.zeros_like(part))
+            for part in np.array_split(leads, max(1, -(-len(leads) // self.chunk)))
+        ]
+        keeps = np.concatenate(parts).astype(np.int8)
+        unique, inverse = np.unique(keeps, axis=0, return_inverse=True)
+        self._row = np.full(hi - lo + 1, -1, dtype=np.int64)
+        self._row[leads - lo] = inverse.ravel()
+        self._level, self._low, self._keeps = (m, o), lo, unique
+        self._last = (-1, self._unreached)
 
 
 def reads_the_lead(agent: Any) -> bool:

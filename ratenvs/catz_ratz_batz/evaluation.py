@@ -1,5 +1,6 @@
 """What an evaluation adds for Catz, Ratz and Batz: the exact grade of an agent by the
-solver (:mod:`ratenvs.evaluation` reads ``EXTRAS``)."""
+solver, and for a 2-player agent that reads the lead its exact exploitability
+(:mod:`ratenvs.evaluation` reads ``EXTRAS``)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,50 @@ def exact_grade(agent: Any, env_options: dict[str, Any]) -> dict[str, float]:
         "exact_expected_score": score,
         "optimal_expected_score": optimal,
         "ratio_to_optimal": score / optimal,
+        **exact_exploitability_grade(agent, env_options),
+    }
+
+
+def grades_exploitability(env_options: dict[str, Any]) -> bool:
+    """Whether :func:`exact_grade` gives a policy of ``env_options`` its exact
+    exploitability: the 2-player game of fixed turns without ``target_score``, seen with
+    ``totals_view="relative"`` (a policy of the lead: the recursion over the lead covers
+    any length)."""
+    return (
+        int(env_options.get("num_players", 2)) == 2
+        and env_options.get("turns", 10) is not None
+        and env_options.get("target_score") is None
+        and env_options.get("totals_view", "absolute") == "relative"
+    )
+
+
+class _Seen:
+    """An agent's batched greedy keeps with the env options it plays (for AgentLeadPolicy)."""
+
+    def __init__(self, agent: Any, env_options: dict[str, Any]) -> None:
+        self.greedy = agent.greedy
+        self.env_options = dict(env_options)
+        self.name = getattr(agent, "name", "agent")
+
+
+def exact_exploitability_grade(agent: Any, env_options: dict[str, Any]) -> dict[str, float]:
+    """For an agent with a batched ``greedy`` in a game :func:`grades_exploitability` covers:
+    ``exact_exploitability`` (a best response's share over both seats above an even game,
+    :func:`~.bestresponse.agent_exploitability`) and ``exact_worst_case_share`` (1/2 minus
+    it: the share the agent keeps against a best response, averaged over the seats); else
+    nothing. The 10-turn game: its keep in every dice state at about 37,000 leads, a few
+    CPU minutes for a network of two layers of 256."""
+    if not grades_exploitability(env_options) or not callable(getattr(agent, "greedy", None)):
+        return {}
+    from ratenvs.catz_ratz_batz.bestresponse import agent_exploitability
+
+    turns = int(env_options.get("turns", 10))
+    result = agent_exploitability(_Seen(agent, env_options), turns)
+    return {
+        "exact_exploitability": result.value,
+        "exact_worst_case_share": 0.5 - result.value,
+        "exact_best_response_share_seat_0": result.seat_0.share,
+        "exact_best_response_share_seat_1": result.seat_1.share,
     }
 
 

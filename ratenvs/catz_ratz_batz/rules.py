@@ -360,7 +360,7 @@ class CatzRatzBatz(Game):
             "choice",
             "absolute",
             'what the `totals` entries of an observation hold: "absolute", each seat\'s total; '
-            '"relative", each seat\'s total minus the observer\'s (its own entry 0; in 2 '
+            "\"relative\", each seat's total minus the observer's (its own entry 0; in 2 "
             "players, minus the lead: all the win-optimal play of a game of fixed turns reads)",
             choices=TOTALS_VIEWS,
             view_only=True,

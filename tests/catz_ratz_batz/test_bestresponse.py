@@ -293,10 +293,11 @@ def test_lead_agent_tables_are_its_actions_on_the_observers_own_observations():
     state = game.init(np.random.default_rng(0))
     state.phase, state.current = PHASE_KEEP, 1
     state.totals, state.turns_taken = [40, 135], [2, 1]  # seat 1 rolls, 2 turns left to 1
-    row = (95 + 350) * 1452
+    other = observer.slices["totals"].start + 1  # the opponent's entry: minus the lead
+    (at,) = np.flatnonzero(agent.obs[:, other] == np.float32(-95 / 100))[:1]
     for i in (0, 700, 1451):
         state.dice = solver.all_decision_states()[i]
-        np.testing.assert_array_equal(agent.obs[row + i], observer.observe(state, 1))
+        np.testing.assert_array_equal(agent.obs[at + i], observer.observe(state, 1))
     with pytest.raises(ValueError, match="reads both totals"):
         br.AgentLeadPolicy(_ParityAgentOf2(), 2)
 

@@ -173,6 +173,7 @@ def test_game_parameters_live_on_the_game_not_the_state():
         "target_score": None,
         "race_end": "round",
         "reward": "score",
+        "totals_view": "absolute",
     }
 
 

@@ -95,6 +95,15 @@ def test_wrong_type_is_named(data, names):
             minimal(game="rat_a_tat_cat", eval={"metric": "exact_expected_score"}),
             "eval.metric: exact_expected_score needs an exact grade, and rat_a_tat_cat has none",
         ),
+        (
+            minimal(
+                game="catz_ratz_batz",
+                env_options={"num_players": 2},
+                eval={"metric": "exact_worst_case_share"},
+            ),
+            "eval.metric: exact_worst_case_share needs the 2-player game of fixed turns without "
+            "target_score, seen with totals_view: relative",
+        ),
     ],
 )
 def test_bad_values_are_named(data, names):
