@@ -306,6 +306,15 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
             f"{result['best_response_share_seat_0']:.6f} in seat 0, "
             f"{result['best_response_share_seat_1']:.6f} in seat 1; share = P(win) + P(tie) / 2)"
         )
+        from ratenvs import agents
+
+        if not args.no_card and (
+            args.target.startswith(agents.AGENT_PREFIX) or agents.is_checkpoint_path(args.target)
+        ):
+            from ratenvs.exploit import record_on_card
+
+            command = f"ratenvs exploit {shlex.quote(args.target)} --exact"
+            print(f"recorded on {record_on_card(args.target, result, command)}")
         _write_json(args.json, result)
         return 0
     from ratenvs import exploit
