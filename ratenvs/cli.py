@@ -296,6 +296,10 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     """``exploit TARGET``: the exact (``--exact``, 2-player Catz) or approximate best response."""
     if args.json is not None:  # before the work, not after it
         output_file("--json", args.json, make_folder=False)
+    if args.save_responder is not None:
+        if args.exact:
+            raise UsageError("--save-responder: --exact trains no responder")
+        output_file("--save-responder", args.save_responder)
     if args.exact:
         from ratenvs.catz_ratz_batz.bestresponse import exact_report
 
@@ -344,6 +348,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
             seed=args.seed,
             env_overrides=overrides,
             progress=print,
+            save=args.save_responder,
         )
     except ModuleNotFoundError as err:  # the train extra
         return report(err)
@@ -354,6 +359,8 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         f"of {result['games']} fresh games, seats rotated (fair share "
         f"{result['fair_share']:.3f}; mean return {result['mean_return']:.3f})"
     )
+    if "responder_checkpoint" in result:
+        print(f"the responder: {result['responder_checkpoint']}")
     _write_json(args.json, result)
     if not args.no_card and result["target"].split(":", 1)[0] not in GAMES:
         print(f"recorded on {exploit.record_on_card(args.target, result, command)}")
@@ -543,6 +550,12 @@ def build_parser() -> argparse.ArgumentParser:
         "else win)",
     )
     exp.add_argument("--no-card", action="store_true", help="do not write the target's card")
+    exp.add_argument(
+        "--save-responder",
+        metavar="PATH",
+        help="write the kept responder there as a checkpoint (x.json and its weights), to "
+        "play against or study",
+    )
     exp.add_argument(
         "--exact", action="store_true", help="the exact figure (2-player Catz, no training)"
     )

@@ -41,6 +41,17 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
                     "exact",
                 ]
             )
+        if "exact_exploitability" in ev:  # a 2-player Catz agent of the lead
+            rows.append(
+                [
+                    agent,
+                    opts,
+                    "a best response (solver)",
+                    "exact exploitability",
+                    f"{ev['exact_exploitability']:.4f} (win-optimal: 0)",
+                    "exact",
+                ]
+            )
         lo, hi = ev["win_rate_ci"]
         if opponents != "-":
             rows.append(

@@ -77,6 +77,12 @@ def headline(card: dict[str, Any]) -> str:
     """The card's own evaluation as one figure with its interval, in the game's words."""
     ev = card["evaluation"]
     games = f"{ev['games']:,} games"
+    if "exact_exploitability" in ev:  # a 2-player Catz agent of the lead
+        return (
+            f"exact exploitability {ev['exact_exploitability']:.4f} (the win-optimal "
+            f"policy's: 0); won {_pct(ev['win_rate'])} {_interval(ev['win_rate_ci'])} of "
+            f"{games} {_opponents(ev)}"
+        )
     if "ratio_to_optimal" in ev:
         return (
             f"{100 * ev['ratio_to_optimal']:.2f}% of optimal (exact expected turn score "
