@@ -12,6 +12,15 @@ from ratenvs.evaluation import EvaluationExtras
 
 
 def exact_grade(agent: Any, env_options: dict[str, Any]) -> dict[str, float]:
+    """The agent's exact figures: :func:`exact_score_grade`, and for a 2-player agent of the
+    lead :func:`exact_exploitability_grade`."""
+    return {
+        **exact_score_grade(agent, env_options),
+        **exact_exploitability_grade(agent, env_options),
+    }
+
+
+def exact_score_grade(agent: Any, env_options: dict[str, Any]) -> dict[str, float]:
     """Exact expected turn score of the agent's greedy keeps, graded by the solver.
 
     The agent (a Bot, or a PolicyBot: graded on its greedy actions) sees, for each dice
@@ -43,7 +52,6 @@ def exact_grade(agent: Any, env_options: dict[str, Any]) -> dict[str, float]:
         "exact_expected_score": score,
         "optimal_expected_score": optimal,
         "ratio_to_optimal": score / optimal,
-        **exact_exploitability_grade(agent, env_options),
     }
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from ratenvs.catz_ratz_batz import solver
+from ratenvs.catz_ratz_batz.evaluation import exact_exploitability_grade, exact_score_grade
 from ratenvs.catz_ratz_batz.rules import NUMBERS, legal_keeps
 from ratenvs.games import GAMES
 from training.checkpoint import load_checkpoint
 from training.evaluate import evaluate_agent
-from training.games.catz_ratz_batz import exact_grade
 from training.results import results_table
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
@@ -31,7 +31,7 @@ def test_shipped_agent_loads_and_beats_random(card):
     assert "evaluation" in ckpt.card and "win_rate_ci" in ckpt.card["evaluation"]
     bot = ckpt.bot()
     if ckpt.game == "catz_ratz_batz":
-        graded = exact_grade(bot, ckpt.env_options)
+        graded = exact_score_grade(bot, ckpt.env_options)  # its exploitability: below
         # what the card claims, re-derived exactly from the weights
         recorded = ckpt.card["evaluation"]["exact_expected_score"]
         assert graded["exact_expected_score"] == pytest.approx(recorded, abs=1e-9)
@@ -52,3 +52,18 @@ def test_results_table_lists_every_card():
     table = results_table(CHECKPOINTS)
     for card in CARDS:
         assert f"{card.parent.name}/{card.stem}" in table
+
+
+LEAD_CARDS = [c for c in CARDS if "exact_exploitability" in c.read_text()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("card", LEAD_CARDS, ids=[c.stem for c in LEAD_CARDS])
+def test_a_shipped_exact_exploitability_is_the_weights_own(card):
+    """The exact exploitability on a 2-player Catz agent's card, re-derived from its weights
+    (about 3 CPU minutes)."""
+    ckpt = load_checkpoint(card, game=card.parent.name)
+    graded = exact_exploitability_grade(ckpt.bot(), ckpt.env_options)
+    recorded = ckpt.card["evaluation"]["exact_exploitability"]
+    assert graded["exact_exploitability"] == pytest.approx(recorded, abs=1e-9)
+    assert 0 <= graded["exact_exploitability"] <= 0.005  # the issue's bound: 0.5 points
