@@ -95,6 +95,8 @@ class AgentInfo:
                 f"; win rate {ev['win_rate']:.3f} [{low:.3f}, {high:.3f}] over {ev['games']} "
                 f"games vs {', '.join(ev['opponents'])}"
             )
+            if "exact_exploitability" in ev:
+                line += f"; exact exploitability {ev['exact_exploitability']:.4f}"
         elif ev and "ratio_to_optimal" in ev:
             line += f"; exact expected turn score {ev['ratio_to_optimal']:.2%} of optimal"
         elif ev and "mean_reward" in ev:
