@@ -41,7 +41,7 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
                     "exact",
                 ]
             )
-        if "exact_exploitability" in ev:  # a 2-player Catz agent of the lead
+        if "exact_exploitability" in ev:  # an agent whose exact best response is known
             rows.append(
                 [
                     agent,

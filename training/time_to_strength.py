@@ -77,7 +77,7 @@ def headline(card: dict[str, Any]) -> str:
     """The card's own evaluation as one figure with its interval, in the game's words."""
     ev = card["evaluation"]
     games = f"{ev['games']:,} games"
-    if "exact_exploitability" in ev:  # a 2-player Catz agent of the lead
+    if "exact_exploitability" in ev:  # an agent whose exact best response is known
         return (
             f"exact exploitability {ev['exact_exploitability']:.4f} (the win-optimal "
             f"policy's: 0); won {_pct(ev['win_rate'])} {_interval(ev['win_rate_ci'])} of "

@@ -185,7 +185,7 @@ def test_an_own_view_pickles_with_its_game():
 def test_view_options_are_declared_where_expected():
     declared = {name: set(game_class(name).options.view_options()) for name in GAMES}
     assert declared == {
-        "catz_ratz_batz": {"reward"},
+        "catz_ratz_batz": {"reward", "totals_view"},
         "rat_a_tat_cat": {"observation", "owner_ceilings", "reward"},
         "ratto_zakko": {"observation", "reward", "answer_beliefs", "belief_prior"},
     }

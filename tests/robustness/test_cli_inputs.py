@@ -110,7 +110,7 @@ CASES = [
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --opponents random", r"--opponents: catz_ratz_batz with .* is a one-player game"),
     (FIXED, "ratenvs", "evaluate {agent_2p} --games 2 --opponents random optimal", r"--opponents: one opponent seat: give 1 name, got 2$"),  # "need 1 or 1 names"
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns", r"^error: --env turns: write KEY=VALUE \(e\.g\. --env num_players=2\)$"),
-    (GUARD, "ratenvs", "evaluate {agent} --games 2 --env nobody=1", r"--env nobody=1: catz_ratz_batz has no option 'nobody'; its options are \['num_players', 'turns', 'target_score', 'race_end', 'reward'\]$"),
+    (GUARD, "ratenvs", "evaluate {agent} --games 2 --env nobody=1", r"--env nobody=1: catz_ratz_batz has no option 'nobody'; its options are \['num_players', 'turns', 'target_score', 'race_end', 'reward', 'totals_view'\]$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=ten", r"--env turns=ten: option 'turns' must be an integer \(>= 1 or None\), got 'ten'$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=0", r"--env turns=0: option 'turns' must be >= 1, got 0$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env reward=wins", r"--env reward=wins: option 'reward' must be one of score, win, got 'wins'$"),
