@@ -1,7 +1,9 @@
 """The results table of the shipped agents, generated from their JSON cards (Markdown).
 
 Usage: ``python -m training.results [--checkpoints DIR]`` prints one row per
-evaluation recorded in each card: agent, opponents, figure, 95% interval.
+figure recorded in each card: agent, opponents, figure, 95% interval; an exact grade of
+the agent itself once, and the win rate of the best response ``ratenvs exploit`` trained
+against it (the card's ``exploitability`` block) last.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ DEFAULT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
     agent = f"`{card_file.parent.name}/{card_file.stem}`"
     opts = ", ".join(f"{k}={v}" for k, v in card["env_options"].items())
-    rows = []
+    rows: list[list[str]] = []
     evaluations = card.get("evaluations") or {"": card.get("evaluation", {})}
     for ev in evaluations.values():
         if not ev:
@@ -31,7 +33,8 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
             opponents += f" (with {changed})"
         games = ev["games"]
         if "ratio_to_optimal" in ev:
-            rows.append(
+            _once(
+                rows,
                 [
                     agent,
                     opts,
@@ -39,10 +42,11 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
                     "exact expected turn score",
                     f"{ev['exact_expected_score']:.3f} = {ev['ratio_to_optimal']:.2%} of optimal",
                     "exact",
-                ]
+                ],
             )
         if "exact_exploitability" in ev:  # an agent whose exact best response is known
-            rows.append(
+            _once(
+                rows,
                 [
                     agent,
                     opts,
@@ -50,7 +54,7 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
                     "exact exploitability",
                     f"{ev['exact_exploitability']:.4f} (win-optimal: 0)",
                     "exact",
-                ]
+                ],
             )
         lo, hi = ev["win_rate_ci"]
         if opponents != "-":
@@ -99,7 +103,29 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
                     f"[{lo:.3f}, {hi:.3f}]",
                 ]
             )
+    block = card.get("exploitability")
+    if block and "responder_win_rate" in block:  # ratenvs exploit's approximate figure
+        lo, hi = block["win_rate_ci"]
+        reward = (block.get("responder") or {}).get("reward")
+        trained_on = f", trained on {reward}" if reward else ""
+        rows.append(
+            [
+                agent,
+                opts,
+                f"a best response ({block['frames']:,} frames{trained_on})",
+                f"its win rate ({block['games']} games; fair {block['fair_share']:.2f})",
+                f"{block['responder_win_rate']:.3f}",
+                f"[{lo:.3f}, {hi:.3f}]",
+            ]
+        )
     return rows
+
+
+def _once(rows: list[list[str]], row: list[str]) -> None:
+    """Add ``row`` unless it is there: a figure of the agent itself (an exact grade) that
+    every one of its evaluations carries."""
+    if row not in rows:
+        rows.append(row)
 
 
 def results_table(directory: str | Path = DEFAULT_DIR) -> str:

@@ -63,6 +63,29 @@ def test_cards_without_the_figures_still_make_the_results_table(tmp_path):
     assert "correct answers (3)" in table and "lowest answer rate" not in table
 
 
+def test_the_results_table_shows_an_exact_grade_once_and_the_best_response(tmp_path):
+    src = make_ratto_zakko_checkpoint(tmp_path / "rz" / "agent")
+    card_file = src.with_suffix(".json")
+    card = json.loads(card_file.read_text())
+    ev = {"games": 10, "win_rate": 0.5, "win_rate_ci": [0.2, 0.8], "mean_reward": 0.0,
+          "mean_reward_ci": [-0.1, 0.1], "exact_exploitability": 0.0123}  # fmt: skip
+    card["evaluations"] = {
+        "a": {**ev, "opponents": ["a", "a", "a"]},
+        "b": {**ev, "opponents": ["b", "b", "b"]},
+    }
+    card["exploitability"] = {
+        "frames": 2_000_000, "games": 400, "fair_share": 0.25, "responder_win_rate": 0.3125,
+        "win_rate_ci": [0.27, 0.36], "responder": {"reward": "cards"},
+    }  # fmt: skip
+    card_file.write_text(json.dumps(card))
+    rows = results_table(tmp_path).splitlines()
+    assert sum("exact exploitability | 0.0123" in r for r in rows) == 1
+    assert sum("win rate (10 games)" in r for r in rows) == 2
+    last = rows[-1]
+    assert "a best response (2,000,000 frames, trained on cards)" in last
+    assert "its win rate (400 games; fair 0.25) | 0.312 | [0.270, 0.360]" in last
+
+
 def test_training_evaluate_prints_the_answers_by_correct_response(tmp_path, capsys):
     from training import evaluate
 
