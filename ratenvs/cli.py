@@ -300,6 +300,8 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         if args.exact:
             raise UsageError("--save-responder: --exact trains no responder")
         output_file("--save-responder", args.save_responder)
+    if args.init is not None and args.exact:
+        raise UsageError("--init: --exact trains no responder")
     if args.exact:
         from ratenvs.catz_ratz_batz.bestresponse import exact_report
 
@@ -328,6 +330,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         f"{args.restarts} --games {args.games} --selection-games {args.selection_games} "
         f"--seed {args.seed}"
         + (f" --reward {args.reward}" if args.reward else "")
+        + (f" --init {shlex.quote(args.init)}" if args.init else "")
         + "".join(f" --env {shlex.quote(e)}" for e in args.env or [])
     )
     overrides = None
@@ -336,7 +339,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
 
         game = evaluation.resolve_agent(args.target).game
         overrides = evaluation.parse_env_overrides(game, args.env)
-    config = exploit.ResponderConfig(reward=args.reward)
+    config = exploit.ResponderConfig(reward=args.reward, init=args.init)
     try:
         result = exploit.exploit(
             args.target,
@@ -548,6 +551,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the reward mode the responder learns from (one of the game's reward choices; "
         "default zero_sum_win where the game has it, the points of every round and the win, "
         "else win)",
+    )
+    exp.add_argument(
+        "--init",
+        metavar="CHECKPOINT",
+        help="start the responder from this checkpoint's policy (agent:NAME or a path; its "
+        "observation must be the target's), e.g. the target itself: an exploiter that begins "
+        "as the target",
     )
     exp.add_argument("--no-card", action="store_true", help="do not write the target's card")
     exp.add_argument(
