@@ -4,11 +4,12 @@
         [--games 200] [--seed 500000] [--json out.json]
 
 ``RESPONDER`` is a checkpoint written by ``ratenvs exploit TARGET --save-responder PATH``
-(its card's ``responder_of`` names the target; ``--target`` overrides it). Game ``i``
-(``drive(game, seed + i, ...)``, the one seeding rule; the target's own options, e.g.
-elimination at 100) is played twice: with the responder in seat ``i mod players`` and the
-target in every other seat, and with the target in every seat, so the two columns differ
-only by who sits in that seat. For that seat the study counts, per decision of each kind:
+(its card's ``responder_of`` names the target, a checkpoint or a bot; ``--target``
+overrides it). Game ``i`` (``drive(game, seed + i, ...)``, the one seeding rule; a
+checkpoint's own options, e.g. elimination at 100, a bot's the responder's) is played
+twice: with the responder in seat ``i mod players`` and the target in every other seat,
+and with the target in every seat, so the two columns differ only by who sits in that
+seat. For that seat the study counts, per decision of each kind:
 
 - ``take_discard``: of the turns' first choices, the share that take the discard top;
 - ``keep_drawn``: of the drawn number cards, the share put into the hand (the rest are
@@ -36,6 +37,7 @@ import numpy as np
 from ratenvs import agents
 from ratenvs.agents.checkpoint import load_card
 from ratenvs.common.stats import wilson_interval
+from ratenvs.evaluation import resolve_agent
 from ratenvs.games import get_game
 from ratenvs.rat_a_tat_cat import rules as R
 from studies.harness import bots_choose, drive, write_figures
@@ -130,25 +132,29 @@ def study(responder: str, target: str | None, games: int, seed: int) -> dict[str
     target = target or card.get("responder_of", {}).get("target")
     if not target:
         raise SystemExit(f"{responder}: its card names no target; give --target")
-    them = agents.load_agent_checkpoint(target)
+    them = resolve_agent(target)
     if them.game != "rat_a_tat_cat":
         raise SystemExit(f"{target} plays {them.game}: this study reads Rat-a-Tat Cat")
-    game = get_game(them.game).load().raw_env(**them.env_options).game
+    # a checkpoint plays its card's options; a bot the responder's (less the reward it
+    # learned from: the game is the same)
+    options = them.env_options
+    if options is None:
+        options = {k: v for k, v in card["env_options"].items() if k != "reward"}
+    game = get_game(them.game).load().raw_env(**options).game
     response = agents.load(responder, game=them.game, name="responder")
-    itself = them.bot("target")
     n = game.num_players
     tallies = {"responder": SeatTally(), "target": SeatTally()}
     for i in range(games):
         seat = i % n
         for who, tally in tallies.items():
-            bots = [itself] * n
+            bots = [them.make() for _ in range(n)]  # a bot may keep state within a game
             if who == "responder":
                 bots[seat] = response
             watch(game, bots, seed + i, seat, tally)
     return {
         "responder": responder,
         "target": target,
-        "env_options": them.env_options,
+        "env_options": options,
         "games": games,
         "seed": seed,
         "seat": {who: t.figures() for who, t in tallies.items()},

@@ -108,6 +108,8 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
         lo, hi = block["win_rate_ci"]
         reward = (block.get("responder") or {}).get("reward")
         trained_on = f", trained on {reward}" if reward else ""
+        init = (block.get("responder") or {}).get("init")
+        trained_on += f", started from {init}" if init else ""
         rows.append(
             [
                 agent,

@@ -40,6 +40,13 @@ def test_another_agent_in_the_seat_is_counted_apart(tmp_path, capsys):
     assert "| knock_rate |" in capsys.readouterr().out
 
 
+def test_a_bot_target_plays_the_responders_options():
+    # a bot has no options of its own: the responder's, less the reward it learned from
+    f = study.study(ELIMINATION, "rat-a-tat-cat:heuristic", games=2, seed=5)
+    assert f["env_options"] == {"num_players": 2, "target_score": 100}
+    assert f["seat"]["target"]["win_rate"]["n"] == 2
+
+
 def test_a_checkpoint_without_a_target_is_refused():
     with pytest.raises(SystemExit, match="names no target"):
         study.study(ONE_ROUND, None, games=1, seed=0)

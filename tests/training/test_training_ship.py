@@ -75,14 +75,14 @@ def test_the_results_table_shows_an_exact_grade_once_and_the_best_response(tmp_p
     }
     card["exploitability"] = {
         "frames": 2_000_000, "games": 400, "fair_share": 0.25, "responder_win_rate": 0.3125,
-        "win_rate_ci": [0.27, 0.36], "responder": {"reward": "cards"},
+        "win_rate_ci": [0.27, 0.36], "responder": {"reward": "cards", "init": "agent:x"},
     }  # fmt: skip
     card_file.write_text(json.dumps(card))
     rows = results_table(tmp_path).splitlines()
     assert sum("exact exploitability | 0.0123" in r for r in rows) == 1
     assert sum("win rate (10 games)" in r for r in rows) == 2
     last = rows[-1]
-    assert "a best response (2,000,000 frames, trained on cards)" in last
+    assert "a best response (2,000,000 frames, trained on cards, started from agent:x)" in last
     assert "its win rate (400 games; fair 0.25) | 0.312 | [0.270, 0.360]" in last
 
 
