@@ -67,7 +67,13 @@ class SelfPlayConfig:
     max_snapshots: int = 5
     """Keep at most this many frozen snapshots (oldest dropped first)."""
     snapshot_prob: float = 0.5
-    """Probability that an opponent seat is a snapshot (once any exists) rather than a bot."""
+    """Probability that an opponent seat is a frozen policy (a snapshot or one of
+    ``checkpoints``, once any exists) rather than a bot."""
+    checkpoints: list[str] = field(default_factory=list)
+    """Frozen policies in the pool from the start, never dropped (paths or ``agent:NAME``,
+    the game's, reading the learner's observation): e.g. the best responders found against
+    the agent so far, as a PSRO round adds them (``ratenvs exploit --save-responder``). A
+    frozen seat draws uniformly among them and the last ``max_snapshots`` snapshots."""
 
 
 @dataclass
@@ -448,6 +454,15 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError("env_options.render_mode: not allowed in a training config")
     if cfg.selfplay.enabled and not cfg.selfplay.bots:
         raise ConfigError("selfplay.bots: self-play needs at least one bot in the pool")
+    if cfg.selfplay.checkpoints and not cfg.selfplay.enabled:
+        raise ConfigError("selfplay.checkpoints: they join the self-play pool; enable selfplay")
+    for name in cfg.selfplay.checkpoints:
+        from ratenvs import agents
+
+        try:
+            agents.load_agent_checkpoint(name, game=cfg.game)
+        except (ValueError, OSError) as exc:
+            raise ConfigError(f"selfplay.checkpoints: {exc}") from None
     teacher = cfg.pretrain.teacher
     if teacher is not None:
         bots = GAMES[cfg.game].bots()

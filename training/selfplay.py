@@ -34,6 +34,7 @@ class OpponentPool:
         snapshot_prob: float = 0.5,
         max_snapshots: int = 5,
         seats: int = 1,
+        fixed: Sequence[PolicyBot] = (),
     ) -> None:
         registry = GAMES[game].bots()
         unknown = [b for b in bots if b not in registry]
@@ -51,6 +52,8 @@ class OpponentPool:
         self.snapshot_prob = float(snapshot_prob)
         self.max_snapshots = int(max_snapshots)
         self.snapshots: list[PolicyBot] = []
+        self.fixed = list(fixed)
+        """Frozen policies drawn like snapshots and never dropped (``selfplay.checkpoints``)."""
         self.seats = seats
         """Opponent seats to fill (players - 1); set by the env factory."""
 
@@ -61,9 +64,10 @@ class OpponentPool:
 
     def __call__(self, rng: np.random.Generator) -> list[Bot]:
         out: list[Bot] = []
+        frozen = self.fixed + self.snapshots
         for _ in range(self.seats):
-            if self.snapshots and rng.random() < self.snapshot_prob:
-                out.append(self.snapshots[int(rng.integers(len(self.snapshots)))])
+            if frozen and rng.random() < self.snapshot_prob:
+                out.append(frozen[int(rng.integers(len(frozen)))])
             else:
                 out.append(self.bots[int(rng.integers(len(self.bots)))]())
         return out
@@ -80,20 +84,28 @@ class BatchedPool(Opponents):
     the pool moves on (only the last ``max_snapshots`` are drawn).
     """
 
-    def __init__(self, bots: Sequence[str], snapshot_prob: float, max_snapshots: int) -> None:
+    def __init__(
+        self,
+        bots: Sequence[str],
+        snapshot_prob: float,
+        max_snapshots: int,
+        fixed: Sequence[PolicyBot] = (),
+    ) -> None:
         if not bots:
             raise ValueError("an opponent pool needs at least one bot")
         self.bots = list(bots)
         self.snapshot_prob = float(snapshot_prob)
         self.max_snapshots = int(max_snapshots)
-        self.frozen: list[PolicyBot] = []
+        self.fixed = len(fixed)
+        """The first ``fixed`` frozen policies are ``selfplay.checkpoints``: always drawn."""
+        self.frozen: list[PolicyBot] = list(fixed)
 
     def add_snapshot(self, state_dict: Mapping[str, Any], spec: PolicySpec) -> None:
         """Freeze a copy of the learner into the pool."""
         self.frozen.append(PolicyBot(state_dict, spec, name=f"snapshot_{len(self.frozen)}"))
 
     def snapshot_count(self) -> int:
-        return min(len(self.frozen), self.max_snapshots)
+        return min(len(self.frozen) - self.fixed, self.max_snapshots)
 
     def draw(
         self, rng: np.random.Generator, games: int, slots: int, bot_index: Callable[[str], int]
@@ -101,7 +113,8 @@ class BatchedPool(Opponents):
         kernel = np.array([bot_index(b) for b in self.bots], dtype=np.int64)
         codes = kernel[rng.integers(len(kernel), size=(games, slots))]
         if self.frozen:
-            live = np.arange(len(self.frozen))[-self.max_snapshots :]
+            snapshots = np.arange(self.fixed, len(self.frozen))[-self.max_snapshots :]
+            live = np.concatenate([np.arange(self.fixed), snapshots])
             frozen = live[rng.integers(len(live), size=(games, slots))]
             use = rng.random((games, slots)) < self.snapshot_prob
             codes = np.where(use, -2 - frozen, codes)
@@ -122,7 +135,9 @@ def make_batched_vec_env(cfg: TrainConfig, monitor: bool = True) -> Any:
 
     if cfg.selfplay.enabled:
         sp = cfg.selfplay
-        opponents: Any = BatchedPool(sp.bots, sp.snapshot_prob, sp.max_snapshots)
+        opponents: Any = BatchedPool(
+            sp.bots, sp.snapshot_prob, sp.max_snapshots, fixed_policies(cfg)
+        )
     else:
         opponents = opponents_arg(cfg)
     door = BatchedVectorEnv(
@@ -133,6 +148,8 @@ def make_batched_vec_env(cfg: TrainConfig, monitor: bool = True) -> Any:
         seed=cfg.seed,
         **env_options(cfg),
     )
+    if cfg.selfplay.enabled:
+        _check_fixed_observation(opponents.frozen[: opponents.fixed], door.single_observation_space)
     venv = sb3_vec_env(door, privileged=cfg.algorithm.privileged_critic)
     if monitor:
         venv = VecMonitor(venv)
@@ -176,6 +193,25 @@ class SelfPlayWrapper(gym.Wrapper):
         return len(self.pool.snapshots)
 
 
+def fixed_policies(cfg: TrainConfig) -> list[PolicyBot]:
+    """The frozen policies of ``selfplay.checkpoints``, loaded safely."""
+    from ratenvs import agents
+
+    return [agents.load(name, game=cfg.game) for name in cfg.selfplay.checkpoints]
+
+
+def _check_fixed_observation(policies: Sequence[PolicyBot], space: Any) -> None:
+    """Each of ``selfplay.checkpoints`` reads the learner's observation (a ValueError says
+    which does not)."""
+    size = int(space.shape[0])
+    for bot in policies:
+        if bot.spec.observation_size != size:
+            raise ValueError(
+                f"selfplay.checkpoints: {bot.name} reads {bot.spec.observation_size} "
+                f"observation entries, the learner's env {size}"
+            )
+
+
 def env_options(cfg: TrainConfig) -> dict[str, Any]:
     """The game env's options of a run: the gymnasium id's defaults updated by the config."""
     return {**GAMES[cfg.game].gymnasium_defaults, **cfg.env_options}
@@ -200,7 +236,9 @@ def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
     pool = None
     if cfg.selfplay.enabled:
         sp = cfg.selfplay
-        pool = OpponentPool(cfg.game, sp.bots, sp.snapshot_prob, sp.max_snapshots)
+        pool = OpponentPool(
+            cfg.game, sp.bots, sp.snapshot_prob, sp.max_snapshots, fixed=fixed_policies(cfg)
+        )
         opponents: Any = pool
     else:
         opponents = opponents_arg(cfg)
@@ -213,6 +251,7 @@ def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
     )
     if pool is not None:
         pool.seats = env.unwrapped.aec.num_players - 1
+        _check_fixed_observation(pool.fixed, env.observation_space)
     if monitor:
         from stable_baselines3.common.monitor import Monitor
 

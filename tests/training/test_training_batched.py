@@ -225,3 +225,66 @@ def test_a_batched_self_play_run_plays_its_snapshots(tmp_path):
     assert calls and max(calls) > 1  # the snapshot moved in many games at once
     final = train(cfg, tmp_path / "run")
     assert load_checkpoint(final, game="rat_a_tat_cat").card["selfplay_snapshots"] >= 1
+
+
+def test_fixed_checkpoints_join_the_pool_and_are_never_dropped():
+    class Spec:
+        observation_size = 3
+        net_arch = (2,)
+        activation = "tanh"
+
+    state = {
+        "mlp_extractor.policy_net.0.weight": np.zeros((2, 3)),
+        "mlp_extractor.policy_net.0.bias": np.zeros(2),
+        "action_net.weight": np.zeros((4, 2)),
+        "action_net.bias": np.array([3.0, 2.0, 1.0, 0.0]),
+    }
+    from ratenvs.agents.checkpoint import PolicyBot
+
+    fixed = PolicyBot(state, Spec(), "responder")
+    pool = BatchedPool(["optimal"], snapshot_prob=1.0, max_snapshots=2, fixed=[fixed])
+    rng = np.random.default_rng(0)
+    assert set(np.unique(pool.draw(rng, 200, 2, lambda name: 3))) == {-2}  # the fixed one
+    assert pool.snapshot_count() == 0
+    for _ in range(3):
+        pool.add_snapshot(state, Spec())
+    # the fixed policy (code -2) and the last two snapshots (-4, -5); the first one dropped
+    assert set(np.unique(pool.draw(rng, 600, 2, lambda name: 3))) == {-2, -4, -5}
+    assert pool.snapshot_count() == 2
+    masks = np.array([[1, 1, 0, 0], [0, 0, 1, 1]])
+    np.testing.assert_array_equal(pool.act(0, np.zeros((2, 3)), masks), [0, 2])
+
+
+def test_selfplay_checkpoints_are_checked_and_play_on_the_batched_door(tmp_path):
+    from ratenvs import agents
+
+    base = {
+        "game": "rat_a_tat_cat",
+        "env_options": {"num_players": 2},
+        "learner_seat": "random",
+        "vec_env": "batched",
+        "n_envs": 16,
+        "algorithm": {"n_steps": 4, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "logging": {"progress_bar": False},
+    }
+    shipped = "agent:rat_a_tat_cat_2p_one_round"
+    with pytest.raises(ConfigError, match=r"selfplay\.checkpoints: they join the self-play pool"):
+        config_from_dict({**base, "selfplay": {"checkpoints": [shipped]}})
+    sp = {"enabled": True, "bots": ["heuristic"], "snapshot_prob": 1.0}
+    with pytest.raises(ConfigError, match=r"selfplay\.checkpoints: .*nowhere"):
+        config_from_dict({**base, "selfplay": {**sp, "checkpoints": [str(tmp_path / "nowhere")]}})
+    with pytest.raises(ConfigError, match=r"selfplay\.checkpoints: .*ratto_zakko"):
+        config_from_dict(
+            {**base, "selfplay": {**sp, "checkpoints": ["agent:ratto_zakko_4p_dessert"]}}
+        )
+    cfg = config_from_dict({**base, "selfplay": {**sp, "checkpoints": [shipped]}})
+    door = make_batched_vec_env(cfg, monitor=False).venv
+    assert (
+        door.opponents.fixed == 1 and door.opponents.frozen[0].name == "rat_a_tat_cat_2p_one_round"
+    )
+    door.reset()
+    assert (door.engine.bots[np.arange(16), 1 - door.learner] == -2).all()  # it plays every game
+    four = {**base, "env_options": {"num_players": 4}, "selfplay": {**sp, "checkpoints": [shipped]}}
+    with pytest.raises(ValueError, match="reads 195 observation entries, the learner's env 323"):
+        make_batched_vec_env(config_from_dict(four), monitor=False)
+    assert agents.load(shipped).spec.observation_size == 195

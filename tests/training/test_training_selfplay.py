@@ -36,6 +36,18 @@ def test_pool_mixes_snapshots_at_the_given_rate_and_keeps_the_newest():
     assert share == pytest.approx(0.25, abs=0.03)
 
 
+def test_pool_draws_fixed_checkpoints_beside_the_newest_snapshots():
+    fixed = PolicyBot(snapshot_state(), SPEC, name="responder")
+    pool = OpponentPool(
+        "catz_ratz_batz", ["random"], snapshot_prob=1.0, max_snapshots=1, seats=2, fixed=[fixed]
+    )
+    rng = np.random.default_rng(2)
+    assert {b.name for _ in range(20) for b in pool(rng)} == {"responder"}
+    for _ in range(2):
+        pool.add_snapshot(snapshot_state(), SPEC)
+    assert {b.name for _ in range(200) for b in pool(rng)} == {"responder", "snapshot_1"}
+
+
 def test_pool_rejects_unknown_bots():
     with pytest.raises(ValueError, match="unknown bot 'nobody'"):
         OpponentPool("catz_ratz_batz", ["nobody"])
