@@ -73,7 +73,8 @@ class SelfPlayConfig:
     """Frozen policies in the pool from the start, never dropped (paths or ``agent:NAME``,
     the game's, reading the learner's observation): e.g. the best responders found against
     the agent so far, as a PSRO round adds them (``ratenvs exploit --save-responder``). A
-    frozen seat draws uniformly among them and the last ``max_snapshots`` snapshots."""
+    frozen seat draws uniformly among them and the last ``max_snapshots`` snapshots. Loaded
+    when the run makes its envs (a config on a card stays valid where they are gone)."""
 
 
 @dataclass
@@ -456,13 +457,6 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError("selfplay.bots: self-play needs at least one bot in the pool")
     if cfg.selfplay.checkpoints and not cfg.selfplay.enabled:
         raise ConfigError("selfplay.checkpoints: they join the self-play pool; enable selfplay")
-    for name in cfg.selfplay.checkpoints:
-        from ratenvs import agents
-
-        try:
-            agents.load_agent_checkpoint(name, game=cfg.game)
-        except (ValueError, OSError) as exc:
-            raise ConfigError(f"selfplay.checkpoints: {exc}") from None
     teacher = cfg.pretrain.teacher
     if teacher is not None:
         bots = GAMES[cfg.game].bots()

@@ -197,7 +197,13 @@ def fixed_policies(cfg: TrainConfig) -> list[PolicyBot]:
     """The frozen policies of ``selfplay.checkpoints``, loaded safely."""
     from ratenvs import agents
 
-    return [agents.load(name, game=cfg.game) for name in cfg.selfplay.checkpoints]
+    out = []
+    for name in cfg.selfplay.checkpoints:
+        try:
+            out.append(agents.load(name, game=cfg.game))
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"selfplay.checkpoints: {exc}") from None
+    return out
 
 
 def _check_fixed_observation(policies: Sequence[PolicyBot], space: Any) -> None:
