@@ -1,6 +1,11 @@
 """What an evaluation adds for Catz, Ratz and Batz: the exact grade of an agent by the
-solver, and for a 2-player agent that reads the lead its exact exploitability
-(:mod:`ratenvs.evaluation` reads ``EXTRAS``)."""
+solver, and for a 2-player agent that reads the lead its exact exploitability.
+
+:mod:`ratenvs.evaluation` reads ``EXTRAS``: ``ratenvs evaluate`` adds the score grade
+(:func:`exact_score_grade`, under a second, NumPy only). The exploitability
+(:func:`exact_exploitability_grade`: numba, a few CPU minutes at 10 turns) comes from
+``ratenvs exploit CHECKPOINT --exact`` and from training's evaluations (its hooks use
+:func:`exact_grade`, both), not from every evaluation of a few games."""
 
 from __future__ import annotations
 
@@ -98,4 +103,4 @@ def exact_exploitability_grade(agent: Any, env_options: dict[str, Any]) -> dict[
     }
 
 
-EXTRAS = EvaluationExtras(exact_grade=exact_grade)
+EXTRAS = EvaluationExtras(exact_grade=exact_score_grade)
