@@ -84,6 +84,7 @@ def test_the_game_types():
         "target_score": 0,
         "race_end": "round",
         "reward": "score",
+        "totals_view": "absolute",
     }
     ro.register()  # a second registration is harmless
 
