@@ -106,10 +106,9 @@ def _rows(card_file: Path, card: dict[str, Any]) -> list[list[str]]:
     block = card.get("exploitability")
     if block and "responder_win_rate" in block:  # ratenvs exploit's approximate figure
         lo, hi = block["win_rate_ci"]
-        reward = (block.get("responder") or {}).get("reward")
-        trained_on = f", trained on {reward}" if reward else ""
-        init = (block.get("responder") or {}).get("init")
-        trained_on += f", started from {init}" if init else ""
+        responder = block.get("responder") or {}
+        trained_on = f", trained on {responder['reward']}" if responder.get("reward") else ""
+        trained_on += f", started from {responder['init']}" if responder.get("init") else ""
         rows.append(
             [
                 agent,

@@ -130,25 +130,32 @@ def test_the_wrong_answer_penalty_on_the_batched_door(answer):
         assert 0 < penalties < answers
 
 
+class _TinySpec:
+    """A policy of 3 observation entries, one layer of 2 and 4 actions."""
+
+    observation_size = 3
+    net_arch = (2,)
+    activation = "tanh"
+
+
+def _tiny_policy(action_bias: list[float]) -> dict[str, np.ndarray]:
+    """A :class:`_TinySpec` policy whose greedy action is the legal one of highest bias."""
+    return {
+        "mlp_extractor.policy_net.0.weight": np.zeros((2, 3)),
+        "mlp_extractor.policy_net.0.bias": np.zeros(2),
+        "action_net.weight": np.zeros((4, 2)),
+        "action_net.bias": np.array(action_bias),
+    }
+
+
 def test_the_batched_pool_plays_frozen_snapshots_per_batch():
     pool = BatchedPool(["optimal"], snapshot_prob=1.0, max_snapshots=2)
     rng = np.random.default_rng(0)
     codes = pool.draw(rng, 10, 2, lambda name: 3)
     assert (codes == 3).all()  # no snapshot yet: bots only
-
-    class Spec:
-        observation_size = 3
-        net_arch = (2,)
-        activation = "tanh"
-
-    state = {
-        "mlp_extractor.policy_net.0.weight": np.zeros((2, 3)),
-        "mlp_extractor.policy_net.0.bias": np.zeros(2),
-        "action_net.weight": np.zeros((4, 2)),
-        "action_net.bias": np.array([0.0, 1.0, 2.0, 3.0]),
-    }
+    state = _tiny_policy([0.0, 1.0, 2.0, 3.0])
     for _ in range(3):
-        pool.add_snapshot(state, Spec())
+        pool.add_snapshot(state, _TinySpec())
     codes = pool.draw(rng, 400, 2, lambda name: 3)
     assert set(np.unique(codes)) == {-3, -4}  # only the last two snapshots are drawn
     assert pool.snapshot_count() == 2
@@ -228,26 +235,16 @@ def test_a_batched_self_play_run_plays_its_snapshots(tmp_path):
 
 
 def test_fixed_checkpoints_join_the_pool_and_are_never_dropped():
-    class Spec:
-        observation_size = 3
-        net_arch = (2,)
-        activation = "tanh"
-
-    state = {
-        "mlp_extractor.policy_net.0.weight": np.zeros((2, 3)),
-        "mlp_extractor.policy_net.0.bias": np.zeros(2),
-        "action_net.weight": np.zeros((4, 2)),
-        "action_net.bias": np.array([3.0, 2.0, 1.0, 0.0]),
-    }
     from ratenvs.agents.checkpoint import PolicyBot
 
-    fixed = PolicyBot(state, Spec(), "responder")
+    state = _tiny_policy([3.0, 2.0, 1.0, 0.0])
+    fixed = PolicyBot(state, _TinySpec(), "responder")
     pool = BatchedPool(["optimal"], snapshot_prob=1.0, max_snapshots=2, fixed=[fixed])
     rng = np.random.default_rng(0)
     assert set(np.unique(pool.draw(rng, 200, 2, lambda name: 3))) == {-2}  # the fixed one
     assert pool.snapshot_count() == 0
     for _ in range(3):
-        pool.add_snapshot(state, Spec())
+        pool.add_snapshot(state, _TinySpec())
     # the fixed policy (code -2) and the last two snapshots (-4, -5); the first one dropped
     assert set(np.unique(pool.draw(rng, 600, 2, lambda name: 3))) == {-2, -4, -5}
     assert pool.snapshot_count() == 2
