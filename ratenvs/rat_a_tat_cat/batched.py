@@ -46,6 +46,7 @@ from ratenvs.common.batched import (
     TAPE_INTEGERS,
     TAPE_PERMUTATION,
     BatchedGame,
+    BatchStep,
     below,
     borrow,
     first_illegal,
@@ -99,6 +100,7 @@ from ratenvs.rat_a_tat_cat.rules import (
     SLOTS,
     UNSEEN_CEILING,
     RatATatCat,
+    State,
 )
 
 BOT_RANDOM, BOT_HEURISTIC, BOT_CEILING = range(3)
@@ -1379,6 +1381,92 @@ class BatchedRatATatCat(BatchedGame):
         out = np.zeros((self.num_envs, self.state_size), dtype=np.float32)
         _privileged(self._prm, self._poff, self.st, self.cs, self._tab, out)
         return out
+
+    def load_states(self, states: Sequence[State], bots: Any = None) -> BatchStep:
+        """Put the reference's positions ``states[i]`` into games ``0..len(states)-1`` (the
+        rest of the batch as it was) and show their decisions: the observation and mask of
+        the seat to act in each are the reference observer's and ``legal_mask``'s. A search
+        plays on from dealt tables this way (:mod:`ratenvs.rat_a_tat_cat.search`).
+
+        ``bots``: the loaded games' players, ``(len(states), num_players)`` as
+        :meth:`set_bots` takes them (None: every seat external); the seat to act in each
+        position must be external, and a loaded game keeps its players when it resets.
+
+        A position must be of this engine's options and undecided (not over). The games
+        loaded start with no reward pending and a return of 0; their chance from here on
+        (a reshuffle of the discard pile) comes from the games' own generators, and they
+        are not logged (a logged game's tape would miss its past)."""
+        k = len(states)
+        if not 0 < k <= self.num_envs:
+            raise ValueError(f"1 to {self.num_envs} positions fit this batch, got {k}")
+        p = self.num_players
+        for g, s in enumerate(states):
+            if s.num_players != p or s.is_over or s.know.shape != (p, p, SLOTS):
+                raise ValueError(
+                    f"position {g} is not an undecided {p}-player position of this game"
+                )
+            if g in self.slot_of[self.slot_of >= 0]:
+                raise ValueError(f"game {g} is logged: a loaded position has no chance tape")
+            self._load(g, s)
+        players = np.full((k, p), self.EXTERNAL, dtype=np.int64)
+        if bots is not None:
+            players = np.asarray(bots, dtype=np.int64)
+            if players.shape != (k, p) or (players >= len(self.bot_names)).any():
+                raise ValueError(
+                    f"bots must be ({k}, {p}) bot indices or negative (external) numbers"
+                )
+            if (players[np.arange(k), self.st[:k, F_CURRENT]] >= 0).any():
+                raise ValueError("the seat to act in a loaded position must be external")
+            if BOT_CEILING in players:
+                self._check_ceiling_bot(True)
+        self.bots[:k] = players
+        self.next_bots[:k] = players
+        self.terminated[:k] = False
+        self._acc[:k] = 0.0
+        self.rewards[:k] = 0.0
+        self.returns[:k] = 0.0
+        self._play_bots()
+        return self._result()
+
+    def _load(self, g: int, s: State) -> None:
+        """Write the reference position ``s`` into game ``g``'s rows (the layout above)."""
+        p = self.num_players
+        st, cs = self.st[g], self.cs[g]
+        st[:] = 0
+        cs[:] = 0
+        st[F_HELD] = s.held
+        st[F_PUBLIC] = int(s.held_public)
+        st[F_PHASE] = s.phase
+        st[F_CURRENT] = s.current
+        st[F_STARTER] = s.starter
+        st[F_DRAW2] = s.draw2_left
+        st[F_KNOCKED] = -1 if s.knocked_by is None else s.knocked_by
+        st[F_FINAL] = s.final_turns_left
+        st[F_TURNS] = s.turns_this_round
+        st[F_ROUND] = s.round_index
+        st[F_DRAW_N] = len(s.draw_pile)
+        st[F_DISC_N] = len(s.discard_pile)
+        st[F_STAGE] = STAGE_DONE
+        st[F_SLOT] = -1
+        st[F_TOTALS : F_TOTALS + p] = s.totals
+        hands = np.full(MAXP * SLOTS, -1, dtype=np.int8)
+        hands[: p * SLOTS] = np.asarray(s.hands, dtype=np.int8).ravel()
+        cs[C_HANDS : C_HANDS + MAXP * SLOTS] = hands
+        cs[C_DRAW : C_DRAW + len(s.draw_pile)] = s.draw_pile
+        cs[C_DISC : C_DISC + len(s.discard_pile)] = s.discard_pile
+        cs[C_DCOUNT : C_DCOUNT + NUM_KINDS] = s.discard_counts
+        cs[C_ACTIVE : C_ACTIVE + p] = s.active
+        if self.game.owner_ceilings:  # type: ignore[attr-defined]
+            cs[C_SEEN : C_SEEN + p * SLOTS] = np.asarray(s.owner_seen).ravel()
+            cs[C_CEIL : C_CEIL + p * SLOTS] = np.asarray(s.ceiling).ravel()
+        know = np.zeros((MAXP, MAXP, SLOTS), dtype=np.int8)
+        know[:p, :p] = s.know
+        cs[C_KNOW : C_KNOW + know.size] = know.ravel()
+        if self.game.observation_kind != "knowledge":
+            recent = np.zeros((MAXP, MAXP, SLOTS), dtype=np.int8)
+            recent[:p, :p] = s.recent
+            cs[C_RECENT : C_RECENT + recent.size] = recent.ravel()
+        cs[C_EPOCH : C_EPOCH + DECK_SIZE] = np.asarray(s.card_epoch) == s.epoch
 
 
 ENGINE = BatchedRatATatCat
