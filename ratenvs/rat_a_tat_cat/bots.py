@@ -29,6 +29,10 @@ the vector is of another table.
   game's state (read only through the resampler), so they play where the harness holds it
   (:func:`~ratenvs.common.play.play_game`, ``ratenvs evaluate`` / ``tournament``); their
   plain ``act`` raises.
+- ``search``: :class:`~ratenvs.rat_a_tat_cat.search.AgentSearchBot`, perfect-information
+  Monte Carlo with a shipped agent playing out every seat, thousands of play-outs per move
+  on the batched engine (the ``batched`` and ``agents`` extras); a state searcher as the
+  two above.
 
 How strong they are and where their constants come from: the repository's study
 ``python -m studies.ratcat_bot_tuning`` (figures in its ``studies/README.md``).
@@ -60,6 +64,7 @@ from ratenvs.rat_a_tat_cat.rules import (
     SLOTS,
     swap_action,
 )
+from ratenvs.rat_a_tat_cat.search import AgentSearchBot
 
 KNOCK_THRESHOLD = 8.0
 """Knock when the expected own total is at most this: 8 points, measured by the repository's
@@ -371,6 +376,7 @@ BOTS: dict[str, type] = {
     "ceiling": CeilingBot,
     "ismcts": RatCatISMCTS,
     "pimc": RatCatPIMC,
+    "search": AgentSearchBot,
 }
 
 

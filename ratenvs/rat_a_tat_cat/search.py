@@ -1,0 +1,264 @@
+"""The ``search`` bot: a trained agent's own play-outs, thousands per move, on the batched engine.
+
+Perfect-information Monte Carlo with the agent as the play-out policy (a one-step rollout
+improvement of the agent, in the manner of Tesauro and Galperin's rollouts): at each of its
+decisions the bot deals ``determinizations`` tables consistent with everything its seat
+knows (``game.resample``, the one door through which it reads the state), and in every one
+of them plays each legal action and then the rest of the round with the agent in every seat
+(its greedy choice from each seat's own observation, as in play). The move is the action
+that wins the most of those rounds (``value="win"``: 1 to the round's lowest scorer, ``1/k``
+when ``k`` share it) or scores best (``value="points"``: the seat's zero-sum round points,
+others' mean minus its own). Every action is played out in the same deals (common random
+numbers: the dealt draw pile is the same for all of them), so the comparison between actions
+is paired.
+
+The play-outs run on :class:`~ratenvs.rat_a_tat_cat.batched.BatchedRatATatCat`
+(:meth:`~ratenvs.rat_a_tat_cat.batched.BatchedRatATatCat.load_states` puts the dealt tables
+in; the agent's NumPy policy moves a whole batch of tables at once), some 20-50 times faster
+than playing them one by one through the reference rules: about a thousand deals of every
+action per second of one core in a 2-player game. It needs the ``batched`` extra (numba) and
+an agent's weights (``agents``).
+
+The agent: ``policy``, a :class:`~ratenvs.agents.checkpoint.PolicyBot` or a checkpoint
+(``agent:NAME`` or a path); by default the shipped agent of the table's options
+(:data:`DEFAULT_AGENTS`: ``rat_a_tat_cat_2p`` for 2 players and elimination,
+``rat_a_tat_cat_2p_one_round`` for one round of 2 players, ``rat_a_tat_cat_4p`` for 4).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ratenvs.common.batched import seed_generators
+from ratenvs.common.bots import GameStateRequired
+from ratenvs.common.game import Game
+
+VALUES = ("win", "points")
+"""What a play-out is worth to the searching seat: the round won (a share of it when tied)
+or its zero-sum round points."""
+DETERMINIZATIONS = 256
+"""Deals per decision of the ``search`` bot (every legal action played out in each): about
+0.15 s per searched decision of a 2-player game on one core (the repository's ``python -m
+studies.search_curve`` measures the strength and time of other budgets)."""
+OPPONENTS = ("agent", "heuristic", "mixed", "both")
+"""Who plays the other seats in the play-outs: the agent, the ``heuristic`` bot (in the
+kernel), each in half of the deals (``mixed``), or ``both``: every deal played out with
+each, and the agent's own move kept unless another wins more against both."""
+BATCH = 512
+"""Tables played out at once: a deal's actions stay in one batch."""
+
+
+def default_agent(game: Game) -> str:
+    """The shipped agent whose play-outs fit a table of ``game``'s options."""
+    p = game.params
+    n = p["num_players"]
+    if n == 2:
+        return (
+            "agent:rat_a_tat_cat_2p"
+            if p.get("target_score")
+            else ("agent:rat_a_tat_cat_2p_one_round")
+        )
+    if n == 4:
+        return "agent:rat_a_tat_cat_4p"
+    raise ValueError(
+        f"no shipped Rat-a-Tat Cat agent plays {n} players: give the search bot a policy "
+        "(policy='agent:NAME' or a checkpoint path) trained for this table"
+    )
+
+
+class AgentSearchBot:
+    """PIMC over dealt tables with a trained agent playing out every seat; see the module.
+
+    ``determinizations`` / ``seconds``: the deals per decision and a time limit (looked at
+    after each batch of deals; at least one batch is played); ``policy``: the agent (None:
+    :func:`default_agent`); ``value``: ``"win"`` or ``"points"``.
+    """
+
+    name = "search"
+
+    def __init__(
+        self,
+        determinizations: int | None = DETERMINIZATIONS,
+        seconds: float | None = None,
+        policy: Any = None,
+        value: str = "win",
+        opponents: str = "agent",
+    ) -> None:
+        if determinizations is None and seconds is None:
+            raise ValueError("a search needs a budget: determinizations, seconds or both")
+        if determinizations is not None and (
+            isinstance(determinizations, bool) or int(determinizations) < 1
+        ):
+            raise ValueError(f"determinizations must be an integer >= 1, got {determinizations!r}")
+        if seconds is not None and not float(seconds) > 0:
+            raise ValueError(f"seconds must be > 0, got {seconds!r}")
+        if value not in VALUES:
+            raise ValueError(f"value must be one of {VALUES}, got {value!r}")
+        if (
+            policy is not None
+            and not isinstance(policy, str)
+            and not callable(getattr(policy, "greedy", None))
+        ):
+            raise ValueError(
+                f"policy must be a PolicyBot, 'agent:NAME' or a checkpoint path, got {policy!r}"
+            )
+        self.determinizations = None if determinizations is None else int(determinizations)
+        self.seconds = None if seconds is None else float(seconds)
+        if opponents not in OPPONENTS:
+            raise ValueError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
+        self.opponents = opponents
+        self.value = value
+        self._policy_given = policy
+        self.policy: Any = None
+        self.game: Game | None = None
+        self.seat: int | None = None
+        self._engine: Any = None
+        self._tables_dealt = 0
+        self.last_search: dict[str, Any] = {}
+        """Figures of the last decision searched: ``determinizations``, ``seconds`` and
+        ``means`` (every legal action's mean value)."""
+
+    # ------------------------------------------------------------ binding
+    def bind_game(self, game: Game, seat: int) -> None:
+        """Search ``game`` (called by the harness before play); ``seat``: where it sits."""
+        from ratenvs.rat_a_tat_cat.batched import BatchedRatATatCat
+
+        if getattr(game, "name", None) != "rat_a_tat_cat":
+            raise ValueError(f"the search bot plays Rat-a-Tat Cat, not {game.name!r}")
+        policy = self._policy_given
+        if policy is None or isinstance(policy, str):
+            from ratenvs.agents import load_agent_checkpoint
+
+            policy = load_agent_checkpoint(policy or default_agent(game)).bot()
+        options = {k: v for k, v in game.params.items() if k != "reward"}
+        engine = BatchedRatATatCat(BATCH, seed=0, reward="zero_sum", **options)
+        size = getattr(getattr(policy, "spec", None), "observation_size", engine.observation_size)
+        if size != engine.observation_size:
+            raise ValueError(
+                f"the policy reads observations of size {size}; this table's are of size "
+                f"{engine.observation_size} (an agent trained for other options?)"
+            )
+        self.game, self.seat, self.policy, self._engine = game, int(seat), policy, engine
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        """Not possible: a search needs the game (see :class:`~ratenvs.common.bots.StateBot`)."""
+        raise GameStateRequired(
+            "the 'search' bot searches from the game's state, not an observation alone: play "
+            "it through ratenvs.common.play.play_game (ratenvs evaluate / tournament do), or "
+            "call bind_game(game, seat) and act_in_state(state, seat, action_mask, rng)"
+        )
+
+    # ------------------------------------------------------------ searching
+    def act_in_state(
+        self, state: Any, seat: int, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        """The searched action for ``seat`` (``state`` is read through ``game.resample`` only)."""
+        if self.game is None:
+            raise GameStateRequired(
+                "the 'search' bot is not bound to a game: call bind_game(game, seat) first"
+            )
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action in the action mask")
+        if legal.size == 1:
+            self.last_search = {"determinizations": 0, "seconds": 0.0}
+            return int(legal[0])
+        start = time.perf_counter()
+        engine = self._engine
+        engine.rng = seed_generators(int(rng.integers(2**62)), engine.num_envs)
+        models = ("agent", "heuristic") if self.opponents == "both" else (self.opponents,)
+        per_batch = max(1, engine.num_envs // legal.size)
+        total = np.zeros((len(models), legal.size))
+        done = 0
+        own = -1
+        while True:
+            deals = per_batch
+            if self.determinizations is not None:
+                deals = min(deals, self.determinizations - done)
+            tables = [self.game.resample(state, seat, rng) for _ in range(deals)]
+            for m, model in enumerate(models):
+                worth, own = self._play_out(tables, seat, legal, model)
+                total[m] += worth.sum(axis=0)
+            done += deals
+            if self.determinizations is not None and done >= self.determinizations:
+                break
+            if self.seconds is not None and time.perf_counter() - start >= self.seconds:
+                break
+        means = total / done
+        self.last_search = {
+            "determinizations": done,
+            "seconds": time.perf_counter() - start,
+            "means": dict(zip(legal.tolist(), means[0].tolist(), strict=True)),
+        }
+        if len(models) == 1:
+            return int(legal[int(np.argmax(means[0]))])
+        # both: the agent's own move, unless another gains against both kinds of players
+        self.last_search["heuristic_means"] = dict(
+            zip(legal.tolist(), means[1].tolist(), strict=True)
+        )
+        mine = int(np.flatnonzero(legal == own)[0])
+        gain = (means - means[:, mine : mine + 1]).min(axis=0)
+        best = int(np.argmax(gain))
+        return int(legal[best if gain[best] > 0.0 else mine])
+
+    def _play_out(
+        self, tables: list[Any], seat: int, legal: np.ndarray, model: str
+    ) -> tuple[np.ndarray, int]:
+        """Every action of ``legal`` played in every table, then the round: the seat by the
+        agent, the other seats by the agent or (``model`` ``"heuristic"``) the kernel's
+        heuristic bot, or (``"mixed"``) each in every other table. The seat's values,
+        ``(tables, actions)``, and the agent's own choice (every table shows the seat the
+        same observation)."""
+        from ratenvs.rat_a_tat_cat.batched import BOT_HEURISTIC, C_ACTIVE, F_ROUND
+
+        engine = self._engine
+        a = legal.size
+        k = len(tables) * a
+        bots = None
+        if model != "agent":
+            bots = np.full((k, engine.num_players), BOT_HEURISTIC, dtype=np.int64)
+            bots[:, seat] = engine.EXTERNAL
+            if model == "mixed":  # every other table: the agent in every seat
+                agent_tables = (np.arange(len(tables)) + self._tables_dealt) % 2 == 0
+                bots[np.repeat(agent_tables, a)] = engine.EXTERNAL
+                self._tables_dealt += len(tables)
+        batch = engine.load_states([t for t in tables for _ in range(a)], bots)
+        own = int(self.policy.greedy(batch.observation[:1], batch.mask[:1])[0])
+        rounds = engine.st[:k, F_ROUND].copy()
+        playing = engine.cs[:k, C_ACTIVE : C_ACTIVE + engine.num_players] != 0
+        live = np.zeros(engine.num_envs, dtype=bool)
+        live[:k] = True
+        actions = np.zeros(engine.num_envs, dtype=np.int64)
+        actions[:k] = np.tile(legal, len(tables))
+        worth = np.zeros(k)
+        policy = self.policy
+        while True:
+            batch = engine.step(actions, live)
+            ended = live[:k] & (batch.terminated[:k] | (engine.st[:k, F_ROUND] != rounds))
+            if ended.any():
+                worth[ended] = self._worth(batch.rewards[:k][ended], playing[ended], seat)
+                live[:k] &= ~ended
+            rows = np.flatnonzero(live)
+            if rows.size == 0:
+                break
+            actions[rows] = policy.greedy(batch.observation[rows], batch.mask[rows])
+        return worth.reshape(len(tables), a), own
+
+    def _worth(self, rewards: np.ndarray, playing: np.ndarray, seat: int) -> np.ndarray:
+        """The seat's value of rounds that ended with zero-sum ``rewards`` (rows) among the
+        seats ``playing`` them: its points, or its share of the round won (the highest
+        zero-sum reward is the lowest score of the round)."""
+        mine = rewards[:, seat].astype(np.float64)
+        if self.value == "points":
+            return mine
+        scored = np.where(playing, rewards, -np.inf)
+        top = scored == scored.max(axis=1, keepdims=True)
+        return np.where(top[:, seat], 1.0 / top.sum(axis=1), 0.0)
+
+
+__all__ = ["BATCH", "DETERMINIZATIONS", "VALUES", "AgentSearchBot", "default_agent"]

@@ -1,0 +1,140 @@
+"""The ``search`` bot (PIMC with the shipped agent's play-outs on the batched engine)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from ratenvs.agents import load_agent_checkpoint
+from ratenvs.common.bots import GameStateRequired
+from ratenvs.common.play import play_game
+from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+from ratenvs.rat_a_tat_cat.rules import RatATatCat
+from ratenvs.rat_a_tat_cat.search import AgentSearchBot, default_agent
+
+ONE_ROUND = "agent:rat_a_tat_cat_2p_one_round"
+
+
+@pytest.fixture(scope="module")
+def agent():
+    return load_agent_checkpoint(ONE_ROUND).bot()
+
+
+def reference_worth(game, table, seat, action, policy) -> float | None:
+    """The seat's share of the round won when ``action`` is played in ``table`` and the agent
+    plays every seat after it, through the reference rules (None when chance - a reshuffle -
+    would move, which the engine draws from its own generators)."""
+    view = game.observer(game.observation_kind)
+    state = copy.deepcopy(table)
+    epoch = state.epoch
+    rng = np.random.default_rng(0)
+    game.apply(state, {seat: action}, rng, {})
+    while not game.is_terminal(state):
+        q = game.to_act(state)[0]
+        game.apply(
+            state, {q: policy.act(view.observe(state, q), game.legal_mask(state, q), rng)}, rng, {}
+        )
+        if state.epoch != epoch:
+            return None
+    won = state.winners
+    return 1.0 / sum(won) if won[seat] else 0.0
+
+
+def test_every_deal_is_played_out_as_the_reference_plays_it(agent) -> None:
+    """One deal per move: each action's value is that of the reference play-out of the dealt
+    table (the same table: the bot's generator replayed), agent in every seat."""
+    game = RatATatCat(num_players=2)
+    view = game.observer(game.observation_kind)
+    bot = AgentSearchBot(determinizations=1, policy=agent)
+    bot.bind_game(game, 0)
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(12):
+        state = game.init(rng)
+        for _ in range(int(rng.integers(0, 3))):  # a few moves in
+            q = game.to_act(state)[0]
+            game.apply(
+                state,
+                {q: agent.act(view.observe(state, q), game.legal_mask(state, q), rng)},
+                rng,
+                {},
+            )
+        if game.is_terminal(state):
+            continue
+        seat = game.to_act(state)[0]
+        mask = game.legal_mask(state, seat)
+        if mask.sum() < 2:
+            continue
+        seed = int(rng.integers(2**32))
+        bot.act_in_state(state, seat, mask, np.random.default_rng(seed))
+        replay = np.random.default_rng(seed)
+        replay.integers(2**62)  # the engine's generators' seed
+        table = game.resample(state, seat, replay)
+        for action, mean in bot.last_search["means"].items():
+            expected = reference_worth(game, table, seat, action, agent)
+            if expected is not None:
+                assert mean == expected, (action, mean, expected)
+                checked += 1
+    assert checked >= 20
+
+
+def test_search_is_deterministic_for_its_generator_and_plays_legal_games(agent) -> None:
+    game = RatATatCat(num_players=2)
+    a = AgentSearchBot(determinizations=40, policy=agent)
+    b = AgentSearchBot(determinizations=40, policy=agent)
+    first = play_game(game, [a, HeuristicBot()], seed=5)
+    second = play_game(game, [b, HeuristicBot()], seed=5)
+    assert first.actions == second.actions
+    assert a.last_search["determinizations"] in (0, 40)
+    timed = AgentSearchBot(determinizations=None, seconds=0.01, policy=agent)
+    played = play_game(game, [HeuristicBot(), timed], seed=6)
+    assert game.is_terminal(played.state)
+    assert timed.last_search["determinizations"] >= 1
+
+
+def test_points_value_and_heuristic_opponents(agent) -> None:
+    game = RatATatCat(num_players=2)
+    for options in ({"value": "points"}, {"opponents": "heuristic"}, {"opponents": "mixed"}):
+        bot = AgentSearchBot(determinizations=30, policy=agent, **options)
+        played = play_game(game, [bot, HeuristicBot()], seed=8)
+        assert any(played.winners)
+        means = bot.last_search.get("means", {})
+        if options.get("value") == "points":
+            assert all(-3.0 <= m <= 3.0 for m in means.values())
+        else:
+            assert all(0.0 <= m <= 1.0 for m in means.values())
+
+
+def test_default_agents_and_bad_options(agent) -> None:
+    assert default_agent(RatATatCat(num_players=2)) == ONE_ROUND
+    assert default_agent(RatATatCat(num_players=2, target_score=100)) == "agent:rat_a_tat_cat_2p"
+    assert default_agent(RatATatCat(num_players=4)) == "agent:rat_a_tat_cat_4p"
+    with pytest.raises(ValueError, match="no shipped Rat-a-Tat Cat agent plays 3 players"):
+        default_agent(RatATatCat(num_players=3))
+    with pytest.raises(ValueError, match="budget"):
+        AgentSearchBot(determinizations=None, seconds=None)
+    with pytest.raises(ValueError, match="determinizations"):
+        AgentSearchBot(determinizations=0)
+    with pytest.raises(ValueError, match="seconds"):
+        AgentSearchBot(seconds=-1)
+    with pytest.raises(ValueError, match="value"):
+        AgentSearchBot(value="fun")
+    with pytest.raises(ValueError, match="opponents"):
+        AgentSearchBot(opponents="everyone")
+    with pytest.raises(ValueError, match="policy"):
+        AgentSearchBot(policy=3)
+    bot = AgentSearchBot(policy=agent)
+    with pytest.raises(GameStateRequired):
+        bot.act(
+            np.zeros(195, dtype=np.float32), np.ones(31, dtype=np.int8), np.random.default_rng()
+        )
+    with pytest.raises(GameStateRequired, match="not bound"):
+        bot.act_in_state(None, 0, np.ones(31, dtype=np.int8), np.random.default_rng())
+    with pytest.raises(ValueError, match="observations of size 195"):
+        AgentSearchBot(policy=agent).bind_game(RatATatCat(num_players=2, owner_ceilings=True), 0)
+    from ratenvs.catz_ratz_batz.rules import CatzRatzBatz
+
+    with pytest.raises(ValueError, match="plays Rat-a-Tat Cat"):
+        AgentSearchBot(policy=agent).bind_game(CatzRatzBatz(), 0)
