@@ -1,27 +1,32 @@
-"""The ``search`` bot: a trained agent's own play-outs, thousands per move, on the batched engine.
+"""The ``search`` bot: perfect-information Monte Carlo on the batched engine, a trained agent
+playing the searching seat's play-outs.
 
-Perfect-information Monte Carlo with the agent as the play-out policy (a one-step rollout
-improvement of the agent, in the manner of Tesauro and Galperin's rollouts): at each of its
-decisions the bot deals ``determinizations`` tables consistent with everything its seat
-knows (``game.resample``, the one door through which it reads the state), and in every one
-of them plays each legal action and then the rest of the round with the agent in every seat
-(its greedy choice from each seat's own observation, as in play). The move is the action
-that wins the most of those rounds (``value="win"``: 1 to the round's lowest scorer, ``1/k``
-when ``k`` share it) or scores best (``value="points"``: the seat's zero-sum round points,
+At each of its decisions the bot deals ``determinizations`` tables consistent with
+everything its seat knows (``game.resample``, the one door through which it reads the
+state), and in every one of them plays each legal action and then the rest of the round:
+its own seat by the agent (its greedy choice from the seat's own observation, as in play),
+the other seats by ``opponents``: the ``heuristic`` bot (the default), the agent, each in
+every other deal (``mixed``), or ``both`` (every deal played out with each; the agent's own
+move is kept unless another action wins more against both). The move is the action that
+wins the most of those rounds (``value="win"``: 1 to the round's lowest scorer, ``1/k`` when
+``k`` share it) or scores best (``value="points"``: the seat's zero-sum round points, the
 others' mean minus its own). Every action is played out in the same deals (common random
 numbers: the dealt draw pile is the same for all of them), so the comparison between actions
-is paired.
+is paired. It is a one-step rollout improvement of the agent (Tesauro and Galperin's
+rollouts) against the players it assumes: how much it gains depends on how well the
+``opponents`` model the table, and the deals are uniform over what the seat does not know
+(not weighted by how the others played); the repository's ``studies/README.md``
+("search_curve") has the measurements.
 
 The play-outs run on :class:`~ratenvs.rat_a_tat_cat.batched.BatchedRatATatCat`
 (:meth:`~ratenvs.rat_a_tat_cat.batched.BatchedRatATatCat.load_states` puts the dealt tables
-in; the agent's NumPy policy moves a whole batch of tables at once), some 20-50 times faster
-than playing them one by one through the reference rules: about a thousand deals of every
-action per second of one core in a 2-player game. It needs the ``batched`` extra (numba) and
-an agent's weights (``agents``).
+in, the kernel plays the heuristic seats, the agent's NumPy policy moves a whole batch of
+tables at once). It needs the ``batched`` extra (numba) and an agent's weights
+(``agents``).
 
 The agent: ``policy``, a :class:`~ratenvs.agents.checkpoint.PolicyBot` or a checkpoint
 (``agent:NAME`` or a path); by default the shipped agent of the table's options
-(:data:`DEFAULT_AGENTS`: ``rat_a_tat_cat_2p`` for 2 players and elimination,
+(:func:`default_agent`: ``rat_a_tat_cat_2p`` for 2 players and elimination,
 ``rat_a_tat_cat_2p_one_round`` for one round of 2 players, ``rat_a_tat_cat_4p`` for 4).
 """
 
@@ -32,7 +37,6 @@ from typing import Any
 
 import numpy as np
 
-from ratenvs.common.batched import seed_generators
 from ratenvs.common.bots import GameStateRequired
 from ratenvs.common.game import Game
 
@@ -41,7 +45,7 @@ VALUES = ("win", "points")
 or its zero-sum round points."""
 DETERMINIZATIONS = 256
 """Deals per decision of the ``search`` bot (every legal action played out in each): about
-0.15 s per searched decision of a 2-player game on one core (the repository's ``python -m
+0.1 s per searched decision of a 2-player game on one core (the repository's ``python -m
 studies.search_curve`` measures the strength and time of other budgets)."""
 OPPONENTS = ("agent", "heuristic", "mixed", "both")
 """Who plays the other seats in the play-outs: the agent, the ``heuristic`` bot (in the
@@ -70,11 +74,12 @@ def default_agent(game: Game) -> str:
 
 
 class AgentSearchBot:
-    """PIMC over dealt tables with a trained agent playing out every seat; see the module.
+    """PIMC over dealt tables, a trained agent playing out the seat; see the module.
 
     ``determinizations`` / ``seconds``: the deals per decision and a time limit (looked at
     after each batch of deals; at least one batch is played); ``policy``: the agent (None:
-    :func:`default_agent`); ``value``: ``"win"`` or ``"points"``.
+    :func:`default_agent`); ``value``: ``"win"`` or ``"points"``; ``opponents``: who plays
+    the other seats of the play-outs (:data:`OPPONENTS`).
     """
 
     name = "search"
@@ -85,7 +90,7 @@ class AgentSearchBot:
         seconds: float | None = None,
         policy: Any = None,
         value: str = "win",
-        opponents: str = "agent",
+        opponents: str = "heuristic",
     ) -> None:
         if determinizations is None and seconds is None:
             raise ValueError("a search needs a budget: determinizations, seconds or both")
@@ -168,6 +173,8 @@ class AgentSearchBot:
         if legal.size == 1:
             self.last_search = {"determinizations": 0, "seconds": 0.0}
             return int(legal[0])
+        from ratenvs.common.batched import seed_generators
+
         start = time.perf_counter()
         engine = self._engine
         engine.rng = seed_generators(int(rng.integers(2**62)), engine.num_envs)

@@ -22,11 +22,13 @@ def agent():
     return load_agent_checkpoint(ONE_ROUND).bot()
 
 
-def reference_worth(game, table, seat, action, policy) -> float | None:
-    """The seat's share of the round won when ``action`` is played in ``table`` and the agent
-    plays every seat after it, through the reference rules (None when chance - a reshuffle -
-    would move, which the engine draws from its own generators)."""
+def reference_worth(game, table, seat, action, policy, others) -> float | None:
+    """The seat's share of the round won when ``action`` is played in ``table`` and then the
+    agent plays the seat and ``others`` every other seat, through the reference rules (None
+    when chance - a reshuffle - would move, which the engine draws from its own generators)."""
     view = game.observer(game.observation_kind)
+    if hasattr(others, "bind"):
+        others.bind(view)
     state = copy.deepcopy(table)
     epoch = state.epoch
     rng = np.random.default_rng(0)
@@ -34,7 +36,14 @@ def reference_worth(game, table, seat, action, policy) -> float | None:
     while not game.is_terminal(state):
         q = game.to_act(state)[0]
         game.apply(
-            state, {q: policy.act(view.observe(state, q), game.legal_mask(state, q), rng)}, rng, {}
+            state,
+            {
+                q: (policy if q == seat else others).act(
+                    view.observe(state, q), game.legal_mask(state, q), rng
+                )
+            },
+            rng,
+            {},
         )
         if state.epoch != epoch:
             return None
@@ -42,12 +51,15 @@ def reference_worth(game, table, seat, action, policy) -> float | None:
     return 1.0 / sum(won) if won[seat] else 0.0
 
 
-def test_every_deal_is_played_out_as_the_reference_plays_it(agent) -> None:
+@pytest.mark.parametrize("opponents", ["agent", "heuristic"])
+def test_every_deal_is_played_out_as_the_reference_plays_it(agent, opponents) -> None:
     """One deal per move: each action's value is that of the reference play-out of the dealt
-    table (the same table: the bot's generator replayed), agent in every seat."""
+    table (the same table: the bot's generator replayed), the agent in the seat and the
+    agent or the heuristic in the other."""
     game = RatATatCat(num_players=2)
     view = game.observer(game.observation_kind)
-    bot = AgentSearchBot(determinizations=1, policy=agent)
+    others = agent if opponents == "agent" else HeuristicBot()
+    bot = AgentSearchBot(determinizations=1, policy=agent, opponents=opponents)
     bot.bind_game(game, 0)
     rng = np.random.default_rng(11)
     checked = 0
@@ -73,7 +85,7 @@ def test_every_deal_is_played_out_as_the_reference_plays_it(agent) -> None:
         replay.integers(2**62)  # the engine's generators' seed
         table = game.resample(state, seat, replay)
         for action, mean in bot.last_search["means"].items():
-            expected = reference_worth(game, table, seat, action, agent)
+            expected = reference_worth(game, table, seat, action, agent, others)
             if expected is not None:
                 assert mean == expected, (action, mean, expected)
                 checked += 1

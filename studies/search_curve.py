@@ -1,0 +1,184 @@
+"""The ``search`` bot's strength against its budget: win rate by deals per move, and time.
+
+    python -m studies.search_curve --opponent {heuristic,agent}
+        [--model {heuristic,agent,mixed,both}] [--budgets 0 16 64 256 1024]
+        [--setting {one_round,elimination}] [--games 400] [--seed 90000] [--json out.json]
+    python -m studies.search_curve --plot a.json b.json --out docs/images/search_curve.png
+
+Two-player Rat-a-Tat Cat: :class:`~ratenvs.rat_a_tat_cat.search.AgentSearchBot` (PIMC with
+the shipped agent playing out its seat, ``--budgets`` deals per move; budget 0 is the agent
+alone, its own greedy moves; ``--model``: who plays the other seats in its play-outs, the
+bot's ``opponents`` option) against ``--opponent``: the ``heuristic`` bot or the
+shipped agent itself (``rat_a_tat_cat_2p_one_round`` in ``--setting one_round``,
+``rat_a_tat_cat_2p`` in ``elimination`` at 100). Games are played in pairs on the same deal
+(duplicate, as in bridge): game ``i`` is ``play_game(game, bots, seed + i // 2)`` (the one
+seeding rule) with the searching side in seat ``i mod 2``, so each deal is played from both
+seats and the luck of the cards cancels out of the difference; every budget plays the same
+deals. Printed and written to ``--json``: per budget the win rate (a shared win counts
+``1/k``), its Wilson 95% interval, and the median seconds per searched move (wall clock,
+one process per core). ``--plot`` draws the curves of such files (win rate
+against deals per move, log scale, the agent alone at the left) into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ratenvs.agents import load_agent_checkpoint
+from ratenvs.common.atomic import atomic_file
+from ratenvs.common.play import play_game
+from ratenvs.common.stats import wilson_interval
+from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+from ratenvs.rat_a_tat_cat.rules import RatATatCat
+from ratenvs.rat_a_tat_cat.search import AgentSearchBot
+from studies.harness import write_figures
+
+AGENTS = {"one_round": "agent:rat_a_tat_cat_2p_one_round", "elimination": "agent:rat_a_tat_cat_2p"}
+"""The shipped agent of each setting (its own options: one round, or elimination at 100)."""
+OPPONENTS = ("heuristic", "agent")
+
+
+class _Timed(AgentSearchBot):
+    """The search bot, keeping the seconds of every searched move."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.seconds_per_move: list[float] = []
+
+    def act_in_state(
+        self, state: Any, seat: int, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        action = super().act_in_state(state, seat, action_mask, rng)
+        if self.last_search["determinizations"]:
+            self.seconds_per_move.append(self.last_search["seconds"])
+        return action
+
+
+def measure(
+    opponent: str,
+    budgets: Sequence[int],
+    setting: str,
+    games: int,
+    seed: int,
+    model: str = "heuristic",
+) -> dict[str, Any]:
+    """Every budget's win rate against ``opponent`` on the same ``games`` seeds."""
+    if opponent not in OPPONENTS:
+        raise ValueError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
+    checkpoint = load_agent_checkpoint(AGENTS[setting])
+    game = RatATatCat(**checkpoint.env_options)
+    rows = []
+    for budget in budgets:
+        searcher: Any = (
+            checkpoint.bot()
+            if budget == 0
+            else _Timed(determinizations=budget, policy=checkpoint.bot(), opponents=model)
+        )
+        wins = 0.0
+        start = time.perf_counter()
+        for i in range(games):
+            seat = i % 2
+            other = HeuristicBot if opponent == "heuristic" else checkpoint.bot
+            bots = [other(), other()]
+            bots[seat] = searcher
+            played = play_game(game, bots, seed + i // 2)
+            k = sum(played.winners)
+            wins += (1.0 / k) if played.winners[seat] else 0.0
+        low, high = wilson_interval(wins, games)
+        moves = getattr(searcher, "seconds_per_move", [])
+        row = {
+            "determinizations": budget,
+            "games": games,
+            "win_rate": wins / games,
+            "wilson_95": [low, high],
+            "seconds_per_move_median": float(np.median(moves)) if moves else 0.0,
+            "seconds_per_move_p95": float(np.percentile(moves, 95)) if moves else 0.0,
+            "seconds": time.perf_counter() - start,
+        }
+        rows.append(row)
+        print(
+            f"{budget:>5} deals: {row['win_rate']:.1%} [{low:.1%}, {high:.1%}] of {games} "
+            f"games vs {opponent} (play-outs: {model}); "
+            f"{row['seconds_per_move_median']:.3f} s per move (median)",
+            flush=True,
+        )
+    return {
+        "setting": setting,
+        "agent": AGENTS[setting],
+        "opponent": opponent,
+        "model": model,
+        "seed": seed,
+        "rows": rows,
+    }
+
+
+def plot(paths: Sequence[str], out: str) -> None:
+    """The curves of ``paths`` (files :func:`measure` wrote) in one figure at ``out``."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for path in paths:
+        data = json.loads(Path(path).read_text())
+        rows = data["rows"]
+        x = [max(r["determinizations"], 4) for r in rows]  # the agent alone at the left
+        y = [r["win_rate"] for r in rows]
+        lo = [r["win_rate"] - r["wilson_95"][0] for r in rows]
+        hi = [r["wilson_95"][1] - r["win_rate"] for r in rows]
+        ax.errorbar(
+            x,
+            y,
+            yerr=[lo, hi],
+            marker="o",
+            capsize=3,
+            label=f"vs {data['opponent']}, play-outs: {data['model']}",
+        )
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.axhline(0.55, color="grey", lw=0.8, ls="--")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("deals per move (4: the agent alone)")
+    ax.set_ylabel("win rate, 2 players, one round")
+    ax.set_title("the search bot by deals per move (duplicate deals, Wilson 95%)", fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    with atomic_file(out) as fh:
+        fh.write(buffer.getvalue())
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--opponent", choices=OPPONENTS, default="heuristic")
+    parser.add_argument(
+        "--model", choices=("agent", "heuristic", "mixed", "both"), default="heuristic"
+    )
+    parser.add_argument("--budgets", type=int, nargs="+", default=[0, 16, 64, 256, 1024])
+    parser.add_argument("--setting", choices=tuple(AGENTS), default="one_round")
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=90000)
+    parser.add_argument("--json", default=None, help="write the figures to this file")
+    parser.add_argument("--plot", nargs="+", default=None, help="draw these files' curves")
+    parser.add_argument("--out", default="docs/images/search_curve.png")
+    args = parser.parse_args(argv)
+    if args.plot:
+        plot(args.plot, args.out)
+        return
+    out = measure(args.opponent, args.budgets, args.setting, args.games, args.seed, args.model)
+    if args.json:
+        write_figures(args.json, out)
+
+
+if __name__ == "__main__":
+    main()
