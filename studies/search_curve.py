@@ -2,7 +2,8 @@
 
     python -m studies.search_curve --opponent {heuristic,agent}
         [--model {heuristic,agent,mixed,both}] [--budgets 0 16 64 256 1024]
-        [--setting {one_round,elimination}] [--games 400] [--seed 90000] [--json out.json]
+        [--setting {one_round,elimination}] [--games 400] [--seed 90000] [--oracle]
+        [--json out.json]
     python -m studies.search_curve --plot a.json b.json --out docs/images/search_curve.png
 
 Two-player Rat-a-Tat Cat: :class:`~ratenvs.rat_a_tat_cat.search.AgentSearchBot` (PIMC with
@@ -16,7 +17,9 @@ seeding rule) with the searching side in seat ``i mod 2``, so each deal is playe
 seats and the luck of the cards cancels out of the difference; every budget plays the same
 deals. Printed and written to ``--json``: per budget the win rate (a shared win counts
 ``1/k``), its Wilson 95% interval, and the median seconds per searched move (wall clock,
-one process per core). ``--plot`` draws the curves of such files (win rate
+one process per core). ``--oracle``: a diagnostic that cheats, its deals keep every hand as it truly
+is and shuffle only the draw pile (what uniform deals of the other hands cost). ``--plot``
+draws the curves of such files (win rate
 against deals per move, log scale, the agent alone at the left) into ``--out``.
 """
 
@@ -61,6 +64,40 @@ class _Timed(AgentSearchBot):
         return action
 
 
+class _Oracle(_Timed):
+    """A diagnostic that cheats: its deals keep every hand and what every player knows as
+    they truly are, and shuffle only the draw pile (which nobody has seen). How much it wins
+    beyond the fair bot is what dealing the other hands uniformly costs."""
+
+    def _deal(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
+        table = state.copy()
+        order = rng.permutation(len(table.draw_pile))
+        table.draw_pile = [table.draw_pile[int(i)] for i in order]
+        return table
+
+
+class _Ceilings(_Timed):
+    """An experiment: deals weighed by the other players' kept cards. A card its owner has
+    seen and kept while letting go of a card worth ``c`` (its public ceiling, see
+    ``rules.lower_ceilings``) is likely worth at most ``c``: each dealt card above its
+    ceiling multiplies the deal's weight by :attr:`factor`."""
+
+    factor = 0.25
+
+    def _weight(self, table: Any, seat: int) -> float:
+        from ratenvs.rat_a_tat_cat.rules import KIND, NO_CARD, NO_CEILING
+
+        above = 0
+        for q, hand in enumerate(table.hands):
+            if q == seat:
+                continue
+            for s, card in enumerate(hand):
+                ceiling = table.ceiling[q, s]
+                if card != NO_CARD and ceiling < NO_CEILING and table.owner_seen[q, s]:
+                    above += KIND[card] > ceiling
+        return self.factor**above
+
+
 def measure(
     opponent: str,
     budgets: Sequence[int],
@@ -68,6 +105,8 @@ def measure(
     games: int,
     seed: int,
     model: str = "heuristic",
+    oracle: bool = False,
+    ceilings: float | None = None,
 ) -> dict[str, Any]:
     """Every budget's win rate against ``opponent`` on the same ``games`` seeds."""
     if opponent not in OPPONENTS:
@@ -75,11 +114,14 @@ def measure(
     checkpoint = load_agent_checkpoint(AGENTS[setting])
     game = RatATatCat(**checkpoint.env_options)
     rows = []
+    searcher_class = _Oracle if oracle else _Timed
+    if ceilings is not None:
+        searcher_class = type("_Weighed", (_Ceilings,), {"factor": float(ceilings)})
     for budget in budgets:
         searcher: Any = (
             checkpoint.bot()
             if budget == 0
-            else _Timed(determinizations=budget, policy=checkpoint.bot(), opponents=model)
+            else searcher_class(determinizations=budget, policy=checkpoint.bot(), opponents=model)
         )
         wins = 0.0
         start = time.perf_counter()
@@ -114,6 +156,8 @@ def measure(
         "agent": AGENTS[setting],
         "opponent": opponent,
         "model": model,
+        "oracle": oracle,
+        "ceilings": ceilings,
         "seed": seed,
         "rows": rows,
     }
@@ -164,6 +208,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--model", choices=("agent", "heuristic", "mixed", "both"), default="heuristic"
     )
+    parser.add_argument(
+        "--oracle",
+        action="store_true",
+        help="a diagnostic that cheats: the deals keep the other hands as they are",
+    )
+    parser.add_argument(
+        "--ceilings",
+        type=float,
+        default=None,
+        metavar="FACTOR",
+        help="an experiment: weigh each deal by FACTOR per other player's card above its ceiling",
+    )
     parser.add_argument("--budgets", type=int, nargs="+", default=[0, 16, 64, 256, 1024])
     parser.add_argument("--setting", choices=tuple(AGENTS), default="one_round")
     parser.add_argument("--games", type=int, default=400)
@@ -175,7 +231,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.plot:
         plot(args.plot, args.out)
         return
-    out = measure(args.opponent, args.budgets, args.setting, args.games, args.seed, args.model)
+    out = measure(
+        args.opponent,
+        args.budgets,
+        args.setting,
+        args.games,
+        args.seed,
+        args.model,
+        args.oracle,
+        args.ceilings,
+    )
     if args.json:
         write_figures(args.json, out)
 

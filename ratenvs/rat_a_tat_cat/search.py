@@ -181,22 +181,27 @@ class AgentSearchBot:
         models = ("agent", "heuristic") if self.opponents == "both" else (self.opponents,)
         per_batch = max(1, engine.num_envs // legal.size)
         total = np.zeros((len(models), legal.size))
+        weight = 0.0
         done = 0
         own = -1
         while True:
             deals = per_batch
             if self.determinizations is not None:
                 deals = min(deals, self.determinizations - done)
-            tables = [self.game.resample(state, seat, rng) for _ in range(deals)]
+            tables = [self._deal(state, seat, rng) for _ in range(deals)]
+            w = np.array([self._weight(t, seat) for t in tables])
             for m, model in enumerate(models):
                 worth, own = self._play_out(tables, seat, legal, model)
-                total[m] += worth.sum(axis=0)
+                total[m] += worth.sum(axis=0) if (w == 1.0).all() else w @ worth
+            weight += float(w.sum())
             done += deals
             if self.determinizations is not None and done >= self.determinizations:
                 break
             if self.seconds is not None and time.perf_counter() - start >= self.seconds:
                 break
-        means = total / done
+        if not weight > 0.0:
+            raise RuntimeError("every deal of this decision had weight 0")
+        means = total / weight
         self.last_search = {
             "determinizations": done,
             "seconds": time.perf_counter() - start,
@@ -212,6 +217,17 @@ class AgentSearchBot:
         gain = (means - means[:, mine : mine + 1]).min(axis=0)
         best = int(np.argmax(gain))
         return int(legal[best if gain[best] > 0.0 else mine])
+
+    def _deal(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
+        """A table to play out: ``game.resample``, the only door through which the search
+        reads ``state``."""
+        assert self.game is not None
+        return self.game.resample(state, seat, rng)
+
+    def _weight(self, table: Any, seat: int) -> float:
+        """How much a dealt table counts (1: every deal alike; a subclass may weigh deals
+        by how likely they make what the others did)."""
+        return 1.0
 
     def _play_out(
         self, tables: list[Any], seat: int, legal: np.ndarray, model: str

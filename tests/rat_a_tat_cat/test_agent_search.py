@@ -150,3 +150,41 @@ def test_default_agents_and_bad_options(agent) -> None:
 
     with pytest.raises(ValueError, match="plays Rat-a-Tat Cat"):
         AgentSearchBot(policy=agent).bind_game(CatzRatzBatz(), 0)
+
+
+def test_deals_count_by_their_weight(agent) -> None:
+    """A deal of weight 0 counts for nothing: weighing every other deal out gives the means
+    of the deals that are left."""
+    game = RatATatCat(num_players=2)
+    state = game.init(np.random.default_rng(3))
+    mask = game.legal_mask(state, 0)
+
+    class EveryOther(AgentSearchBot):
+        count = 0
+
+        def _weight(self, table, seat):
+            self.count += 1
+            return float(self.count % 2)
+
+    class Nothing(AgentSearchBot):
+        def _weight(self, table, seat):
+            return 0.0
+
+    weighed = EveryOther(determinizations=8, policy=agent, opponents="agent")
+    weighed.bind_game(game, 0)
+    weighed.act_in_state(state, 0, mask, np.random.default_rng(4))
+    plain = AgentSearchBot(determinizations=1, policy=agent, opponents="agent")
+    plain.bind_game(game, 0)
+    kept = []
+    replay = np.random.default_rng(4)
+    replay.integers(2**62)
+    tables = [game.resample(state, 0, replay) for _ in range(8)]
+    for table in tables[::2]:  # the deals of weight 1
+        worth, _ = plain._play_out([table], 0, np.flatnonzero(mask), "agent")
+        kept.append(worth[0])
+    expected = np.mean(kept, axis=0)
+    np.testing.assert_allclose(list(weighed.last_search["means"].values()), expected)
+    nothing = Nothing(determinizations=4, policy=agent)
+    nothing.bind_game(game, 0)
+    with pytest.raises(RuntimeError, match="weight 0"):
+        nothing.act_in_state(state, 0, mask, np.random.default_rng(5))

@@ -31,3 +31,35 @@ def test_a_short_curve_reports_every_budget_and_plots(tmp_path, capsys):
 def test_an_unknown_opponent_is_refused():
     with pytest.raises(ValueError, match="opponent must be one of"):
         search_curve.measure("everyone", [0], "one_round", 1, 0)
+
+
+def test_the_oracle_deals_keep_every_hand_and_shuffle_the_pile(tmp_path):
+    import numpy as np
+
+    from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+    game = RatATatCat(num_players=2)
+    state = game.init(np.random.default_rng(1))
+    table = search_curve._Oracle(determinizations=1)._deal(state, 0, np.random.default_rng(2))
+    assert table.hands == state.hands and table.draw_pile != state.draw_pile
+    assert sorted(table.draw_pile) == sorted(state.draw_pile)
+    out = tmp_path / "oracle.json"
+    search_curve.main(["--budgets", "2", "--games", "2", "--oracle", "--json", str(out)])
+    figures = json.loads(out.read_text())
+    assert figures["oracle"] and figures["rows"][0]["games"] == 2
+
+
+def test_the_ceiling_weight_counts_the_other_players_cards_above_their_ceilings():
+    import numpy as np
+
+    from ratenvs.rat_a_tat_cat.rules import KIND, RatATatCat
+
+    game = RatATatCat(num_players=2)
+    table = game.init(np.random.default_rng(1)).copy()
+    bot = search_curve._Ceilings(determinizations=1)
+    assert bot._weight(table, 0) == 1.0  # no ceilings at the deal
+    table.owner_seen[1, 0] = True
+    table.ceiling[1, 0] = KIND[table.hands[1][0]] - 1  # a kept card above what was let go
+    table.owner_seen[0, 1] = True
+    table.ceiling[0, 1] = -1  # the seat's own cards do not count
+    assert bot._weight(table, 0) == search_curve._Ceilings.factor
