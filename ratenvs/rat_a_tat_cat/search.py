@@ -59,12 +59,10 @@ def default_agent(game: Game) -> str:
     """The shipped agent whose play-outs fit a table of ``game``'s options."""
     p = game.params
     n = p["num_players"]
+    if n == 2 and p.get("target_score"):
+        return "agent:rat_a_tat_cat_2p"
     if n == 2:
-        return (
-            "agent:rat_a_tat_cat_2p"
-            if p.get("target_score")
-            else ("agent:rat_a_tat_cat_2p_one_round")
-        )
+        return "agent:rat_a_tat_cat_2p_one_round"
     if n == 4:
         return "agent:rat_a_tat_cat_4p"
     raise ValueError(
