@@ -17,10 +17,11 @@ seeding rule) with the searching side in seat ``i mod 2``, so each deal is playe
 seats and the luck of the cards cancels out of the difference; every budget plays the same
 deals. Printed and written to ``--json``: per budget the win rate (a shared win counts
 ``1/k``), its Wilson 95% interval, and the median seconds per searched move (wall clock,
-one process per core). ``--oracle``: a diagnostic that cheats, its deals keep every hand as it truly
-is and shuffle only the draw pile (what uniform deals of the other hands cost). ``--plot``
-draws the curves of such files (win rate
-against deals per move, log scale, the agent alone at the left) into ``--out``.
+one process per core). ``--oracle``: a diagnostic that cheats, its deals keep every hand
+as it truly is and shuffle only the draw pile (what uniform deals of the other hands cost).
+``--ceilings FACTOR``: an experiment, the deals weighed by the other player's public
+ceilings. ``--plot`` draws the curves of such files (win rate against deals per move, log
+scale, the agent alone at the left) into ``--out``.
 """
 
 from __future__ import annotations
@@ -84,6 +85,11 @@ class _Ceilings(_Timed):
 
     factor = 0.25
 
+    def __init__(self, factor: float | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        if factor is not None:
+            self.factor = float(factor)
+
     def _weight(self, table: Any, seat: int) -> float:
         from ratenvs.rat_a_tat_cat.rules import KIND, NO_CARD, NO_CEILING
 
@@ -113,16 +119,20 @@ def measure(
         raise ValueError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
     checkpoint = load_agent_checkpoint(AGENTS[setting])
     game = RatATatCat(**checkpoint.env_options)
+    if oracle and ceilings is not None:
+        raise ValueError("--oracle deals the true hands: there is nothing for --ceilings to weigh")
+
+    def searcher_of(budget: int) -> Any:
+        if budget == 0:
+            return checkpoint.bot()
+        options = {"determinizations": budget, "policy": checkpoint.bot(), "opponents": model}
+        if ceilings is not None:
+            return _Ceilings(factor=ceilings, **options)
+        return (_Oracle if oracle else _Timed)(**options)
+
     rows = []
-    searcher_class = _Oracle if oracle else _Timed
-    if ceilings is not None:
-        searcher_class = type("_Weighed", (_Ceilings,), {"factor": float(ceilings)})
     for budget in budgets:
-        searcher: Any = (
-            checkpoint.bot()
-            if budget == 0
-            else searcher_class(determinizations=budget, policy=checkpoint.bot(), opponents=model)
-        )
+        searcher = searcher_of(budget)
         wins = 0.0
         start = time.perf_counter()
         for i in range(games):

@@ -135,3 +135,10 @@ def test_bad_loads_are_refused() -> None:
     logged = BatchedRatATatCat(2, seed=0, num_players=2, log_games=[0])
     with pytest.raises(ValueError, match="logged"):
         logged.load_states([state])
+    second = BatchedRatATatCat(2, seed=0, num_players=2, log_games=[1])
+    before = second.cs.copy()
+    with pytest.raises(ValueError, match="game 1 is logged"):
+        second.load_states([state] * 2)
+    np.testing.assert_array_equal(second.cs, before)  # a refused load writes nothing
+    other = BatchedRatATatCat(2, seed=0, num_players=2, log_games=[1])
+    assert other.load_states([state]).to_act[0] == state.current  # game 0 is not logged

@@ -1400,14 +1400,13 @@ class BatchedRatATatCat(BatchedGame):
         if not 0 < k <= self.num_envs:
             raise ValueError(f"1 to {self.num_envs} positions fit this batch, got {k}")
         p = self.num_players
-        for g, s in enumerate(states):
+        for g, s in enumerate(states):  # every check before anything is written
             if s.num_players != p or s.is_over or s.know.shape != (p, p, SLOTS):
                 raise ValueError(
                     f"position {g} is not an undecided {p}-player position of this game"
                 )
-            if g in self.slot_of[self.slot_of >= 0]:
+            if self.slot_of[g] >= 0:
                 raise ValueError(f"game {g} is logged: a loaded position has no chance tape")
-            self._load(g, s)
         players = np.full((k, p), self.EXTERNAL, dtype=np.int64)
         if bots is not None:
             players = np.asarray(bots, dtype=np.int64)
@@ -1415,10 +1414,12 @@ class BatchedRatATatCat(BatchedGame):
                 raise ValueError(
                     f"bots must be ({k}, {p}) bot indices or negative (external) numbers"
                 )
-            if (players[np.arange(k), self.st[:k, F_CURRENT]] >= 0).any():
+            if (players[np.arange(k), [s.current for s in states]] >= 0).any():
                 raise ValueError("the seat to act in a loaded position must be external")
             if BOT_CEILING in players:
                 self._check_ceiling_bot(True)
+        for g, s in enumerate(states):
+            self._load(g, s)
         self.bots[:k] = players
         self.next_bots[:k] = players
         self.terminated[:k] = False

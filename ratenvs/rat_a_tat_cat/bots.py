@@ -30,9 +30,9 @@ the vector is of another table.
   (:func:`~ratenvs.common.play.play_game`, ``ratenvs evaluate`` / ``tournament``); their
   plain ``act`` raises.
 - ``search``: :class:`~ratenvs.rat_a_tat_cat.search.AgentSearchBot`, perfect-information
-  Monte Carlo with a shipped agent playing out every seat, thousands of play-outs per move
-  on the batched engine (the ``batched`` and ``agents`` extras); a state searcher as the
-  two above.
+  Monte Carlo with a shipped agent playing out its seat (the heuristic the others),
+  thousands of play-outs per move on the batched engine (the ``batched`` and ``agents``
+  extras); a state searcher as the two above.
 
 How strong they are and where their constants come from: the repository's study
 ``python -m studies.ratcat_bot_tuning`` (figures in its ``studies/README.md``).

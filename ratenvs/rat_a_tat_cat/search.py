@@ -119,6 +119,7 @@ class AgentSearchBot:
         self.game: Game | None = None
         self.seat: int | None = None
         self._engine: Any = None
+        self._view: Any = None
         self._tables_dealt = 0
         self.last_search: dict[str, Any] = {}
         """Figures of the last decision searched: ``determinizations``, ``seconds`` and
@@ -145,6 +146,7 @@ class AgentSearchBot:
                 f"{engine.observation_size} (an agent trained for other options?)"
             )
         self.game, self.seat, self.policy, self._engine = game, int(seat), policy, engine
+        self._view = game.observer(game.observation_kind)
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
@@ -181,7 +183,6 @@ class AgentSearchBot:
         total = np.zeros((len(models), legal.size))
         weight = 0.0
         done = 0
-        own = -1
         while True:
             deals = per_batch
             if self.determinizations is not None:
@@ -189,8 +190,7 @@ class AgentSearchBot:
             tables = [self._deal(state, seat, rng) for _ in range(deals)]
             w = np.array([self._weight(t, seat) for t in tables])
             for m, model in enumerate(models):
-                worth, own = self._play_out(tables, seat, legal, model)
-                total[m] += worth.sum(axis=0) if (w == 1.0).all() else w @ worth
+                total[m] += w @ self._play_out(tables, seat, legal, model)
             weight += float(w.sum())
             done += deals
             if self.determinizations is not None and done >= self.determinizations:
@@ -211,6 +211,9 @@ class AgentSearchBot:
         self.last_search["heuristic_means"] = dict(
             zip(legal.tolist(), means[1].tolist(), strict=True)
         )
+        # every table shows the seat what it sees now: the agent's choice from any of them
+        seen = self._view.observe(tables[0], seat)[None]
+        own = int(self.policy.greedy(seen, action_mask[None])[0])
         mine = int(np.flatnonzero(legal == own)[0])
         gain = (means - means[:, mine : mine + 1]).min(axis=0)
         best = int(np.argmax(gain))
@@ -227,14 +230,11 @@ class AgentSearchBot:
         by how likely they make what the others did)."""
         return 1.0
 
-    def _play_out(
-        self, tables: list[Any], seat: int, legal: np.ndarray, model: str
-    ) -> tuple[np.ndarray, int]:
+    def _play_out(self, tables: list[Any], seat: int, legal: np.ndarray, model: str) -> np.ndarray:
         """Every action of ``legal`` played in every table, then the round: the seat by the
         agent, the other seats by the agent or (``model`` ``"heuristic"``) the kernel's
         heuristic bot, or (``"mixed"``) each in every other table. The seat's values,
-        ``(tables, actions)``, and the agent's own choice (every table shows the seat the
-        same observation)."""
+        ``(tables, actions)``."""
         from ratenvs.rat_a_tat_cat.batched import BOT_HEURISTIC, C_ACTIVE, F_ROUND
 
         engine = self._engine
@@ -249,7 +249,6 @@ class AgentSearchBot:
                 bots[np.repeat(agent_tables, a)] = engine.EXTERNAL
                 self._tables_dealt += len(tables)
         batch = engine.load_states([t for t in tables for _ in range(a)], bots)
-        own = int(self.policy.greedy(batch.observation[:1], batch.mask[:1])[0])
         rounds = engine.st[:k, F_ROUND].copy()
         playing = engine.cs[:k, C_ACTIVE : C_ACTIVE + engine.num_players] != 0
         live = np.zeros(engine.num_envs, dtype=bool)
@@ -268,7 +267,7 @@ class AgentSearchBot:
             if rows.size == 0:
                 break
             actions[rows] = policy.greedy(batch.observation[rows], batch.mask[rows])
-        return worth.reshape(len(tables), a), own
+        return worth.reshape(len(tables), a)
 
     def _worth(self, rewards: np.ndarray, playing: np.ndarray, seat: int) -> np.ndarray:
         """The seat's value of rounds that ended with zero-sum ``rewards`` (rows) among the
@@ -282,4 +281,4 @@ class AgentSearchBot:
         return np.where(top[:, seat], 1.0 / top.sum(axis=1), 0.0)
 
 
-__all__ = ["BATCH", "DETERMINIZATIONS", "VALUES", "AgentSearchBot", "default_agent"]
+__all__ = ["BATCH", "DETERMINIZATIONS", "OPPONENTS", "VALUES", "AgentSearchBot", "default_agent"]

@@ -180,8 +180,7 @@ def test_deals_count_by_their_weight(agent) -> None:
     replay.integers(2**62)
     tables = [game.resample(state, 0, replay) for _ in range(8)]
     for table in tables[::2]:  # the deals of weight 1
-        worth, _ = plain._play_out([table], 0, np.flatnonzero(mask), "agent")
-        kept.append(worth[0])
+        kept.append(plain._play_out([table], 0, np.flatnonzero(mask), "agent")[0])
     expected = np.mean(kept, axis=0)
     np.testing.assert_allclose(list(weighed.last_search["means"].values()), expected)
     nothing = Nothing(determinizations=4, policy=agent)

@@ -63,3 +63,9 @@ def test_the_ceiling_weight_counts_the_other_players_cards_above_their_ceilings(
     table.owner_seen[0, 1] = True
     table.ceiling[0, 1] = -1  # the seat's own cards do not count
     assert bot._weight(table, 0) == search_curve._Ceilings.factor
+
+
+def test_the_oracle_and_the_ceilings_do_not_mix():
+    with pytest.raises(ValueError, match="nothing for --ceilings"):
+        search_curve.measure("heuristic", [2], "one_round", 2, 5, oracle=True, ceilings=0.5)
+    assert search_curve._Ceilings(factor=0.5, determinizations=1).factor == 0.5
