@@ -126,6 +126,14 @@ GAMES: dict[str, GameSpec] = {
                     "answer_beliefs": True,
                     "belief_prior": "deck",
                 },
+                # the public record (card counting, answers ruled out) and its beliefs
+                {
+                    "num_players": 3,
+                    "level": "dessert",
+                    "public_record": True,
+                    "answer_beliefs": True,
+                    "belief_prior": "count",
+                },
             ),
         ),
     )

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.batched import RandomActions
+from ratenvs.common.bots import OwnView, with_own_view
 from ratenvs.common.game import ChanceReplay
 
 
@@ -360,9 +361,11 @@ def replay_simultaneous(
     stats = checker.stats
 
     def seat_bots() -> tuple[dict[int, Any], dict[int, int]]:
-        made = {s: make() for s, make in (bots or {}).items()}
+        # seated as the library seats them: a bot with its own view options (the ideal
+        # bot's public record) sees the table through them
+        made = {s: with_own_view(make(), game) for s, make in (bots or {}).items()}
         for bot in made.values():
-            if hasattr(bot, "bind"):
+            if hasattr(bot, "bind") and not isinstance(bot, OwnView):
                 bot.bind(observer)
         return made, dict.fromkeys(made, FOODS.index(START_FLY_UNDER))
 
@@ -373,7 +376,12 @@ def replay_simultaneous(
                 seen = observer.observe(state, s)
                 if seen[shown_at] > 0.5:
                     seen_fly[s] = int(seen[fly_at].argmax())
-                a = int(players[s].act(seen, game.legal_mask(state, s), draws))
+                mask = game.legal_mask(state, s)
+                bot = players[s]
+                if isinstance(bot, OwnView):
+                    a = bot.act_in_state(state, s, mask, draws)
+                else:
+                    a = int(bot.act(seen, mask, draws))
                 logged = draws.action(s)
                 assert a == logged, f"{where}: seat {s} bot plays {a}, the kernel {logged}"
                 stats["bot_decisions"] += 1

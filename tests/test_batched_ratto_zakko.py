@@ -91,6 +91,17 @@ EXTRA_OPTIONS = (
         },
         0.7,
     ),
+    # the public record and the counted beliefs
+    (
+        {
+            "num_players": 4,
+            "level": "dessert",
+            "public_record": True,
+            "answer_beliefs": True,
+            "belief_prior": "count",
+        },
+        0.5,
+    ),
     # long cards: posteriors over many glimpses (waits of 90%), another tick length
     ({"num_players": 3, "level": "main", "window_ticks": 40, "tick_ms": 10}, 0.9),
     (
@@ -157,7 +168,13 @@ BOT_SEATINGS = (
       "fly_card_under_shaker": "rat"}, {0: "ideal", 2: "ideal"}, (0, 2)),
     ({"num_players": 4, "level": "dessert", "original_colour_cards": 8,
       "observation": "memoryless"}, {1: "ideal", 2: "bayes", 3: "random"}, (1, 3)),
-    ({"num_players": 2, "level": "starter", "original_colour_cards": 0}, {1: "ideal"}, (1,)),
+    ({"num_players": 3, "level": "starter", "original_colour_cards": 0},
+     {1: "ideal", 2: "ideal"}, (1, 2)),
+    # the card counter (public_record): the random seat's wrong answers are ruled out
+    ({"num_players": 4, "level": "dessert", "public_record": True, "answer_beliefs": True,
+      "belief_prior": "count"}, {1: "ideal", 2: "random", 3: "bayes"}, (1, 2, 3)),
+    ({"num_players": 4, "level": "main", "public_record": True, "observation": "memoryless",
+      "original_colour_cards": 8}, {0: "ideal", 2: "random", 3: "ideal"}, (0, 2, 3)),
 )  # fmt: skip
 """Options, seat -> kernel bot, and the seats that must have answered hundreds of times."""
 
@@ -165,7 +182,18 @@ BOT_SEATINGS = (
 @pytest.mark.parametrize(
     ("options", "seats", "busy"),
     BOT_SEATINGS,
-    ids=["child", "adult", "expert", "all", "ideal", "ideal-0", "ideal-8", "ideal-starter"],
+    ids=[
+        "child",
+        "adult",
+        "expert",
+        "all",
+        "ideal",
+        "ideal-0",
+        "ideal-8",
+        "ideal-starter",
+        "ideal-counting",
+        "ideal-counting-memoryless",
+    ],
 )
 def test_kernel_bots_decide_as_the_reference_bots(options, seats, busy):
     """Seats played inside the kernel: the replay gives the reference bots the kernel bots'

@@ -75,6 +75,7 @@ from ratenvs.ratto_zakko.rules import (
     ACTION_RELOCATE_FIRST,
     ACTION_RESPONSE_FIRST,
     ACTION_WAIT,
+    BELIEF_PRIORS,
     FLY_CARD,
     FOODS,
     LEVELS,
@@ -109,10 +110,18 @@ HUMAN_PRESETS = {BOT_CHILD: "child", BOT_ADULT: "adult", BOT_EXPERT: "expert"}
 NUM_G = 12
 # the options as ints: entries of ``cfg``
 (C_P, C_LEVEL, C_WINDOW, C_GRADUAL, C_MEMORYLESS, C_WIN, C_BOTH, C_BELIEFS, C_DECK,
- C_VARIANT, C_MIN_TICKS, C_DECK_PRIOR) = range(12)  # fmt: skip
+ C_VARIANT, C_MIN_TICKS, C_PRIOR, C_RECORD) = range(13)  # fmt: skip
+# C_PRIOR: the index of option ``belief_prior`` in rules.BELIEF_PRIORS
+PRIOR_DECK, PRIOR_COUNT = 1, 2
 # the float options: entries of ``fcfg``: the glimpse quality d and d^2, the tick in seconds,
 # then the ideal bot's 25 colour-prior ratios 5 P(colour | food) (index food * 5 + colour)
 FC_SNR, FC_SNR2, FC_TICK_S, FC_COLOUR_RATIO = range(4)
+# ``scratch``: the responses' sums (13), then the public record of the game at hand (option
+# ``public_record``): the cards of each kind not yet seen (27), the responses ruled out (13)
+SC_UNSEEN = NUM_RESPONSES
+SC_RULED = SC_UNSEEN + NUM_CARD_KINDS
+SCRATCH_SIZE = SC_RULED + NUM_RESPONSES
+UNSEEN_SCALE = ob.UNSEEN_SCALE
 # rows of ``rules_t`` (card, shaker, fly): the oracle's answer, a conflict card, the lure
 R_CORRECT, R_CONFLICT, R_LURE = range(3)
 # rows of ``ftab`` (float32 observation values): tick / window, elapsed seconds, count / deck
@@ -421,6 +430,61 @@ def _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch):
 
 
 @njit(cache=True, inline="always")
+def _record(g, gs, deck, ss, p, scratch):
+    """The public record of game ``g`` into ``scratch`` (observe.unseen_counts and
+    observe.ruled_out_responses): the cards of each kind in the deck and showing, and the
+    responses given to the card showing in earlier ticks."""
+    for k in range(NUM_CARD_KINDS):
+        scratch[SC_UNSEEN + k] = 0.0
+    for r in range(NUM_RESPONSES):
+        scratch[SC_RULED + r] = 0.0
+    reacting = gs[g, G_PHASE] == PHASE_REACT
+    n = gs[g, G_DECK_LEN] + (1 if reacting else 0)  # the card showing is deck[g, G_DECK_LEN]
+    for i in range(n):
+        scratch[SC_UNSEEN + deck[g, i]] += 1.0
+    if reacting:
+        for q in range(p):
+            a = ss[g, q, S_ANSWER]
+            if a != NO_ANSWER:
+                scratch[SC_RULED + a] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _counted_sums(g, s, post, rules_t, sh, fl, level, scratch):
+    """observe.counted_response_beliefs before the division, on the record in ``scratch``
+    (:func:`_record`): ``scratch[r]`` gets response ``r``'s summed weight; returns the
+    total. A food card's float32 product times ``35 * unseen``, the fly's and rat's float32
+    posterior times ``7 * unseen``, a ruled-out response's cards 0; sums one by one in
+    card-id order (float64)."""
+    for r in range(NUM_RESPONSES):
+        scratch[r] = 0.0
+    total = 0.0
+    for f in range(NUM_FOODS):
+        pf = _f32(post[g, s, f])
+        for c in range(NUM_COLOURS):
+            card = f * NUM_COLOURS + c
+            r = rules_t[R_CORRECT, card, sh, fl]
+            if scratch[SC_RULED + r] == 0.0:
+                w = float(pf * _f32(post[g, s, COLOUR_BLOCK + c])) * (
+                    35.0 * scratch[SC_UNSEEN + card]
+                )
+                total += w
+                scratch[r] += w
+    r = rules_t[R_CORRECT, FLY_CARD, sh, fl]
+    if scratch[SC_RULED + r] == 0.0:
+        w = float(_f32(post[g, s, FLY_CHANNEL])) * (7.0 * scratch[SC_UNSEEN + FLY_CARD])
+        total += w
+        scratch[r] += w
+    if level != LEVEL_STARTER:
+        r = rules_t[R_CORRECT, RAT_CARD, sh, fl]
+        if scratch[SC_RULED + r] == 0.0:
+            w = float(_f32(post[g, s, RAT_CHANNEL])) * (7.0 * scratch[SC_UNSEEN + RAT_CARD])
+            total += w
+            scratch[r] += w
+    return total
+
+
+@njit(cache=True, inline="always")
 def _remember_fly(g, s, cfg, gs, bst):
     """A kernel bot asked to act reads its seat's observation: where it shows the fly
     (``knowledge``, or ``fly_shown``), the bot remembers it there (the reference bot's
@@ -477,7 +541,9 @@ def _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp, el
             scratch[rules_t[R_CORRECT, RAT_CARD, sh, fl]] += float(_f32(post[g, s, RAT_CHANNEL]))
         return _sure_answer(scratch, 1.0)
     if b == BOT_IDEAL:
-        total = _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch)
+        # it counts cards: the public record, which it sees at any table (the reference
+        # bot's view_options), is in scratch (_tick)
+        total = _counted_sums(g, s, post, rules_t, sh, fl, level, scratch)
         if not total > 0.0:
             return ACTION_WAIT
         return _sure_answer(scratch, total)
@@ -611,6 +677,11 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, ss, ev, post, bst,
         return False
     # a reaction tick: every seat that has not answered waits or answers, simultaneously
     t = gs[g, G_TICK]
+    counting = False
+    for s in range(p):
+        counting = counting or bots[g, s] == BOT_IDEAL
+    if counting:
+        _record(g, gs, deck, ss, p, scratch)
     for s in range(p):
         if ss[g, s, S_ANSWER] != NO_ANSWER:
             ss[g, s, S_SUBMIT] = ACTION_WAIT
@@ -719,7 +790,7 @@ def _external_acts(g, p, bots, gs, ss):
 
 
 @njit(cache=True, inline="always")
-def _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask,
+def _observe(g, cfg, fcfg, gs, deck, ss, post, rules_t, ftab, mtab, scratch, obs, mask,
              to_act):  # fmt: skip
     """Every seat's observation (the reference ``SeatObserver``), mask and turn."""
     p = cfg[C_P]
@@ -739,6 +810,12 @@ def _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask
     a0 = w0 + p
     d0 = a0 + p
     b0 = d0 + p
+    record = cfg[C_RECORD]
+    if record:
+        u0 = b0
+        r0 = u0 + NUM_CARD_KINDS
+        b0 = r0 + NUM_RESPONSES
+        _record(g, gs, deck, ss, p, scratch)
     for s in range(p):
         if reacting:
             for k in range(COLOUR_BLOCK):
@@ -773,8 +850,18 @@ def _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask
             q += 1
             if q == p:
                 q = 0
+        if record:
+            for k in range(NUM_CARD_KINDS):
+                obs[g, s, u0 + k] = scratch[SC_UNSEEN + k] / UNSEEN_SCALE
+            for r in range(NUM_RESPONSES):
+                obs[g, s, r0 + r] = scratch[SC_RULED + r]
         if cfg[C_BELIEFS]:
-            if reacting and cfg[C_DECK_PRIOR]:
+            if reacting and cfg[C_PRIOR] == PRIOR_COUNT:
+                # belief_prior="count": observe.counted_response_beliefs
+                total = _counted_sums(g, s, post, rules_t, sh, fl, level, scratch)
+                for r in range(NUM_RESPONSES):
+                    obs[g, s, b0 + r] = scratch[r] / total if total > 0.0 else 0.0
+            elif reacting and cfg[C_PRIOR] == PRIOR_DECK:
                 # belief_prior="deck": observe.joint_response_beliefs (the ideal bot's)
                 total = _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch)
                 for r in range(NUM_RESPONSES):
@@ -813,11 +900,11 @@ def _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask
 
 
 @njit(cache=True)
-def _observe_over(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, final, final_mask,
-                  final_to_act):  # fmt: skip
+def _observe_over(g, cfg, fcfg, gs, deck, ss, post, rules_t, ftab, mtab, scratch, final,
+                  final_mask, final_to_act):  # fmt: skip
     """A game that ended: every seat's observation of it to ``final`` (before it is reset;
     a call of its own, made only when a game ends)."""
-    _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, final, final_mask,
+    _observe(g, cfg, fcfg, gs, deck, ss, post, rules_t, ftab, mtab, scratch, final, final_mask,
              final_to_act)  # fmt: skip
 
 
@@ -865,11 +952,11 @@ def _run(mode, actions, active, bots, next_bots, cfg, fcfg, gs, deck, ss, ev, po
             returns[g, s] = running[g, s]
         if over:
             terminated[g] = True
-            _observe_over(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, final,
-                          final_mask, final_to_act)  # fmt: skip
+            _observe_over(g, cfg, fcfg, gs, deck, ss, post, rules_t, ftab, mtab, scratch,
+                          final, final_mask, final_to_act)  # fmt: skip
             _new_game(g, cfg, fcfg, gs, deck, ss, ev, post, etab, base_deck, perm, rng, slot,
                       tape, cursor, btape, bcursor, running, bots, next_bots, bst)  # fmt: skip
-        _observe(g, cfg, fcfg, gs, ss, post, rules_t, ftab, mtab, scratch, obs, mask,
+        _observe(g, cfg, fcfg, gs, deck, ss, post, rules_t, ftab, mtab, scratch, obs, mask,
                  to_act)  # fmt: skip
 
 
@@ -1072,7 +1159,8 @@ class BatchedRattoZakko(BatchedGame):
                 game.total_cards,
                 game.fly_card_under_shaker == "rat",
                 game.min_reaction_ticks,
-                game.belief_prior == "deck",
+                BELIEF_PRIORS.index(game.belief_prior),
+                self.observer.public_record,
             ],
             dtype=np.int64,
         )
@@ -1104,7 +1192,7 @@ class BatchedRattoZakko(BatchedGame):
         self._bot_f = human_parameters(game)
         self._base_deck = np.array(build_deck(game.level, game.original_colour_cards))
         self._perm = np.zeros(game.total_cards, dtype=np.int64)
-        self._scratch = np.zeros(NUM_RESPONSES)
+        self._scratch = np.zeros(SCRATCH_SIZE)
         self._mtab = MASKS
         self.obs = np.zeros((n, p, self.observation_size), dtype=np.float32)
         self.mask = np.zeros((n, p, NUM_ACTIONS), dtype=np.int8)

@@ -53,7 +53,8 @@ extra decision outside the clock); then the winner deals the next card.
 ## Observation
 
 The pieces (``env.observer.pieces``, named views with ``env.observer.views(obs)``;
-for 2 seats with ``answer_beliefs=True``; see :mod:`ratenvs.ratto_zakko.observe`):
+for 2 seats with ``answer_beliefs=True`` and ``public_record=True``; see
+:mod:`ratenvs.ratto_zakko.observe`):
 
 {observation}
 
@@ -136,5 +137,7 @@ class parallel_env(GameParallelEnv, game=RattoZakko, draw=render.draw, render_fp
 
 __doc__ = __doc__.format(
     options=options_table(RattoZakko),
-    observation=RattoZakko(num_players=2, answer_beliefs=True).observer("knowledge").table(),
+    observation=RattoZakko(num_players=2, answer_beliefs=True, public_record=True)
+    .observer("knowledge")
+    .table(),
 )

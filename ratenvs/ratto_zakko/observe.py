@@ -2,10 +2,11 @@
 
 The observation is the :class:`SeatObserver`'s pieces (``env.observer.pieces``;
 per-seat pieces start with the observer, then the other seats in seat order
-after it). For 2 seats with ``answer_beliefs=True`` (``n`` seats: the three
-per-seat pieces have ``n`` entries; without ``answer_beliefs`` the last piece
-is absent; ``elapsed_s`` and ``tick_s`` scale with the options, here the
-defaults):
+after it). For 2 seats with ``public_record=True`` and ``answer_beliefs=True``
+(``n`` seats: the three per-seat pieces have ``n`` entries; without
+``public_record`` the pieces ``unseen`` and ``ruled_out`` are absent, without
+``answer_beliefs`` the last piece; ``elapsed_s`` and ``tick_s`` scale with the
+options, here the defaults):
 
 {table}
 
@@ -23,6 +24,11 @@ tick, shows the same thing as the parallel form).
 
 Perception: ``identity`` and ``colour`` are the seat's own Bayes posteriors
 (:mod:`~ratenvs.ratto_zakko.perception`), all 0 without a card.
+
+The public record (``public_record=True``; our ruling: a resolved card lies face
+up, and every answer is seen as it lands): ``unseen`` counts the cards not yet
+turned face up, so a seat can count cards; ``ruled_out`` holds the responses given
+to the card showing in earlier ticks, each wrong (the card would have resolved).
 
 Actions (25, :data:`rules.NUM_ACTIONS`):
 
@@ -95,17 +101,28 @@ __all__ = [
     "SeatObserver",
     "answer_beliefs",
     "colour_prior",
+    "counted_response_beliefs",
     "joint_response_beliefs",
     "observation_size",
     "response_beliefs",
+    "ruled_out_responses",
+    "unseen_counts",
 ]
 
 MS_PER_S = 1000.0
 NUM_LEVELS = len(LEVELS)
 
 
+UNSEEN_SCALE = 8.0
+"""The ``unseen`` piece holds counts / 8 (no card kind has more than 8 cards): exact in float32."""
+
+
 def seat_pieces(
-    num_players: int, tick_ms: int, window_ticks: int, answer_beliefs: bool = False
+    num_players: int,
+    tick_ms: int,
+    window_ticks: int,
+    answer_beliefs: bool = False,
+    public_record: bool = False,
 ) -> list[Piece]:
     """The named pieces of a seat's observation (the same for both seat kinds)."""
     n = num_players
@@ -162,6 +179,21 @@ def seat_pieces(
         Piece("answered", (n,), "has answered this card in an earlier tick (own first)"),
         Piece("dealer", (n,), "the dealer of this card, i.e. the last winner (one-hot, own first)"),
     ]
+    if public_record:
+        out += [
+            Piece(
+                "unseen",
+                (NUM_CARD_KINDS,),
+                "only with `public_record=True`: the cards of each kind (card ids: food * 5 + "
+                "colour, fly, rat) not yet turned face up, in the deck or showing, / 8",
+            ),
+            Piece(
+                "ruled_out",
+                (NUM_RESPONSES,),
+                "only with `public_record=True`: 1 for each response some seat gave to the card "
+                "showing in an earlier tick (wrong: the card still shows)",
+            ),
+        ]
     if answer_beliefs:
         out.append(
             Piece(
@@ -183,9 +215,12 @@ PER_SEAT = PREFIX.size
 """Start of the per-seat pieces (35)."""
 
 
-def observation_size(num_players: int, answer_beliefs: bool = False) -> int:
+def observation_size(
+    num_players: int, answer_beliefs: bool = False, public_record: bool = False
+) -> int:
     """Length of a seat's observation vector for ``num_players`` seats."""
-    return PER_SEAT + 3 * num_players + (NUM_RESPONSES if answer_beliefs else 0)
+    record = NUM_CARD_KINDS + NUM_RESPONSES if public_record else 0
+    return PER_SEAT + 3 * num_players + record + (NUM_RESPONSES if answer_beliefs else 0)
 
 
 def _start(name: str) -> int:
@@ -328,9 +363,78 @@ def joint_response_beliefs(
     return (sums / total).astype(np.float32)
 
 
+def counted_response_beliefs(
+    identity: np.ndarray,
+    colour: np.ndarray,
+    shaker_on: int,
+    fly_under: int,
+    level: str,
+    fly_card_under_shaker: str,
+    unseen: np.ndarray,
+    ruled_out: np.ndarray,
+) -> np.ndarray:
+    """How likely each of the 13 responses is the correct answer to a card counter who
+    also heard every answer given: the ``ideal`` bot's beliefs with ``public_record``.
+
+    The card showing is one of the ``unseen`` cards (27 counts by card id: the deck and the
+    card), so card id ``k`` has prior ``unseen[k] / sum(unseen)``; the observation's
+    posteriors come from uniform priors (1/7 over the identities, 1/5 over the colours), so
+    a food card's weight is ``identity[f] * colour[c] * 35 * unseen[k]`` and the fly's and
+    the rat's ``identity[.] * 7 * unseen[k]`` (their colour channels are pure noise: as in
+    :func:`joint_response_beliefs`, the one approximation). A response in ``ruled_out``
+    (given to this card in an earlier tick while the card still shows: wrong) gets 0: every
+    card it answers gets weight 0. Normalised; all 0 if every weight is 0.
+
+    The steps, exactly (the kernel bot of :mod:`~ratenvs.ratto_zakko.batched` repeats
+    them): the posteriors as float32; a food card's weight is the float32 product
+    ``identity[f] * colour[c]`` widened to float64 times the integer ``35 * unseen[k]``
+    (exact); the fly's and rat's the float32 posterior widened times ``7 * unseen[k]``;
+    ruled-out cards 0; in float64 the total sums the 27 weights one by one in card-id
+    order and each response's sum its cards' weights likewise; each sum / total, rounded to
+    float32.
+    """
+    ident = np.asarray(identity, dtype=np.float32)
+    col = np.asarray(colour, dtype=np.float32)
+    counts = np.asarray(unseen, dtype=np.float64)
+    weights = np.empty(len(CARD_NAMES), dtype=np.float64)
+    weights[:FLY_CARD] = np.outer(ident[:NUM_FOODS], col[:NUM_COLOURS]).ravel()
+    weights[:FLY_CARD] *= 35.0 * counts[:FLY_CARD]
+    weights[FLY_CARD] = float(ident[NUM_FOODS]) * 7.0 * counts[FLY_CARD]
+    weights[RAT_CARD] = (
+        0.0 if level == "starter" else float(ident[NUM_FOODS + 1]) * 7.0 * counts[RAT_CARD]
+    )
+    table = _answer_table(shaker_on, fly_under, level, fly_card_under_shaker)
+    weights[np.asarray(ruled_out, dtype=bool)[table]] = 0.0
+    total = float(np.cumsum(weights)[-1])  # one by one, in card-id order
+    if not total > 0.0:
+        return np.zeros(NUM_RESPONSES, dtype=np.float32)
+    sums = np.bincount(table, weights=weights, minlength=NUM_RESPONSES)
+    return (sums / total).astype(np.float32)
+
+
+def unseen_counts(state: State) -> np.ndarray:
+    """The cards of each kind not yet turned face up (the deck and the card showing): 27
+    counts by card id, public (every resolved card lies face up)."""
+    pool = state.deck if state.card is None else [*state.deck, state.card]
+    return np.bincount(np.asarray(pool, dtype=np.intp), minlength=NUM_CARD_KINDS)
+
+
+def ruled_out_responses(state: State) -> np.ndarray:
+    """The responses given to the card showing in earlier ticks (13 booleans; all False
+    outside the reaction phase): public, and each wrong, since the card still shows."""
+    out = np.zeros(NUM_RESPONSES, dtype=bool)
+    if state.phase == PHASE_REACT:
+        for a in state.answer:
+            if a != NO_ANSWER:
+                out[a] = True
+    return out
+
+
 def answer_beliefs(game: RattoZakko, state: State, seat: int) -> np.ndarray:
     """:func:`response_beliefs` of ``seat`` for the card showing (all 0 when none shows);
-    with ``belief_prior="deck"`` :func:`joint_response_beliefs` (the deck's joint prior).
+    with ``belief_prior="deck"`` :func:`joint_response_beliefs` (the deck's joint prior),
+    with ``"count"`` :func:`counted_response_beliefs` (the cards not yet seen, the answers
+    ruled out: public, like the rest).
 
     Only what the seat knows enters (its own posteriors, the shaker, the fly
     whose place is public in the "knowledge" observation), so this adds no
@@ -339,6 +443,17 @@ def answer_beliefs(game: RattoZakko, state: State, seat: int) -> np.ndarray:
     if state.phase != PHASE_REACT:
         return np.zeros(NUM_RESPONSES, dtype=np.float32)
     post = state.posterior[seat]
+    if game.belief_prior == "count":
+        return counted_response_beliefs(
+            post[0],
+            post[1],
+            state.shaker_on,
+            state.fly_under,
+            game.level,
+            game.fly_card_under_shaker,
+            unseen_counts(state),
+            ruled_out_responses(state),
+        )
     if game.belief_prior == "deck":
         return joint_response_beliefs(
             post[0],
@@ -408,7 +523,10 @@ class SeatObserver(Observer):
             raise ValueError(f"unknown seat observer kind {kind!r}; choose one of {OBSERVATIONS}")
         beliefs = game.answer_beliefs and kind == "knowledge"
         super().__init__(
-            kind, seat_pieces(game.num_players, game.tick_ms, game.window_ticks, beliefs)
+            kind,
+            seat_pieces(
+                game.num_players, game.tick_ms, game.window_ticks, beliefs, game.public_record
+            ),
         )
         self.game = game
         self.memoryless = kind == "memoryless"
@@ -441,6 +559,9 @@ class SeatObserver(Observer):
         self._answered = s["answered"].start
         self._dealer = s["dealer"].start
         self._beliefs = s["answer_beliefs"].start if beliefs else 0
+        self.public_record = game.public_record
+        self._unseen = s["unseen"] if self.public_record else slice(0)
+        self._ruled_out = s["ruled_out"] if self.public_record else slice(0)
 
     def observe(self, state: State, seat: int | None) -> np.ndarray:
         """The vector of ``seat`` (see the module table)."""
@@ -479,6 +600,9 @@ class SeatObserver(Observer):
             if reacting and answer[s] != NO_ANSWER:
                 vec[a0 + i] = 1.0
         vec[self._dealer + (state.dealer - seat) % n] = 1.0
+        if self.public_record:
+            vec[self._unseen] = unseen_counts(state) / UNSEEN_SCALE
+            vec[self._ruled_out] = ruled_out_responses(state)
         if self.with_beliefs:
             vec[self._beliefs :] = answer_beliefs(self.game, state, seat)
         return vec
@@ -624,7 +748,7 @@ class PrivilegedObserver(Observer):
 def _tables() -> tuple[str, str]:
     from ratenvs.ratto_zakko.rules import RattoZakko
 
-    game = RattoZakko(num_players=2, answer_beliefs=True)
+    game = RattoZakko(num_players=2, answer_beliefs=True, public_record=True)
     return game.observer("knowledge").table(), game.observer("privileged").table()
 
 

@@ -62,6 +62,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -214,6 +215,9 @@ class Layout:
         self.cards_left = s["cards_left"].start
         self.fly_card_rat_variant = s["fly_card_rat_variant"].start
         self.tick_fraction = s["tick_fraction"].start
+        self.unseen = s.get("unseen")
+        """The public record's pieces (None without ``public_record``)."""
+        self.ruled_out = s.get("ruled_out")
 
 
 DEFAULT_LAYOUT = Layout()
@@ -464,22 +468,34 @@ class BayesBot(_CardBot):
 
 
 class IdealBot(BayesBot):
-    """The true ideal observer: :class:`BayesBot` with the deck's joint prior over (food,
-    colour). ``bayes`` weighs every food card by the product of its identity and colour
-    posteriors, as if identity and colour were independent and every colour equally likely;
-    but of a food's 8 cards ``original_colour_cards`` (4, the ruling) are in its original
-    colour, so this bot weighs a food card (f, c) by that product times ``P(c | f) / (1/5)``
-    (:func:`observe.joint_response_beliefs`; fly and rat cards as ``bayes`` does, the one
-    approximation). Otherwise the same: no latency, no slips, the most likely response once
-    it is at least ``certainty`` likely, random relocations.
+    """The true ideal observer: :class:`BayesBot` with the right prior over the card.
 
-    The observation does not carry the deck's composition: :meth:`bind` takes
-    ``original_colour_cards`` from the observer's game (``play_game``, ``SingleAgentEnv``,
+    With the public record in its observation (option ``public_record``, which it asks
+    for: ``view_options``) it counts cards:
+    the card showing is one of the cards not yet turned face up, each kind weighed by how
+    many of it are left, and no response already given to the card (each was wrong) can
+    be right (:func:`observe.counted_response_beliefs`). Bound by hand to an observer
+    without the record (``bind``) it uses the
+    deck's joint prior over (food, colour): ``bayes`` weighs every food card by the product
+    of its identity and colour posteriors, as if identity and colour were independent and
+    every colour equally likely; but of a food's 8 cards ``original_colour_cards`` (4, the
+    ruling) are in its original colour, so this bot weighs a food card (f, c) by that
+    product times ``P(c | f) / (1/5)`` (:func:`observe.joint_response_beliefs`). Fly and rat
+    cards get their identity posterior (their colour channels are noise: the one
+    approximation). Otherwise as ``bayes``: no latency, no slips, the most likely response
+    once it is at least ``certainty`` likely, random relocations.
+
+    Without the record the observation does not carry the deck's composition: :meth:`bind`
+    takes ``original_colour_cards`` from the observer's game (``play_game``, ``SingleAgentEnv``,
     terminal play and the evaluator bind their bots); an unbound bot, or one bound to an
     observer without a game, uses the constructor's ``original_colour_cards`` (default 4,
     the ruling)."""
 
     name = "ideal"
+    view_options: ClassVar[dict[str, Any]] = {"public_record": True}
+    """Seated by the evaluator, ``SingleAgentEnv`` or terminal play, it sees the public record
+    at any table (:class:`~ratenvs.common.bots.OwnView`); so does the batched engine's
+    kernel bot."""
 
     def __init__(
         self,
@@ -502,9 +518,22 @@ class IdealBot(BayesBot):
         )
 
     def beliefs(self, view: SeatView) -> np.ndarray:
-        """How likely each response is right, with the deck's joint prior
+        """How likely each response is right: counting cards with the public record
+        (:func:`observe.counted_response_beliefs`), else with the deck's joint prior
         (:func:`observe.joint_response_beliefs`)."""
         o = self._observation
+        layout = self.layout
+        if layout.unseen is not None:
+            return ob.counted_response_beliefs(
+                o[layout.identity],
+                o[layout.colour],
+                view.shaker_on,
+                self._fly_memory,
+                view.level,
+                view.fly_card_rule,
+                np.rint(o[layout.unseen] * ob.UNSEEN_SCALE),
+                o[layout.ruled_out] > 0.5,
+            )
         return ob.joint_response_beliefs(
             o[self.layout.identity],
             o[self.layout.colour],

@@ -574,7 +574,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 MAX_TICK_MS = 1000
 MAX_WINDOW_TICKS = 10_000
-BELIEF_PRIORS = ("independent", "deck")
+BELIEF_PRIORS = ("independent", "deck", "count")
 HUMAN_FAIR_REACTION_MS = 200
 """The human-fair latency floor: no answer lands sooner than 200 ms after the card is
 revealed. It is the simple visual reaction time of a fast adult (pressing a key at a
@@ -763,8 +763,20 @@ class RattoZakko(Game):
             "independent",
             'the prior of the `answer_beliefs` piece: "independent": a card\'s identity and '
             "colour as independent (the bayes bot's beliefs); \"deck\": the deck's joint prior "
-            "over food and colour (the ideal bot's: observe.joint_response_beliefs)",
+            'over food and colour (observe.joint_response_beliefs); "count": the cards not '
+            "yet turned face up, by kind, and no response already given to the card "
+            "(observe.counted_response_beliefs: the ideal bot's beliefs with `public_record`)",
             choices=BELIEF_PRIORS,
+            view_only=True,
+        ),
+        Option(
+            "public_record",
+            "bool",
+            False,
+            "True appends what every player at the table has seen: `unseen` (27, the cards of "
+            "each kind not yet turned face up / 8) and `ruled_out` (13, the responses already "
+            "given to the card showing, each wrong as the card still shows); the ideal bot "
+            "counts cards with it",
             view_only=True,
         ),
         rules=OPTION_RULES,
@@ -789,6 +801,8 @@ class RattoZakko(Game):
         self.fly_card_under_shaker: str = p["fly_card_under_shaker"]
         self.relocation: str = p["relocation"]
         self.answer_beliefs: bool = p["answer_beliefs"]
+        self.public_record: bool = p["public_record"]
+        """The observation carries the public record (cards not yet seen, answers ruled out)."""
         self.glimpse_snr: float = DEFAULT_GLIMPSE_SNR
         """The glimpse quality d (not an option: the calibrated constant)."""
         self.total_cards: int = DECK_SIZE[self.level]
@@ -897,12 +911,13 @@ class RattoZakko(Game):
         Drawn anew: the order of the cards still to come; the fly's hiding place (any of
         the five cloches) while the seat's memoryless observation does not show it; while
         a card is open, the other seats' answers to it (the seat sees only that they
-        answered: each a wrong response, uniformly); and under gradual perception the card
-        itself and the other seats' glimpses of it. The card is one of the cards not yet
-        dealt (the deck and the card, their number of each kind its prior) weighted by the
-        seat's own posteriors (identity, then colour), jointly with the fly: never a card
-        and a fly for which the seat's own earlier answer would have been right (the card
-        would have resolved).
+        answered: each a wrong response, uniformly; with ``public_record`` it sees what they
+        answered, so they are kept); and under gradual perception the card itself and the
+        other seats' glimpses of it. The card is one of the cards not yet dealt (the deck
+        and the card, their number of each kind its prior) weighted by the seat's own
+        posteriors (identity, then colour), jointly with the fly: never a card and a fly
+        for which the seat's own earlier answer (with ``public_record``, any earlier answer)
+        would have been right (the card would have resolved).
         """
         import copy
 
@@ -924,16 +939,16 @@ class RattoZakko(Game):
             weight[food] *= colour[kinds[food] % len(COLOURS)]
         else:  # the seat sees the card
             kinds, weight = np.array([state.card]), np.ones(1)
-        own = state.answer[seat]
+        seen = range(n) if self.public_record else [seat]
+        given = {state.answer[s] for s in seen} - {NO_ANSWER}
         joint = np.array(
             [
                 [
                     0.0
-                    if own != NO_ANSWER
-                    and own
-                    == correct_response_index(
+                    if correct_response_index(
                         int(k), state.shaker_on, f, self.level, self.fly_card_under_shaker
                     )
+                    in given
                     else float(w)
                     for f in flies
                 ]
@@ -953,13 +968,14 @@ class RattoZakko(Game):
             new.posterior = posteriors(evidence)
             new.posterior[seat] = state.posterior[seat]
         rng.shuffle(new.deck)
-        right = correct_response_index(
-            card, state.shaker_on, new.fly_under, self.level, self.fly_card_under_shaker
-        )
-        wrong = [r for r in range(NUM_RESPONSES) if r != right]
-        for other in range(n):
-            if other != seat and state.answer[other] != NO_ANSWER:
-                new.answer[other] = wrong[int(rng.integers(len(wrong)))]
+        if not self.public_record:
+            right = correct_response_index(
+                card, state.shaker_on, new.fly_under, self.level, self.fly_card_under_shaker
+            )
+            wrong = [r for r in range(NUM_RESPONSES) if r != right]
+            for other in range(n):
+                if other != seat and state.answer[other] != NO_ANSWER:
+                    new.answer[other] = wrong[int(rng.integers(len(wrong)))]
         return new
 
     def to_json(self, state: State) -> dict[str, Any]:

@@ -187,7 +187,7 @@ def test_view_options_are_declared_where_expected():
     assert declared == {
         "catz_ratz_batz": {"reward", "totals_view"},
         "rat_a_tat_cat": {"observation", "owner_ceilings", "reward"},
-        "ratto_zakko": {"observation", "reward", "answer_beliefs", "belief_prior"},
+        "ratto_zakko": {"observation", "reward", "answer_beliefs", "belief_prior", "public_record"},
     }
     assert all(
         not o.view_only

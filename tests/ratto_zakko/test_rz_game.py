@@ -49,6 +49,7 @@ def test_the_options_are_declared_once_with_todays_defaults():
         "relocation": "one",
         "answer_beliefs": False,
         "belief_prior": "independent",
+        "public_record": False,
     }
     import inspect
 
@@ -66,17 +67,23 @@ def test_the_options_are_declared_once_with_todays_defaults():
 def test_docs_equal_code():
     """The docstring tables are generated from the option spec and the observers' pieces."""
     assert options_table(RattoZakko) in env_module.__doc__
-    game = RattoZakko(num_players=2, answer_beliefs=True)
+    game = RattoZakko(num_players=2, answer_beliefs=True, public_record=True)
     seat, truth = game.observer("knowledge"), game.observer("privileged")
     assert seat.table() in env_module.__doc__
     assert seat.table() in ob.__doc__ and truth.table() in ob.__doc__
     assert "{" not in ob.__doc__.split("Actions (25")[0]
     # the pieces are the layout: sizes, the fixed prefix the bots fall back to, bounds
     for n in (2, 5, 8):
-        for beliefs in (False, True):
-            g = RattoZakko(num_players=n, answer_beliefs=beliefs, tick_ms=40, window_ticks=7)
+        for beliefs, record in ((False, False), (True, False), (False, True), (True, True)):
+            g = RattoZakko(
+                num_players=n,
+                answer_beliefs=beliefs,
+                public_record=record,
+                tick_ms=40,
+                window_ticks=7,
+            )
             obs = g.observer("knowledge")
-            assert obs.size == ob.observation_size(n, beliefs)
+            assert obs.size == ob.observation_size(n, beliefs, record)
             assert [p.name for p in obs.pieces[:15]] == [p.name for p in ob.PREFIX.pieces]
             assert obs.slices["cards_won"].start == ob.PER_SEAT
             assert obs.high[obs.offset("elapsed_s")] == np.float32(7 * 40 / 1000)
@@ -114,6 +121,62 @@ def test_belief_prior_deck_gives_the_ideal_observers_beliefs():
             differs += not np.array_equal(got, ob.answer_beliefs(plain, state, seat))
         deck.apply(state, {s: deck.default_action(state, s) for s in deck.to_act(state)}, rng)
     assert differs >= 100
+
+
+def test_the_public_record_counts_cards_and_rules_out_given_answers():
+    """``public_record``: ``unseen`` counts the cards not yet face up and ``ruled_out`` the
+    answers given to the card in earlier ticks (all wrong); ``belief_prior="count"`` is
+    ``observe.counted_response_beliefs`` of the seat's own observation, never rules out the
+    truth, and predicts the right answer better (lower log loss) than the deck's prior."""
+    options = {"num_players": 3, "level": "dessert", "answer_beliefs": True}
+    game = RattoZakko(public_record=True, belief_prior="count", **options)
+    deck = RattoZakko(belief_prior="deck", **options)
+    view = game.observer("knowledge")
+    state = game.init(np.random.default_rng(7))
+    rng = np.random.default_rng(8)
+    before = None
+    loss = {"count": [], "deck": []}
+    ruled = 0
+    while not game.is_terminal(state):
+        pool = [*state.deck] + ([] if state.card is None else [state.card])
+        for seat in range(3):
+            v = view.views(view.observe(state, seat))
+            unseen = np.rint(v["unseen"] * ob.UNSEEN_SCALE)
+            assert unseen.tolist() == np.bincount(pool, minlength=27).tolist()
+            given = {a for a in state.answer if a != rules.NO_ANSWER}
+            if state.phase != rules.PHASE_REACT:
+                assert not v["ruled_out"].any() and not v["answer_beliefs"].any()
+                continue
+            assert set(np.flatnonzero(v["ruled_out"])) == given
+            right = game.correct(state)
+            assert right not in given
+            want = ob.counted_response_beliefs(
+                v["identity"],
+                v["colour"],
+                int(v["shaker_on"].argmax()),
+                int(v["fly_under"].argmax()),
+                "dessert",
+                "grab",
+                unseen,
+                v["ruled_out"] > 0.5,
+            )
+            got = v["answer_beliefs"]
+            assert got.tolist() == want.tolist()
+            assert not got[list(given)].any() and abs(got.sum() - 1) < 1e-5
+            ruled += bool(given)
+            loss["count"].append(-np.log(max(float(got[right]), 1e-12)))
+            other = ob.answer_beliefs(deck, state, seat)
+            loss["deck"].append(-np.log(max(float(other[right]), 1e-12)))
+        if before is not None:
+            assert (np.bincount(pool, minlength=27) <= before).all()  # only ever fewer
+        before = np.bincount(pool, minlength=27)
+        acts = {}
+        for s in game.to_act(state):
+            legal = np.flatnonzero(game.legal_mask(state, s))
+            acts[s] = int(rng.choice(legal)) if rng.random() < 0.1 else int(legal[0])
+        game.apply(state, acts, rng)
+    assert ruled >= 100 and len(loss["count"]) >= 1000, (ruled, len(loss["count"]))
+    assert np.mean(loss["count"]) < np.mean(loss["deck"])
 
 
 # ------------------------------------------------------------------ the latency floor

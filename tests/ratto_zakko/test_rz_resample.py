@@ -18,12 +18,21 @@ from ratenvs.ratto_zakko.rules import ACTION_RELOCATE_FIRST, ACTION_RESPONSE_FIR
 RESAMPLES = 400
 
 
-def _answered_card(observation: str = "memoryless", perception: str = "gradual", seed: int = 0):
+def _answered_card(
+    observation: str = "memoryless",
+    perception: str = "gradual",
+    seed: int = 0,
+    public_record: bool = False,
+):
     """A 4-seat dessert game at tick 1 of a card: seats 0, 1 and 2 answered it wrongly at
     tick 0, seat 3 still waits; seat 0's answer is the commonest wrong response of the cards
     it might be (so a resample that forgot it would often make it right)."""
     game = rules.RattoZakko(
-        num_players=4, level="dessert", observation=observation, perception=perception
+        num_players=4,
+        level="dessert",
+        observation=observation,
+        perception=perception,
+        public_record=public_record,
     )
     state = game.init(np.random.default_rng(seed))
     right = game.correct(state)
@@ -85,6 +94,23 @@ def test_no_earlier_answer_is_right_for_the_resampled_card_and_the_others_are_dr
         assert new.answer[3] == rules.NO_ANSWER and new.answer_tick == state.answer_tick
         others[new.answer[1]] += 1
     assert len(others) > 5  # the seat does not know what they answered
+
+
+def test_with_the_public_record_every_answer_is_kept_and_none_is_right():
+    """``public_record``: the seat saw what the others answered, so a resample keeps their
+    answers, and the resampled card (and hidden fly) is right for none of them; the seat's
+    observation (unseen cards, answers ruled out) is unchanged."""
+    game, state = _answered_card(public_record=True)
+    observer = game.observer("memoryless")
+    seen = observer.observe(state, 0)
+    assert observer.views(seen)["ruled_out"].sum() == 3
+    cards = Counter()
+    for new in _resamples(game, state):
+        right = game.correct(new)
+        assert new.answer == state.answer and right not in state.answer
+        assert observer.observe(new, 0).tobytes() == seen.tobytes()
+        cards[new.card] += 1
+    assert len(cards) > 5  # the card is still drawn anew
 
 
 def test_the_state_resampled_for_another_seat_keeps_that_seats_answer():
