@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 from ratenvs.common.bots import Bot
+from ratenvs.evaluation import check_policy_fits
 from ratenvs.games import GAMES
 from ratenvs.wrappers.batched_vector import Opponents
 from training.checkpoint import PolicyBot, PolicySpec
@@ -149,7 +150,10 @@ def make_batched_vec_env(cfg: TrainConfig, monitor: bool = True) -> Any:
         **env_options(cfg),
     )
     if cfg.selfplay.enabled:
-        _check_fixed_observation(opponents.frozen[: opponents.fixed], door.single_observation_space)
+        # the door has no AEC env to check against: the game's raw env of the same options
+        options = env_options(cfg)
+        table = GAMES[cfg.game].load().raw_env(**options)
+        _check_fixed_fit(opponents.frozen[: opponents.fixed], table, cfg.game, options)
     venv = sb3_vec_env(door, privileged=cfg.algorithm.privileged_critic)
     if monitor:
         venv = VecMonitor(venv)
@@ -206,16 +210,14 @@ def fixed_policies(cfg: TrainConfig) -> list[PolicyBot]:
     return out
 
 
-def _check_fixed_observation(policies: Sequence[PolicyBot], space: Any) -> None:
-    """Each of ``selfplay.checkpoints`` reads the learner's observation (a ValueError says
-    which does not)."""
-    size = int(space.shape[0])
+def _check_fixed_fit(
+    policies: Sequence[PolicyBot], env: Any, game: str, options: Mapping[str, Any]
+) -> None:
+    """Each of ``selfplay.checkpoints`` reads the observations and chooses among the
+    actions of the learner's env (``env``, the AEC env of ``game`` with ``options``;
+    :func:`~ratenvs.evaluation.check_policy_fits`: a ValueError says which does not)."""
     for bot in policies:
-        if bot.spec.observation_size != size:
-            raise ValueError(
-                f"selfplay.checkpoints: {bot.name} reads {bot.spec.observation_size} "
-                f"observation entries, the learner's env {size}"
-            )
+        check_policy_fits(f"selfplay.checkpoints: {bot.name}", bot, env, game, options)
 
 
 def env_options(cfg: TrainConfig) -> dict[str, Any]:
@@ -257,7 +259,7 @@ def make_env(cfg: TrainConfig, rank: int = 0, monitor: bool = True) -> gym.Env:
     )
     if pool is not None:
         pool.seats = env.unwrapped.aec.num_players - 1
-        _check_fixed_observation(pool.fixed, env.observation_space)
+        _check_fixed_fit(pool.fixed, env.unwrapped.aec, cfg.game, env_options(cfg))
     if monitor:
         from stable_baselines3.common.monitor import Monitor
 

@@ -73,6 +73,21 @@ def copy_state(state: Any) -> Any:
     return own() if callable(own) else copy.deepcopy(state)
 
 
+def legal_to_search(bot: Any, action_mask: np.ndarray) -> np.ndarray:
+    """The legal actions of ``action_mask``, checked for a search ``bot``'s ``act_in_state``
+    (the IS-MCTS and PIMC bots here, :class:`~ratenvs.rat_a_tat_cat.search.AgentSearchBot`):
+    a GameStateRequired when the bot is not bound to a game (``bot.game`` None), a
+    ValueError when no action is legal."""
+    if bot.game is None:
+        raise GameStateRequired(
+            f"the {bot.name!r} bot is not bound to a game: call bind_game(game, seat) first"
+        )
+    legal = np.flatnonzero(action_mask)
+    if legal.size == 0:
+        raise ValueError("no legal action in the action mask")
+    return legal
+
+
 class _SearchBot:
     """What both search bots share: the options, the binding, the play-outs and the values."""
 
@@ -155,13 +170,7 @@ class _SearchBot:
         self, state: Any, seat: int, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
         """The searched action for ``seat`` (``state`` is read through ``game.resample`` only)."""
-        if self.game is None:
-            raise GameStateRequired(
-                f"the {self.name!r} bot is not bound to a game: call bind_game(game, seat) first"
-            )
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("no legal action in the action mask")
+        legal = legal_to_search(self, action_mask)
         if legal.size == 1:
             self.last_search = {"iterations": 0, "seconds": 0.0}
             return int(legal[0])

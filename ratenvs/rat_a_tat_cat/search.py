@@ -39,6 +39,7 @@ import numpy as np
 
 from ratenvs.common.bots import GameStateRequired
 from ratenvs.common.game import Game
+from ratenvs.common.search import legal_to_search
 
 VALUES = ("win", "points")
 """What a play-out is worth to the searching seat: the round won (a share of it when tied)
@@ -163,13 +164,7 @@ class AgentSearchBot:
         self, state: Any, seat: int, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
         """The searched action for ``seat`` (``state`` is read through ``game.resample`` only)."""
-        if self.game is None:
-            raise GameStateRequired(
-                "the 'search' bot is not bound to a game: call bind_game(game, seat) first"
-            )
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("no legal action in the action mask")
+        legal = legal_to_search(self, action_mask)
         if legal.size == 1:
             self.last_search = {"determinizations": 0, "seconds": 0.0}
             return int(legal[0])

@@ -281,6 +281,10 @@ def test_selfplay_checkpoints_are_checked_and_play_on_the_batched_door(tmp_path)
     door.reset()
     assert (door.engine.bots[np.arange(16), 1 - door.learner] == -2).all()  # it plays every game
     four = {**base, "env_options": {"num_players": 4}, "selfplay": {**sp, "checkpoints": [shipped]}}
-    with pytest.raises(ValueError, match="reads 195 observation entries, the learner's env 323"):
+    with pytest.raises(
+        ValueError,
+        match=r"selfplay\.checkpoints: rat_a_tat_cat_2p_one_round: its policy reads observations "
+        r"of size 195 and has 31 actions; rat_a_tat_cat with .* gives 323 and 63",
+    ):
         make_batched_vec_env(config_from_dict(four), monitor=False)
     assert agents.load(shipped).spec.observation_size == 195

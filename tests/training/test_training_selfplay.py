@@ -64,3 +64,26 @@ def test_every_seat_drawn_a_bot_gets_its_own():
     first, second = pool(rng), pool(rng)
     assert len({id(b) for b in first + second}) == 6
     assert all(type(b).__name__ == "AdultBot" for b in first)
+
+
+def test_selfplay_checkpoints_must_fit_the_learners_env():
+    """The gymnasium door (``vec_env: dummy`` / ``subproc``) checks ``selfplay.checkpoints``
+    against the learner's env as the batched door does (:func:`check_policy_fits`)."""
+    from training.config import config_from_dict
+    from training.selfplay import make_env
+
+    shipped = "agent:rat_a_tat_cat_2p_one_round"
+    base = {
+        "game": "rat_a_tat_cat",
+        "learner_seat": "random",
+        "selfplay": {"enabled": True, "bots": ["heuristic"], "checkpoints": [shipped]},
+    }
+    env = make_env(config_from_dict({**base, "env_options": {"num_players": 2}}), monitor=False)
+    assert env.pool.fixed[0].name == "rat_a_tat_cat_2p_one_round"  # it fits: in the pool
+    four = config_from_dict({**base, "env_options": {"num_players": 4}})
+    with pytest.raises(
+        ValueError,
+        match=r"selfplay\.checkpoints: rat_a_tat_cat_2p_one_round: its policy reads observations "
+        r"of size 195 and has 31 actions; rat_a_tat_cat with .* gives 323 and 63",
+    ):
+        make_env(four, monitor=False)
