@@ -2,7 +2,8 @@
 
     python -m studies.search_curve --opponent {heuristic,agent}
         [--model {heuristic,agent,mixed,both}] [--budgets 0 16 64 256 1024]
-        [--setting {one_round,elimination}] [--games 400] [--seed 90000] [--oracle]
+        [--setting {one_round,elimination}] [--games 400] [--seed 90000]
+        [--oracle [{all,own,others}]]
         [--json out.json]
     python -m studies.search_curve --plot a.json b.json --out docs/images/search_curve.png
 
@@ -18,7 +19,8 @@ seats and the luck of the cards cancels out of the difference; every budget play
 deals. Printed and written to ``--json``: per budget the win rate (a shared win counts
 ``1/k``), its Wilson 95% interval, and the median seconds per searched move (wall clock,
 one process per core). ``--oracle``: a diagnostic that cheats, its deals keep every hand
-as it truly is and shuffle only the draw pile (what uniform deals of the other hands cost).
+as it truly is and shuffle only the draw pile (what uniform deals of the other hands cost);
+``--oracle own`` / ``--oracle others`` keep only the seat's own cards / the other hands.
 ``--ceilings FACTOR``: an experiment, the deals weighed by the other player's public
 ceilings. ``--plot`` draws the curves of such files (win rate against deals per move, log
 scale, the agent alone at the left) into ``--out``.
@@ -77,6 +79,40 @@ class _Oracle(_Timed):
         return table
 
 
+class _PartOracle(_Timed):
+    """A diagnostic that cheats on one part of the table: its deals keep the cards of
+    :attr:`told` seats (``"own"``: the searching seat's own face-down cards; ``"others"``:
+    the other players' cards) where they truly are and deal the rest as the fair bot does
+    (``game.resample`` of a table where the seat is told those cards, its knowledge then
+    put back as it was, so the play-outs play with what the seat really knows). Which part
+    is worth more says where the uniform deal loses: a belief about the other hands can
+    recover at most the ``others`` part; the seat's own unknown cards no observation
+    tells."""
+
+    told = "own"
+
+    def __init__(self, told: str = "own", **options: Any) -> None:
+        super().__init__(**options)
+        if told not in ("own", "others"):
+            raise ValueError(f"told must be 'own' or 'others', got {told!r}")
+        self.told = told
+
+    def _deal(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
+        from ratenvs.rat_a_tat_cat.rules import KIND, NO_CARD
+
+        told = state.copy()
+        seats = [seat] if self.told == "own" else [q for q in range(len(state.hands)) if q != seat]
+        for q in seats:
+            for s, card in enumerate(state.hands[q]):
+                if card != NO_CARD:
+                    told.know[seat, q, s] = KIND[card]
+        table = super()._deal(told, seat, rng)
+        for q in seats:
+            table.know[seat, q] = state.know[seat, q]
+            table.recent[seat, q] = state.recent[seat, q]
+        return table
+
+
 class _Ceilings(_Timed):
     """An experiment: deals weighed by the other players' kept cards. A card its owner has
     seen and kept while letting go of a card worth ``c`` (its public ceiling, see
@@ -111,10 +147,15 @@ def measure(
     games: int,
     seed: int,
     model: str = "heuristic",
-    oracle: bool = False,
+    oracle: bool | str = False,
     ceilings: float | None = None,
 ) -> dict[str, Any]:
-    """Every budget's win rate against ``opponent`` on the same ``games`` seeds."""
+    """Every budget's win rate against ``opponent`` on the same ``games`` seeds (``oracle``:
+    False, or the diagnostic's part of the table: ``"all"`` (True), ``"own"``,
+    ``"others"``)."""
+    oracle = "all" if oracle is True else oracle
+    if oracle not in (False, "all", "own", "others"):
+        raise ValueError(f"oracle must be all, own or others, got {oracle!r}")
     if opponent not in OPPONENTS:
         raise ValueError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
     checkpoint = load_agent_checkpoint(AGENTS[setting])
@@ -128,6 +169,8 @@ def measure(
         options = {"determinizations": budget, "policy": checkpoint.bot(), "opponents": model}
         if ceilings is not None:
             return _Ceilings(factor=ceilings, **options)
+        if oracle in ("own", "others"):
+            return _PartOracle(told=oracle, **options)
         return (_Oracle if oracle else _Timed)(**options)
 
     rows = []
@@ -220,8 +263,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--oracle",
-        action="store_true",
-        help="a diagnostic that cheats: the deals keep the other hands as they are",
+        nargs="?",
+        const="all",
+        default=False,
+        choices=("all", "own", "others"),
+        help="a diagnostic that cheats: the deals keep every hand as it is (all), only the "
+        "seat's own cards (own) or only the other hands (others)",
     )
     parser.add_argument(
         "--ceilings",

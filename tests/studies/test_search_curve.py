@@ -49,6 +49,34 @@ def test_the_oracle_deals_keep_every_hand_and_shuffle_the_pile(tmp_path):
     assert figures["oracle"] and figures["rows"][0]["games"] == 2
 
 
+@pytest.mark.parametrize("told", ["own", "others"])
+def test_the_part_oracles_keep_their_part_and_deal_the_rest(told):
+    """``--oracle own``: the seat's own cards stay where they are, the other hand is dealt
+    anew; ``--oracle others``: the reverse. The seat's knowledge is its own either way."""
+    import numpy as np
+
+    from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+    game = RatATatCat(num_players=2)
+    state = game.init(np.random.default_rng(1))
+    bot = search_curve._PartOracle(told=told, determinizations=1)
+    bot.game = game
+    kept, dealt = (0, 1) if told == "own" else (1, 0)
+    moved = 0
+    for k in range(20):
+        table = bot._deal(state, 0, np.random.default_rng(k))
+        assert table.hands[kept] == state.hands[kept]
+        assert (table.know[0] == state.know[0]).all() and (table.recent[0] == state.recent[0]).all()
+        # the seat's two outer cards are known to it: only the inner two may move
+        inner = [1, 2] if dealt == 0 else [0, 1, 2, 3]
+        moved += any(table.hands[dealt][s] != state.hands[dealt][s] for s in inner)
+    assert moved >= 15
+    with pytest.raises(ValueError, match="told must be"):
+        search_curve._PartOracle(told="nobody", determinizations=1)
+    with pytest.raises(ValueError, match="oracle must be"):
+        search_curve.measure("heuristic", [2], "one_round", 2, 5, oracle="half")
+
+
 def test_the_ceiling_weight_counts_the_other_players_cards_above_their_ceilings():
     import numpy as np
 
