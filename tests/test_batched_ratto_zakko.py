@@ -173,6 +173,8 @@ BOT_SEATINGS = (
     # the card counter (public_record): the random seat's wrong answers are ruled out
     ({"num_players": 4, "level": "dessert", "public_record": True, "answer_beliefs": True,
       "belief_prior": "count"}, {1: "ideal", 2: "random", 3: "bayes"}, (1, 2, 3)),
+    # the racer (the counting ideal observer at 50%) against the ideal and a random seat
+    ({"num_players": 4, "level": "dessert"}, {0: "racer", 1: "ideal", 3: "random"}, (0, 1, 3)),
     ({"num_players": 4, "level": "main", "public_record": True, "observation": "memoryless",
       "original_colour_cards": 8}, {0: "ideal", 2: "random", 3: "ideal"}, (0, 2, 3)),
 )  # fmt: skip
@@ -192,6 +194,7 @@ BOT_SEATINGS = (
         "ideal-8",
         "ideal-starter",
         "ideal-counting",
+        "racer",
         "ideal-counting-memoryless",
     ],
 )

@@ -25,9 +25,9 @@ tests compare the posterior pieces within 1e-6 and report how many entries were
 not bit-identical; everything else is compared exactly).
 
 Bots played inside the kernel: every bot of :data:`~ratenvs.ratto_zakko.bots.BOTS`
-(``random``, ``child``, ``adult``, ``expert``, ``perfect``, ``bayes``, ``ideal``), deciding
-from the same float32 observation the reference bot would see and drawing from
-the game's generator. For logged games every bot draw and decision goes on a
+(``random``, ``child``, ``adult``, ``expert``, ``perfect``, ``bayes``, ``ideal``,
+``racer``), deciding from the same float32 observation the reference bot would see and
+drawing from the game's generator. For logged games every bot draw and decision goes on a
 second tape (:meth:`BatchedRattoZakko.bot_logs`), so a replay can feed the
 reference bots the same draws and check each decision.
 
@@ -99,9 +99,11 @@ from ratenvs.ratto_zakko.rules import (
     correct_response_index,
 )
 
-BOT_NAMES = ("random", "child", "adult", "expert", "perfect", "bayes", "ideal")
+BOT_NAMES = ("random", "child", "adult", "expert", "perfect", "bayes", "ideal", "racer")
 """The kernel's bots, by index (the names of :data:`ratenvs.ratto_zakko.bots.BOTS`)."""
-BOT_RANDOM, BOT_CHILD, BOT_ADULT, BOT_EXPERT, BOT_PERFECT, BOT_BAYES, BOT_IDEAL = range(7)
+BOT_RANDOM, BOT_CHILD, BOT_ADULT, BOT_EXPERT, BOT_PERFECT, BOT_BAYES, BOT_IDEAL, BOT_RACER = range(
+    8
+)
 HUMAN_PRESETS = {BOT_CHILD: "child", BOT_ADULT: "adult", BOT_EXPERT: "expert"}
 
 # per-game scalars: columns of ``gs``
@@ -169,6 +171,7 @@ LURE_SHARE = reaction.LURE_SHARE
 PERFECT_LATENCY_MS = reaction.PERFECT_LATENCY_MS
 PERFECT_CERTAINTY = reaction.PERFECT_CERTAINTY
 BAYES_CERTAINTY = reaction.BAYES_CERTAINTY
+RACER_CERTAINTY = reaction.RACER_CERTAINTY
 START_SHAKER = FOODS.index(START_SHAKER_ON)
 START_FLY = FOODS.index(START_FLY_UNDER)
 RELOCATE_FLY = ACTION_RELOCATE_FIRST
@@ -387,10 +390,10 @@ def _perceived(g, s, post):
 
 
 @njit(cache=True, inline="always")
-def _sure_answer(scratch, total):
-    """The bayes and ideal bots' rule (``reaction.BayesBot.act``): the most likely response
-    (beliefs ``scratch / total`` in float32; the first on a tie) once it is at least
-    ``BAYES_CERTAINTY`` likely, else wait."""
+def _sure_answer(scratch, total, certainty):
+    """The bayes, ideal and racer bots' rule (``reaction.BayesBot.act``): the most likely
+    response (beliefs ``scratch / total`` in float32; the first on a tie) once it is at least
+    ``certainty`` likely, else wait."""
     best = 0
     vb = _f32(scratch[0] / total)
     for r in range(1, NUM_RESPONSES):
@@ -398,7 +401,7 @@ def _sure_answer(scratch, total):
         if v > vb:
             vb = v
             best = r
-    if float(vb) >= BAYES_CERTAINTY:
+    if float(vb) >= certainty:
         return ACTION_RESPONSE_FIRST + best
     return ACTION_WAIT
 
@@ -539,14 +542,14 @@ def _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp, el
         scratch[rules_t[R_CORRECT, FLY_CARD, sh, fl]] += float(_f32(post[g, s, FLY_CHANNEL]))
         if level != LEVEL_STARTER:
             scratch[rules_t[R_CORRECT, RAT_CARD, sh, fl]] += float(_f32(post[g, s, RAT_CHANNEL]))
-        return _sure_answer(scratch, 1.0)
-    if b == BOT_IDEAL:
+        return _sure_answer(scratch, 1.0, BAYES_CERTAINTY)
+    if b in (BOT_IDEAL, BOT_RACER):
         # it counts cards: the public record, which it sees at any table (the reference
         # bot's view_options), is in scratch (_tick)
         total = _counted_sums(g, s, post, rules_t, sh, fl, level, scratch)
         if not total > 0.0:
             return ACTION_WAIT
-        return _sure_answer(scratch, total)
+        return _sure_answer(scratch, total, BAYES_CERTAINTY if b == BOT_IDEAL else RACER_CERTAINTY)
     # a human-model bot: this card's draws at its first decision (the card's first tick,
     # or later for a bot that took the seat during the card: the reference bot's new_card)
     if t == 0 or bst[g, s, S_KEY] != gs[g, G_DECK_LEN]:
@@ -679,7 +682,7 @@ def _tick(g, external_ok, actions, bots, cfg, fcfg, gs, deck, ss, ev, post, bst,
     t = gs[g, G_TICK]
     counting = False
     for s in range(p):
-        counting = counting or bots[g, s] == BOT_IDEAL
+        counting = counting or bots[g, s] in (BOT_IDEAL, BOT_RACER)
     if counting:
         _record(g, gs, deck, ss, p, scratch)
     for s in range(p):

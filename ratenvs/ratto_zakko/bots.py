@@ -9,9 +9,12 @@
 - ``bayes``: an ideal observer that treats the card's identity and colour as independent:
   no latency, answers the most likely response once it is 97% likely (by the product of its
   identity and colour posteriors and the table it knows).
-- ``ideal``: the true ideal observer: as ``bayes``, but with the deck's joint prior over
-  (food, colour) (a food's cards are mostly in its original colour: option
-  ``original_colour_cards``, taken from the game when bound).
+- ``ideal``: the true ideal observer: as ``bayes``, but it counts cards (the public
+  record: the cards not yet face up, the answers already given, which it sees at any
+  table) with the deck's joint prior over (food, colour) (a food's cards are mostly in its
+  original colour: option ``original_colour_cards``, taken from the game when bound).
+- ``racer``: ``ideal`` answering once a response is 50% likely, not 97%: the threshold
+  that other thresholds gain least from in the race for the card.
 
 Every bot decides from its seat's observation; the human-model and perfect bots keep
 per-card state, so use one instance per seat. ``bayes`` and ``ideal`` differ only in the
@@ -29,6 +32,7 @@ from ratenvs.ratto_zakko.reaction import (
     ExpertBot,
     IdealBot,
     PerfectBot,
+    RacerBot,
 )
 
 BOTS: dict[str, type] = {
@@ -39,6 +43,7 @@ BOTS: dict[str, type] = {
     "perfect": PerfectBot,
     "bayes": BayesBot,
     "ideal": IdealBot,
+    "racer": RacerBot,
 }
 """Bot names accepted by the env wrappers, the CLI and the evaluator."""
 

@@ -222,7 +222,7 @@ def test_before_the_floor_a_seat_may_only_wait_and_an_answer_is_refused():
     assert pickle.dumps(raw.truth) == snapshot
 
 
-@pytest.mark.parametrize("bot", ["random", "child", "expert", "perfect", "bayes", "ideal"])
+@pytest.mark.parametrize("bot", ["random", "child", "expert", "perfect", "bayes", "ideal", "racer"])
 def test_every_bot_honours_the_floor(bot):
     """Bots follow their masks: no answer of theirs comes before the floor (tick 7, the
     human-fair 200 ms), and they still answer after it."""

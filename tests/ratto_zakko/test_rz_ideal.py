@@ -267,6 +267,44 @@ def test_with_the_public_record_the_ideal_bot_counts_cards():
     assert answered > 40 and differs > 5, (answered, differs)
 
 
+def test_the_racer_is_the_counting_ideal_observer_answering_at_one_half():
+    """``racer``: the ideal bot's beliefs (it sees the record at any table), its most
+    likely response as soon as that is 50% likely; it answers sooner than ``ideal``."""
+    from ratenvs.common.bots import OwnView, with_own_view
+    from ratenvs.ratto_zakko.reaction import RACER_CERTAINTY, RacerBot
+
+    racer = get_bot("racer")
+    assert isinstance(racer, RacerBot) and isinstance(racer, IdealBot)
+    assert racer.certainty == RACER_CERTAINTY == 0.5
+    game = rules.RattoZakko(num_players=3, level="dessert")
+    seated = with_own_view(racer, game)
+    assert isinstance(seated, OwnView)  # the public record, as the ideal bot
+    state = game.init(np.random.default_rng(3))
+    view = seated.view
+    rng = np.random.default_rng(0)
+    answered = 0
+    while not game.is_terminal(state) and answered < 30:
+        acts = {}
+        for s in game.to_act(state):
+            mask = game.legal_mask(state, s)
+            if s == 0:
+                acts[s] = seated.act_in_state(state, s, mask, rng)
+                if mask[ob.ACTION_RESPONSE_FIRST]:
+                    v = view.views(view.observe(state, s))
+                    beliefs = ob.counted_response_beliefs(
+                        v["identity"], v["colour"], state.shaker_on, state.fly_under,
+                        "dessert", "grab", np.rint(v["unseen"] * 8), v["ruled_out"] > 0,
+                    )  # fmt: skip
+                    sure = beliefs.max() >= 0.5
+                    want = ob.ACTION_RESPONSE_FIRST + int(beliefs.argmax())
+                    assert acts[s] == (want if sure else ob.ACTION_WAIT)
+                    answered += sure
+            else:
+                acts[s] = ob.ACTION_WAIT if mask[ob.ACTION_WAIT] else int(np.flatnonzero(mask)[0])
+        game.apply(state, acts, rng)
+    assert answered == 30
+
+
 @pytest.mark.parametrize("level", rules.LEVELS)
 @pytest.mark.parametrize("k", CHOICES)
 def test_on_clear_perception_ideal_and_bayes_play_alike(level, k):
