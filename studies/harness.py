@@ -111,3 +111,23 @@ def paired_win_figures(alone: Sequence[float], changed: Sequence[float]) -> dict
         "gain": gain,
         "gain_95": list(gain_95),
     }
+
+
+def seat_share(
+    game: str, options: dict[str, Any], seat: Any, others: Sequence[Any], games: int, seed: int
+) -> dict[str, Any]:
+    """``seat`` against ``others`` (one per other seat) over ``games`` seat-rotated games of
+    the evaluator (:func:`ratenvs.evaluation.play_match`, game ``g`` seeded by its rule from
+    ``seed``): the games it won (ties shared; Ratto Zakko: the most cards), their Wilson 95%
+    interval and, where the game's tracker counts answers, the share of its answers that
+    were right (else None)."""
+    from ratenvs.evaluation import play_match, summarise
+    from ratenvs.games import GAMES
+
+    out = summarise(play_match(GAMES[game], dict(options), seat, list(others), games, seed))
+    return {
+        "games": games,
+        "win_rate": out["win_rate"],
+        "win_rate_ci": out["win_rate_ci"],
+        "answer_accuracy": out.get("answer_accuracy"),
+    }

@@ -27,11 +27,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ratenvs.common.bots import with_own_view
-from ratenvs.evaluation import play_match, summarise
-from ratenvs.games import GAMES
 from ratenvs.ratto_zakko.reaction import IdealBot
 from ratenvs.ratto_zakko.rules import RattoZakko
-from studies.harness import write_figures
+from studies.harness import seat_share, write_figures
 
 OPTIONS: dict[str, Any] = {"num_players": 4, "level": "dessert", "perception": "gradual"}
 CERTAINTIES = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97)
@@ -46,22 +44,12 @@ def best_response(
 ) -> list[dict[str, Any]]:
     """The fourth seat at every certainty of ``certainties`` against three ideal bots at
     ``rivals``: one row each (most-cards share, Wilson 95%, its answers' accuracy)."""
-    spec = GAMES["ratto_zakko"]
     game = RattoZakko(**OPTIONS)
     rows = []
     for c in certainties:
         others = [_ideal(rivals, game) for _ in range(3)]
-        out = summarise(play_match(spec, dict(OPTIONS), _ideal(c, game), others, games, seed))
-        rows.append(
-            {
-                "rivals": rivals,
-                "certainty": c,
-                "games": games,
-                "win_rate": out["win_rate"],
-                "win_rate_ci": out["win_rate_ci"],
-                "answer_accuracy": out.get("answer_accuracy"),
-            }
-        )
+        share = seat_share("ratto_zakko", OPTIONS, _ideal(c, game), others, games, seed)
+        rows.append({"rivals": rivals, "certainty": c, **share})
     return rows
 
 

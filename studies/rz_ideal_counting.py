@@ -26,11 +26,9 @@ import time
 from typing import Any
 
 from ratenvs.common.bots import with_own_view
-from ratenvs.evaluation import play_match, summarise
-from ratenvs.games import GAMES
 from ratenvs.ratto_zakko.reaction import BayesBot, IdealBot
 from ratenvs.ratto_zakko.rules import RattoZakko
-from studies.harness import write_figures
+from studies.harness import seat_share, write_figures
 
 OPTIONS: dict[str, Any] = {"num_players": 4, "level": "dessert", "perception": "gradual"}
 """The table (no record: the counting bot sees it through its own view options)."""
@@ -60,23 +58,13 @@ PAIRS = (("counting", "deck"), ("deck", "counting"), ("counting", "bayes"), ("de
 def measure(games: int = 400, seed: int = 2027) -> dict[str, Any]:
     """One row per pair of :data:`PAIRS`: the first's most-cards share against three of the
     second, ``games`` seat-rotated games from ``seed``."""
-    spec = GAMES["ratto_zakko"]
     game = RattoZakko(**OPTIONS)
     rows = []
     start = time.perf_counter()
     for me, them in PAIRS:
         others = [_player(them, game) for _ in range(3)]
-        out = summarise(play_match(spec, dict(OPTIONS), _player(me, game), others, games, seed))
-        rows.append(
-            {
-                "seat": me,
-                "against": them,
-                "games": games,
-                "win_rate": out["win_rate"],
-                "win_rate_ci": out["win_rate_ci"],
-                "answer_accuracy": out.get("answer_accuracy"),
-            }
-        )
+        share = seat_share("ratto_zakko", OPTIONS, _player(me, game), others, games, seed)
+        rows.append({"seat": me, "against": them, **share})
     return {
         "options": OPTIONS,
         "seed": seed,

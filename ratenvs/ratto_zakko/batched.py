@@ -116,13 +116,16 @@ NUM_G = 12
 # C_PRIOR: the index of option ``belief_prior`` in rules.BELIEF_PRIORS
 PRIOR_DECK, PRIOR_COUNT = 1, 2
 # the float options: entries of ``fcfg``: the glimpse quality d and d^2, the tick in seconds,
-# then the ideal bot's 25 colour-prior ratios 5 P(colour | food) (index food * 5 + colour)
+# then the deck prior's weights of the 27 cards: 5 P(colour | food) for a food card (index
+# food * 5 + colour), 1 for the fly and the rat
 FC_SNR, FC_SNR2, FC_TICK_S, FC_COLOUR_RATIO = range(4)
 # ``scratch``: the responses' sums (13), then the public record of the game at hand (option
-# ``public_record``): the cards of each kind not yet seen (27), the responses ruled out (13)
+# ``public_record``, or a counting bot seated): the cards of each kind not yet seen (27),
+# the responses ruled out (13), the cards' weights in the counted beliefs (27)
 SC_UNSEEN = NUM_RESPONSES
 SC_RULED = SC_UNSEEN + NUM_CARD_KINDS
-SCRATCH_SIZE = SC_RULED + NUM_RESPONSES
+SC_WEIGHT = SC_RULED + NUM_RESPONSES
+SCRATCH_SIZE = SC_WEIGHT + NUM_CARD_KINDS
 UNSEEN_SCALE = ob.UNSEEN_SCALE
 # rows of ``rules_t`` (card, shaker, fly): the oracle's answer, a conflict card, the lure
 R_CORRECT, R_CONFLICT, R_LURE = range(3)
@@ -407,58 +410,16 @@ def _sure_answer(scratch, total, certainty):
 
 
 @njit(cache=True, inline="always")
-def _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch):
-    """observe.joint_response_beliefs before the division: ``scratch[r]`` gets response
-    ``r``'s summed weight; returns the total. On the float32 posteriors: a food card's
-    float32 product times its float64 ratio 5 P(c | f); the total and the responses' sums
-    one by one in card-id order (float64). The beliefs are each sum / total in float32."""
-    for r in range(NUM_RESPONSES):
-        scratch[r] = 0.0
-    total = 0.0
-    for f in range(NUM_FOODS):
-        pf = _f32(post[g, s, f])
-        for c in range(NUM_COLOURS):
-            card = f * NUM_COLOURS + c
-            w = float(pf * _f32(post[g, s, COLOUR_BLOCK + c])) * fcfg[FC_COLOUR_RATIO + card]
-            total += w
-            scratch[rules_t[R_CORRECT, card, sh, fl]] += w
-    w = float(_f32(post[g, s, FLY_CHANNEL]))
-    total += w
-    scratch[rules_t[R_CORRECT, FLY_CARD, sh, fl]] += w
-    if level != LEVEL_STARTER:
-        w = float(_f32(post[g, s, RAT_CHANNEL]))
-        total += w
-        scratch[rules_t[R_CORRECT, RAT_CARD, sh, fl]] += w
-    return total
-
-
-@njit(cache=True, inline="always")
-def _record(g, gs, deck, ss, p, scratch):
-    """The public record of game ``g`` into ``scratch`` (observe.unseen_counts and
-    observe.ruled_out_responses): the cards of each kind in the deck and showing, and the
-    responses given to the card showing in earlier ticks."""
-    for k in range(NUM_CARD_KINDS):
-        scratch[SC_UNSEEN + k] = 0.0
-    for r in range(NUM_RESPONSES):
-        scratch[SC_RULED + r] = 0.0
-    reacting = gs[g, G_PHASE] == PHASE_REACT
-    n = gs[g, G_DECK_LEN] + (1 if reacting else 0)  # the card showing is deck[g, G_DECK_LEN]
-    for i in range(n):
-        scratch[SC_UNSEEN + deck[g, i]] += 1.0
-    if reacting:
-        for q in range(p):
-            a = ss[g, q, S_ANSWER]
-            if a != NO_ANSWER:
-                scratch[SC_RULED + a] = 1.0
-
-
-@njit(cache=True, inline="always")
-def _counted_sums(g, s, post, rules_t, sh, fl, level, scratch):
-    """observe.counted_response_beliefs before the division, on the record in ``scratch``
-    (:func:`_record`): ``scratch[r]`` gets response ``r``'s summed weight; returns the
-    total. A food card's float32 product times ``35 * unseen``, the fly's and rat's float32
-    posterior times ``7 * unseen``, a ruled-out response's cards 0; sums one by one in
-    card-id order (float64)."""
+def _belief_sums(g, s, post, rules_t, sh, fl, level, scratch, weights, w0, ruled):
+    """The answer beliefs before the division: ``scratch[r]`` gets response ``r``'s summed
+    weight; returns the total. Card ``k`` weighs its float32 posterior (a food card: the
+    float32 product of its identity and colour posteriors) widened, times ``weights[w0 +
+    k]``; with ``ruled`` a card whose response the record rules out (:func:`_record`) weighs
+    0; the rat nothing at the starter level. The total and the responses' sums add up one by
+    one in card-id order (float64); each belief is sum / total in float32. The weights of
+    observe.joint_response_beliefs are ``fcfg``'s (5 P(c | f), then 1 for the fly and the
+    rat), those of observe.counted_response_beliefs the record's (35 or 7 times the cards
+    of the kind not yet seen)."""
     for r in range(NUM_RESPONSES):
         scratch[r] = 0.0
     total = 0.0
@@ -467,24 +428,46 @@ def _counted_sums(g, s, post, rules_t, sh, fl, level, scratch):
         for c in range(NUM_COLOURS):
             card = f * NUM_COLOURS + c
             r = rules_t[R_CORRECT, card, sh, fl]
-            if scratch[SC_RULED + r] == 0.0:
-                w = float(pf * _f32(post[g, s, COLOUR_BLOCK + c])) * (
-                    35.0 * scratch[SC_UNSEEN + card]
-                )
+            if not ruled or scratch[SC_RULED + r] == 0.0:
+                w = float(pf * _f32(post[g, s, COLOUR_BLOCK + c])) * weights[w0 + card]
                 total += w
                 scratch[r] += w
     r = rules_t[R_CORRECT, FLY_CARD, sh, fl]
-    if scratch[SC_RULED + r] == 0.0:
-        w = float(_f32(post[g, s, FLY_CHANNEL])) * (7.0 * scratch[SC_UNSEEN + FLY_CARD])
+    if not ruled or scratch[SC_RULED + r] == 0.0:
+        w = float(_f32(post[g, s, FLY_CHANNEL])) * weights[w0 + FLY_CARD]
         total += w
         scratch[r] += w
     if level != LEVEL_STARTER:
         r = rules_t[R_CORRECT, RAT_CARD, sh, fl]
-        if scratch[SC_RULED + r] == 0.0:
-            w = float(_f32(post[g, s, RAT_CHANNEL])) * (7.0 * scratch[SC_UNSEEN + RAT_CARD])
+        if not ruled or scratch[SC_RULED + r] == 0.0:
+            w = float(_f32(post[g, s, RAT_CHANNEL])) * weights[w0 + RAT_CARD]
             total += w
             scratch[r] += w
     return total
+
+
+@njit(cache=True, inline="always")
+def _record(g, gs, deck, ss, p, scratch):
+    """The public record of game ``g`` into ``scratch`` (observe.unseen_counts and
+    observe.ruled_out_responses): the cards of each kind in the deck and showing, the
+    responses given to the card showing in earlier ticks, and the cards' weights of
+    observe.counted_response_beliefs (35 or 7 times the unseen count)."""
+    for k in range(NUM_CARD_KINDS):
+        scratch[SC_UNSEEN + k] = 0.0
+    for r in range(NUM_RESPONSES):
+        scratch[SC_RULED + r] = 0.0
+    reacting = gs[g, G_PHASE] == PHASE_REACT
+    n = gs[g, G_DECK_LEN] + (1 if reacting else 0)  # the card showing is deck[g, G_DECK_LEN]
+    for i in range(n):
+        scratch[SC_UNSEEN + deck[g, i]] += 1.0
+    for k in range(NUM_CARD_KINDS):  # the prior relative to the posteriors' uniform ones
+        per = 35.0 if k < FLY_CARD else 7.0
+        scratch[SC_WEIGHT + k] = per * scratch[SC_UNSEEN + k]
+    if reacting:
+        for q in range(p):
+            a = ss[g, q, S_ANSWER]
+            if a != NO_ANSWER:
+                scratch[SC_RULED + a] = 1.0
 
 
 @njit(cache=True, inline="always")
@@ -546,7 +529,7 @@ def _bot_react(b, g, s, cfg, fcfg, gs, post, bst, bot_f, rules_t, level_resp, el
     if b in (BOT_IDEAL, BOT_RACER):
         # it counts cards: the public record, which it sees at any table (the reference
         # bot's view_options), is in scratch (_tick)
-        total = _counted_sums(g, s, post, rules_t, sh, fl, level, scratch)
+        total = _belief_sums(g, s, post, rules_t, sh, fl, level, scratch, scratch, SC_WEIGHT, True)
         if not total > 0.0:
             return ACTION_WAIT
         return _sure_answer(scratch, total, BAYES_CERTAINTY if b == BOT_IDEAL else RACER_CERTAINTY)
@@ -861,12 +844,16 @@ def _observe(g, cfg, fcfg, gs, deck, ss, post, rules_t, ftab, mtab, scratch, obs
         if cfg[C_BELIEFS]:
             if reacting and cfg[C_PRIOR] == PRIOR_COUNT:
                 # belief_prior="count": observe.counted_response_beliefs
-                total = _counted_sums(g, s, post, rules_t, sh, fl, level, scratch)
+                total = _belief_sums(
+                    g, s, post, rules_t, sh, fl, level, scratch, scratch, SC_WEIGHT, True
+                )
                 for r in range(NUM_RESPONSES):
                     obs[g, s, b0 + r] = scratch[r] / total if total > 0.0 else 0.0
             elif reacting and cfg[C_PRIOR] == PRIOR_DECK:
                 # belief_prior="deck": observe.joint_response_beliefs (the ideal bot's)
-                total = _joint_sums(g, s, post, fcfg, rules_t, sh, fl, level, scratch)
+                total = _belief_sums(
+                    g, s, post, rules_t, sh, fl, level, scratch, fcfg, FC_COLOUR_RATIO, False
+                )
                 for r in range(NUM_RESPONSES):
                     obs[g, s, b0 + r] = scratch[r] / total if total > 0.0 else 0.0
             elif reacting:
@@ -1169,8 +1156,10 @@ class BatchedRattoZakko(BatchedGame):
         )
         snr = game.glimpse_snr
         ratio = ob.colour_prior(game.original_colour_cards).ravel() * NUM_COLOURS
-        self.fcfg = np.concatenate([[snr, snr * snr, game.tick_ms / ob.MS_PER_S], ratio])
-        assert self.fcfg.size == FC_COLOUR_RATIO + FLY_CARD
+        self.fcfg = np.concatenate(
+            [[snr, snr * snr, game.tick_ms / ob.MS_PER_S], ratio, [1.0, 1.0]]
+        )
+        assert self.fcfg.size == FC_COLOUR_RATIO + NUM_CARD_KINDS
         self.gs = np.zeros((n, NUM_G), dtype=np.int64)
         self.deck = np.zeros((n, game.total_cards), dtype=np.int64)
         self.ss = np.zeros((n, p, 4), dtype=np.int64)

@@ -443,30 +443,19 @@ def answer_beliefs(game: RattoZakko, state: State, seat: int) -> np.ndarray:
     if state.phase != PHASE_REACT:
         return np.zeros(NUM_RESPONSES, dtype=np.float32)
     post = state.posterior[seat]
-    if game.belief_prior == "count":
-        return counted_response_beliefs(
-            post[0],
-            post[1],
-            state.shaker_on,
-            state.fly_under,
-            game.level,
-            game.fly_card_under_shaker,
-            unseen_counts(state),
-            ruled_out_responses(state),
-        )
-    if game.belief_prior == "deck":
-        return joint_response_beliefs(
-            post[0],
-            post[1],
-            state.shaker_on,
-            state.fly_under,
-            game.level,
-            game.fly_card_under_shaker,
-            game.original_colour_cards,
-        )
-    return response_beliefs(
-        post[0], post[1], state.shaker_on, state.fly_under, game.level, game.fly_card_under_shaker
+    table = (
+        post[0],
+        post[1],
+        state.shaker_on,
+        state.fly_under,
+        game.level,
+        game.fly_card_under_shaker,
     )
+    if game.belief_prior == "count":
+        return counted_response_beliefs(*table, unseen_counts(state), ruled_out_responses(state))
+    if game.belief_prior == "deck":
+        return joint_response_beliefs(*table, game.original_colour_cards)
+    return response_beliefs(*table)
 
 
 # ------------------------------------------------------------ words
