@@ -471,12 +471,14 @@ class IdealBot(BayesBot):
     """The true ideal observer: :class:`BayesBot` with the right prior over the card.
 
     With the public record in its observation (option ``public_record``, which it asks
-    for: ``view_options``) it counts cards:
-    the card showing is one of the cards not yet turned face up, each kind weighed by how
-    many of it are left, and no response already given to the card (each was wrong) can
-    be right (:func:`observe.counted_response_beliefs`). Bound by hand to an observer
-    without the record (``bind``) it uses the
-    deck's joint prior over (food, colour): ``bayes`` weighs every food card by the product
+    for: ``view_options``) it counts cards: the card showing is one of the cards not yet
+    turned face up, each kind weighed by how many of it are left, and no response already
+    given to the card (each was wrong) can be right
+    (:func:`observe.counted_response_beliefs`). The evaluator, ``SingleAgentEnv``, terminal
+    play and the batched engine seat it with the record at any table; ``play_game`` binds
+    the bot as it is to the table's observer, so at a table without the record (or bound
+    by hand to such an observer) it uses the deck's joint prior over (food, colour), the
+    ideal observer of before 2026-12-05: ``bayes`` weighs every food card by the product
     of its identity and colour posteriors, as if identity and colour were independent and
     every colour equally likely; but of a food's 8 cards ``original_colour_cards`` (4, the
     ruling) are in its original colour, so this bot weighs a food card (f, c) by that
