@@ -78,7 +78,7 @@ def test_replayed_through_the_reference_game(options):
 
 
 EXTRA_OPTIONS = (
-    # short windows that run out, ties, eight seats, the variants, beliefs at dessert
+    # short windows that run out, ties, eight seats, the variants, counted beliefs at dessert
     (
         {
             "num_players": 8,
@@ -88,6 +88,7 @@ EXTRA_OPTIONS = (
             "fly_card_under_shaker": "rat",
             "original_colour_cards": 0,
             "answer_beliefs": True,
+            "belief_prior": "count",  # the counted beliefs without the record's pieces
         },
         0.7,
     ),

@@ -797,10 +797,12 @@ def _observe(g, cfg, fcfg, gs, deck, ss, post, rules_t, ftab, mtab, scratch, obs
     d0 = a0 + p
     b0 = d0 + p
     record = cfg[C_RECORD]
+    counted = cfg[C_BELIEFS] and cfg[C_PRIOR] == PRIOR_COUNT
     if record:
         u0 = b0
         r0 = u0 + NUM_CARD_KINDS
         b0 = r0 + NUM_RESPONSES
+    if record or counted:  # the pieces, or the counted beliefs, read the record
         _record(g, gs, deck, ss, p, scratch)
     for s in range(p):
         if reacting:
@@ -842,7 +844,7 @@ def _observe(g, cfg, fcfg, gs, deck, ss, post, rules_t, ftab, mtab, scratch, obs
             for r in range(NUM_RESPONSES):
                 obs[g, s, r0 + r] = scratch[SC_RULED + r]
         if cfg[C_BELIEFS]:
-            if reacting and cfg[C_PRIOR] == PRIOR_COUNT:
+            if reacting and counted:
                 # belief_prior="count": observe.counted_response_beliefs
                 total = _belief_sums(
                     g, s, post, rules_t, sh, fl, level, scratch, scratch, SC_WEIGHT, True
