@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from ratenvs.common.bots import with_own_view
 from ratenvs.ratto_zakko.reaction import BayesBot, IdealBot
@@ -40,7 +40,7 @@ class DeckIdealBot(IdealBot):
     to an observer without it)."""
 
     name = "ideal-deck"
-    view_options: dict[str, Any] = {}  # noqa: RUF012 - a class constant, as in IdealBot
+    view_options: ClassVar[dict[str, Any]] = {}
 
 
 def _player(kind: str, game: RattoZakko) -> Any:

@@ -89,8 +89,6 @@ class _PartOracle(_Timed):
     recover at most the ``others`` part; the seat's own unknown cards no observation
     tells."""
 
-    told = "own"
-
     def __init__(self, told: str = "own", **options: Any) -> None:
         super().__init__(**options)
         if told not in ("own", "others"):

@@ -430,11 +430,17 @@ def ruled_out_responses(state: State) -> np.ndarray:
     return out
 
 
-def answer_beliefs(game: RattoZakko, state: State, seat: int) -> np.ndarray:
+def answer_beliefs(
+    game: RattoZakko,
+    state: State,
+    seat: int,
+    record: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """:func:`response_beliefs` of ``seat`` for the card showing (all 0 when none shows);
     with ``belief_prior="deck"`` :func:`joint_response_beliefs` (the deck's joint prior),
     with ``"count"`` :func:`counted_response_beliefs` (the cards not yet seen, the answers
-    ruled out: public, like the rest).
+    ruled out: public, like the rest; ``record``: the state's :func:`unseen_counts` and
+    :func:`ruled_out_responses` where the caller has them already).
 
     Only what the seat knows enters (its own posteriors, the shaker, the fly
     whose place is public in the "knowledge" observation), so this adds no
@@ -452,7 +458,9 @@ def answer_beliefs(game: RattoZakko, state: State, seat: int) -> np.ndarray:
         game.fly_card_under_shaker,
     )
     if game.belief_prior == "count":
-        return counted_response_beliefs(*table, unseen_counts(state), ruled_out_responses(state))
+        if record is None:
+            record = (unseen_counts(state), ruled_out_responses(state))
+        return counted_response_beliefs(*table, *record)
     if game.belief_prior == "deck":
         return joint_response_beliefs(*table, game.original_colour_cards)
     return response_beliefs(*table)
@@ -589,11 +597,13 @@ class SeatObserver(Observer):
             if reacting and answer[s] != NO_ANSWER:
                 vec[a0 + i] = 1.0
         vec[self._dealer + (state.dealer - seat) % n] = 1.0
+        record = None
         if self.public_record:
-            vec[self._unseen] = unseen_counts(state) / UNSEEN_SCALE
-            vec[self._ruled_out] = ruled_out_responses(state)
+            record = (unseen_counts(state), ruled_out_responses(state))
+            vec[self._unseen] = record[0] / UNSEEN_SCALE
+            vec[self._ruled_out] = record[1]
         if self.with_beliefs:
-            vec[self._beliefs :] = answer_beliefs(self.game, state, seat)
+            vec[self._beliefs :] = answer_beliefs(self.game, state, seat, record)
         return vec
 
     def string_from(self, state: State, seat: int | None) -> str:
