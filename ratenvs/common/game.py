@@ -120,25 +120,39 @@ class ChanceReplay:
         self.position += 1
         return value
 
+    def _next_ints(self, kind: str) -> np.ndarray:
+        """The next draw as 64-bit integers (a value that is none, or too large, is a
+        :class:`ChanceReplayError`)."""
+        value = self._next(kind)
+        try:
+            return np.asarray(value, dtype=np.int64)
+        except (OverflowError, TypeError, ValueError):
+            raise ChanceReplayError(
+                f"draw {self.position - 1}: {kind} values must be 64-bit integers"
+            ) from None
+
     @property
     def exhausted(self) -> bool:
         """Every recorded draw has been replayed."""
         return self.position == len(self.draws)
 
     def multinomial(self, n: int, pvals: Any) -> np.ndarray:
-        out = np.asarray(self._next("multinomial"), dtype=np.int64)
+        out = self._next_ints("multinomial")
         if out.shape != (len(pvals),) or int(out.sum()) != n:
             raise ChanceReplayError(f"draw {self.position - 1}: not a multinomial of {n}")
         return out
 
     def permutation(self, n: int) -> np.ndarray:
-        out = np.asarray(self._next("permutation"), dtype=np.int64)
+        out = self._next_ints("permutation")
         if out.shape != (n,):
             raise ChanceReplayError(f"draw {self.position - 1}: not a permutation of {n}")
         return out
 
     def integers(self, high: int) -> np.int64:
-        value = int(self._next("integers"))
+        drawn = self._next_ints("integers")
+        if drawn.shape != ():
+            raise ChanceReplayError(f"draw {self.position - 1}: not one integer")
+        value = int(drawn)
         if not 0 <= value < high:
             raise ChanceReplayError(f"draw {self.position - 1}: {value} not below {high}")
         return np.int64(value)

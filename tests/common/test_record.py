@@ -326,3 +326,22 @@ def test_a_record_with_its_chance_log_replays_whatever_its_seed_says():
         short = {**record, "chance": record["chance"][:-1]}
         with pytest.raises(ValueError):
             replay(short)
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "args"),
+    [
+        ("multinomial", [9.3e18, 0, 0, 0, 0, 0], (9, [1 / 6] * 6)),  # beyond 64 bits
+        ("multinomial", "nine", (9, [1 / 6] * 6)),
+        ("permutation", [0, None, 2], (3,)),
+        ("integers", 9.3e18, (3,)),
+        ("integers", [1, 2], (3,)),
+    ],
+)
+def test_a_chance_log_value_that_is_no_draw_is_a_chance_replay_error(kind, value, args):
+    """A corrupt chance log (a value too large for 64 bits, not a number, of another
+    shape) is refused as the log's error, in one line, not an OverflowError."""
+    from ratenvs.common.game import ChanceReplay, ChanceReplayError
+
+    with pytest.raises(ChanceReplayError, match=r"^draw 0: "):
+        getattr(ChanceReplay([[kind, value]]), kind)(*args)
