@@ -1,9 +1,11 @@
 """Where a 4-player Rat-a-Tat Cat agent's wins come from, against three heuristic bots.
 
     python -m studies.ratcat_4p_ablation [--agent CKPT] [--games 800] [--seed 70000]
+        [--players 4]
 
-Every line is one player in seat ``g % 4`` of game ``g`` (elimination game at 100,
-the other three seats heuristic bots), scored as a win rate (ties shared):
+Every line is one player in seat ``g % n`` of game ``g`` (elimination game at 100,
+the other ``n - 1`` seats heuristic bots; ``--players n``, default 4: the same lines
+heads-up with ``--players 2`` and a 2-player agent), scored as a win rate (ties shared):
 
 - ``heuristic``: the heuristic bot itself (the fair share is 25%).
 - ``oracle knock (own, others)``: the heuristic's card play, but it knocks when
@@ -113,26 +115,31 @@ def lineup(player: Bot, seat: int, num_players: int = 4) -> list[Bot]:
 
 
 def play(
-    chooser: Chooser, games: int, seed: int, handicap: float = 0.0, ceilings: bool = False
+    chooser: Chooser,
+    games: int,
+    seed: int,
+    handicap: float = 0.0,
+    ceilings: bool = False,
+    players: int = 4,
 ) -> Line:
-    """``chooser`` in seat ``g % 4`` of game ``g`` (seed ``seed + g``) against three heuristic
-    bots.
+    """``chooser`` in seat ``g % players`` of game ``g`` (seed ``seed + g``) against
+    heuristic bots in the other seats.
 
     The games are driven (:func:`studies.harness.drive`: the chooser reads the true table),
     by the one seeding rule: with a chooser that keeps the heuristic's action, game ``g`` is
-    ``play_game(game, four heuristic bots, seed + g)``. ``handicap`` points come off the
+    ``play_game(game, heuristic bots in every seat, seed + g)``. ``handicap`` points come off the
     seat's score in every round it plays (taken off its total as the round is dealt, so
     eliminations see them): what a steady edge of that many points per round is worth.
     ``ceilings``: the env's ``owner_ceilings`` option (the heuristic bots read the
     observation without it; the same games).
     """
-    game = RatATatCat(num_players=4, target_score=100, owner_ceilings=ceilings)
+    game = RatATatCat(num_players=players, target_score=100, owner_ceilings=ceilings)
     score = 0.0
     edges: list[float] = []
     points: list[int] = []
     rounds = 0
     for g in range(games):
-        one = _OneSeat(game, chooser, g % 4, handicap)
+        one = _OneSeat(game, chooser, g % players, handicap)
         final = drive(game, seed + g, one.choose, on_step=one.on_step)
         edges += one.edges
         points += one.points
@@ -283,17 +290,18 @@ def bot_plays(bot: Bot) -> Chooser:
     def choose(
         state: rules.State, seat: int, obs: np.ndarray, mask: np.ndarray, a: int, rng: Rng
     ) -> int:
-        if hasattr(bot, "bind"):  # the study's games: 4 players, out at 100
-            bot.bind(_observer(layout_for_size(len(obs)).has_ceilings))
+        if hasattr(bot, "bind"):  # the study's games: out at 100
+            lay = layout_for_size(len(obs))
+            bot.bind(_observer(lay.has_ceilings, lay.num_players))
         return int(bot.act(obs, mask, rng))
 
     return choose
 
 
-@lru_cache(maxsize=2)
-def _observer(ceilings: bool) -> Any:
-    """The knowledge observer of the study's game (4 players, out at 100)."""
-    game = RatATatCat(num_players=4, target_score=100, owner_ceilings=ceilings)
+@lru_cache(maxsize=4)
+def _observer(ceilings: bool, players: int = 4) -> Any:
+    """The knowledge observer of the study's game (``players`` players, out at 100)."""
+    game = RatATatCat(num_players=players, target_score=100, owner_ceilings=ceilings)
     return game.observer("knowledge")
 
 
@@ -392,7 +400,12 @@ def study_parser(doc: str, games: int, seed: int, agent: str) -> argparse.Argume
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = study_parser(__doc__, 800, 70000, "checkpoint of a 4-player agent (elimination game)")
+    parser = study_parser(
+        __doc__, 800, 70000, "checkpoint of an agent of --players players (elimination game)"
+    )
+    parser.add_argument(
+        "--players", type=int, choices=range(2, 7), default=4, help="players at the table"
+    )
     parser.add_argument("--margin", type=float, default=3.0)
     parser.add_argument(
         "--handicaps",
@@ -438,7 +451,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from training.checkpoint import load_checkpoint
 
         agent = load_checkpoint(args.agent, game="rat_a_tat_cat").bot()
-        wide = layout_for_size(agent.spec.observation_size).has_ceilings  # the agent's own
+        lay = layout_for_size(agent.spec.observation_size)
+        if lay.num_players != args.players:
+            parser.error(f"--agent plays {lay.num_players} players, not --players {args.players}")
+        wide = lay.has_ceilings  # the agent's own
         agent_lines: list[tuple[str, Chooser]] = []
         for decisions in (
             list(PHASES),
@@ -484,7 +500,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(HEADER)
     for name, chooser, handicap, ceilings in lines:
         t0 = time.perf_counter()
-        r = play(chooser, args.games, args.seed, handicap, ceilings=ceilings)
+        r = play(chooser, args.games, args.seed, handicap, ceilings=ceilings, players=args.players)
         print(f"{name:55s} {r.row()}   ({time.perf_counter() - t0:.0f} s)", flush=True)
     return 0
 

@@ -334,3 +334,33 @@ def test_a_driven_game_is_play_game_and_the_chooser_gets_the_seats_stream(monkey
     # the chooser draws from its seat's stream of the game's seed (the heuristic draws none)
     seat, first = draws[0]
     assert seat == 0 and first == seed_streams(40, 4)[1][0].random()
+
+
+def test_the_script_plays_heads_up_with_a_two_player_agent(capsys):
+    ckpts = ROOT / "checkpoints" / "rat_a_tat_cat"
+    agent = ckpts / "rat_a_tat_cat_2p.json"
+    argv = ["--games", "2", "--players", "2", "--handicaps"]
+    assert ablation.main([*argv, "--agent", str(agent), "--only", "oracle swap"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("  ")[0] for line in lines[2:]] == [
+        "agent, oracle swap (others seen)",
+        "agent, oracle knock, oracle swap",
+    ]
+    with pytest.raises(SystemExit):  # a 4-player agent at a 2-player table
+        ablation.main([*argv, "--agent", str(ckpts / "rat_a_tat_cat_4p.pt")])
+    assert "plays 4 players, not --players 2" in capsys.readouterr().err
+
+
+def test_a_heads_up_line_is_the_heuristic_game_when_the_chooser_keeps_its_action():
+    from ratenvs.common.play import play_game
+    from ratenvs.rat_a_tat_cat.bots import HeuristicBot
+    from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+    keep = lambda s, seat, o, m, a, rng: a  # noqa: E731
+    line = ablation.play(keep, 6, 500, players=2)
+    game = RatATatCat(num_players=2, target_score=100)
+    wins = 0.0
+    for g in range(6):
+        final = play_game(game, [HeuristicBot(), HeuristicBot()], 500 + g)
+        wins += ablation.win_share(final.winners, g % 2)
+    assert line.win_rate == pytest.approx(wins / 6)
