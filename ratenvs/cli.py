@@ -352,6 +352,12 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
             env_overrides=overrides,
             progress=print,
             save=args.save_responder,
+            command=command
+            + (
+                f" --save-responder {shlex.quote(args.save_responder)}"
+                if args.save_responder
+                else ""
+            ),
         )
     except ModuleNotFoundError as err:  # the train extra
         return report(err)
