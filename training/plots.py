@@ -10,6 +10,7 @@ import csv
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -33,6 +34,42 @@ def _read(path: Path) -> dict[str, list[float]]:
                 if key != "timesteps" and value not in ("", None):
                     cols.setdefault(key, []).append((float(x), float(value)))
     return {k: v for k, v in cols.items()}  # type: ignore[return-value]
+
+
+def plot_responder(card: dict[str, Any], out: str | Path, title: str = "") -> Path:
+    """Draw a saved responder's learning curve (``ratenvs exploit --save-responder``: the
+    card's ``responder_of.learning_curve``, the mean return of its training games against
+    its frames; frames counted from its ``--init``'s start when the card says
+    ``timesteps``)."""
+    of = card["responder_of"]
+    points = [(int(p["frames"]), float(p["mean_return"])) for p in of["learning_curve"]]
+    if not points:
+        raise ValueError("the responder's card has no learning curve")
+    start = int(card.get("timesteps", of["frames_trained"])) - int(of["frames_trained"])
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    earlier = of.get("earlier") or {}  # a responder it was started from, when recorded
+    if earlier.get("learning_curve"):
+        first = start - int(earlier["frames_trained"])
+        pts = [
+            (first + int(p["frames"]), float(p["mean_return"])) for p in earlier["learning_curve"]
+        ]
+        ax.plot(*zip(*pts), color="tab:grey", label="the responder it started from")
+        ax.legend(loc="lower right", fontsize=8)
+    xs, ys = zip(*points)
+    ax.plot([start + x for x in xs], ys, color="tab:blue")
+    ax.set_ylabel("mean return\n(training games)")
+    ax.set_xlabel("timesteps")
+    ax.set_title(f"best response to {of['target']}", fontsize=9)
+    ax.grid(alpha=0.3)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    out = Path(out)
+    try:
+        atomic_write(out, lambda fh: fig.savefig(fh, format=out.suffix[1:] or "png", dpi=100))
+    finally:
+        plt.close(fig)
+    return out
 
 
 def plot_run(run_dir: str | Path, out: str | Path, title: str = "") -> Path:

@@ -30,7 +30,7 @@ from ratenvs.evaluation import check_policy_fits, parse_env_overrides
 from ratenvs.games import GAMES
 from training.checkpoint import card_path, load_checkpoint, save_checkpoint, weights_path
 from training.evaluate import MAX_GAMES, checkpoint_env, evaluate_agent, make_opponents
-from training.plots import plot_run
+from training.plots import plot_responder, plot_run
 
 
 def parse_vs(text: str) -> tuple[list[str], list[str]]:
@@ -107,6 +107,9 @@ def ship(
     run_dir = src_w.parent
     if (run_dir / "progress.csv").is_file():
         plot_run(run_dir, curve, title=f"{ckpt.game}: {dst_w.stem}")
+        card["learning_curve"] = curve.name
+    elif (card.get("responder_of") or {}).get("learning_curve"):  # exploit --save-responder
+        plot_responder(card, curve, title=f"{ckpt.game}: {dst_w.stem}")
         card["learning_curve"] = curve.name
     # then the checkpoint as one unit: its weights under new names, the card last
     save_checkpoint(dst_w, ckpt.policy_state, card, ckpt.optimizer_state)

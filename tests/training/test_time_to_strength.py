@@ -36,6 +36,9 @@ def test_the_last_leg_is_the_file_holding_the_cards_config() -> None:
     that recipe (a renamed recipe is found under its new name)."""
     checked = 0
     for card in _shipped_cards():
+        if "config" not in card:  # a best responder's card: its commands, no config
+            assert card["responder_of"] and card["reproduced"]["commands"]
+            continue
         try:
             trained = config_from_dict(card["config"]).to_dict()
         except ConfigError:  # an older schema (keys moved since): not comparable
