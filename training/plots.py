@@ -36,6 +36,20 @@ def _read(path: Path) -> dict[str, list[float]]:
     return {k: v for k, v in cols.items()}  # type: ignore[return-value]
 
 
+def _save(fig: Any, out: str | Path, title: str) -> Path:
+    """Title ``fig``, write it to ``out`` (its suffix the format) through a temporary file
+    renamed into place, close it."""
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    out = Path(out)
+    try:
+        atomic_write(out, lambda fh: fig.savefig(fh, format=out.suffix[1:] or "png", dpi=100))
+    finally:
+        plt.close(fig)
+    return out
+
+
 def plot_responder(card: dict[str, Any], out: str | Path, title: str = "") -> Path:
     """Draw a saved responder's learning curve (``ratenvs exploit --save-responder``: the
     card's ``responder_of.learning_curve``, the mean return of its training games against
@@ -61,15 +75,7 @@ def plot_responder(card: dict[str, Any], out: str | Path, title: str = "") -> Pa
     ax.set_xlabel("timesteps")
     ax.set_title(f"best response to {of['target']}", fontsize=9)
     ax.grid(alpha=0.3)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    out = Path(out)
-    try:
-        atomic_write(out, lambda fh: fig.savefig(fh, format=out.suffix[1:] or "png", dpi=100))
-    finally:
-        plt.close(fig)
-    return out
+    return _save(fig, out, title)
 
 
 def plot_run(run_dir: str | Path, out: str | Path, title: str = "") -> Path:
@@ -104,15 +110,7 @@ def plot_run(run_dir: str | Path, out: str | Path, title: str = "") -> Path:
         ax.set_ylabel("evaluation")
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right", fontsize=8)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    out = Path(out)
-    try:
-        atomic_write(out, lambda fh: fig.savefig(fh, format=out.suffix[1:] or "png", dpi=100))
-    finally:
-        plt.close(fig)
-    return out
+    return _save(fig, out, title)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
