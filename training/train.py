@@ -34,7 +34,6 @@ import dataclasses
 import datetime as dt
 import io
 import os
-import platform
 import signal
 import subprocess
 import sys
@@ -48,6 +47,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ratenvs.agents.checkpoint import library_versions
 from ratenvs.common.arguments import (
     ArgumentParser,
     int_in,
@@ -110,27 +110,6 @@ def eval_opponents(cfg: TrainConfig) -> list[str] | None:
     if cfg.selfplay.enabled:
         return None  # the game's default opponent
     return cfg.opponents
-
-
-def library_versions() -> dict[str, str]:
-    """Versions of Python and the libraries a checkpoint depends on."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for pkg in (
-        "ratenvs",
-        "torch",
-        "stable-baselines3",
-        "sb3-contrib",
-        "gymnasium",
-        "pettingzoo",
-        "numpy",
-    ):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:  # pragma: no cover - partial installs only
-            out[pkg] = "not installed"
-    return out
 
 
 def git_commit() -> str | None:

@@ -334,6 +334,29 @@ def _to_numpy(t: Any) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- files
+def library_versions() -> dict[str, str]:
+    """Versions of Python and the libraries a checkpoint depends on (a card's
+    ``versions``: training runs and saved best responders write them)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in (
+        "ratenvs",
+        "torch",
+        "stable-baselines3",
+        "sb3-contrib",
+        "gymnasium",
+        "pettingzoo",
+        "numpy",
+    ):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:  # pragma: no cover - partial installs only
+            out[pkg] = "not installed"
+    return out
+
+
 def sha256_bytes(data: bytes) -> str:
     """Hex SHA-256 of ``data``."""
     return hashlib.sha256(data).hexdigest()
