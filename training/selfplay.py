@@ -91,9 +91,12 @@ class BatchedPool(Opponents):
         snapshot_prob: float,
         max_snapshots: int,
         fixed: Sequence[PolicyBot] = (),
+        seed: int = 0,
     ) -> None:
         if not bots:
             raise ValueError("an opponent pool needs at least one bot")
+        self.rng = np.random.default_rng([int(seed), 4])
+        """Draws the actions of frozen policies that sample (a card's ``"play": "sample"``)."""
         self.bots = list(bots)
         self.snapshot_prob = float(snapshot_prob)
         self.max_snapshots = int(max_snapshots)
@@ -122,7 +125,7 @@ class BatchedPool(Opponents):
         return codes
 
     def act(self, policy: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return self.frozen[policy].greedy(observations, masks)
+        return self.frozen[policy].choose(observations, masks, self.rng)
 
 
 def make_batched_vec_env(cfg: TrainConfig, monitor: bool = True) -> Any:
@@ -137,7 +140,7 @@ def make_batched_vec_env(cfg: TrainConfig, monitor: bool = True) -> Any:
     if cfg.selfplay.enabled:
         sp = cfg.selfplay
         opponents: Any = BatchedPool(
-            sp.bots, sp.snapshot_prob, sp.max_snapshots, fixed_policies(cfg)
+            sp.bots, sp.snapshot_prob, sp.max_snapshots, fixed_policies(cfg), seed=cfg.seed
         )
     else:
         opponents = opponents_arg(cfg)

@@ -81,6 +81,8 @@ DIGEST_CHARS = 16
 chance; the card holds the full digest, which is what is checked)."""
 ACTIVATIONS = ("tanh", "relu")
 REQUIRED_CARD_KEYS = ("format", "game", "env_options", "policy", "weights_sha256")
+PLAYS = ("greedy", "sample")
+"""How a checkpoint's policy may choose (its card's optional ``play``, default greedy)."""
 AGENTS_EXTRA = 'pip install "ratenvs[agents]"'
 """How to get safetensors, which reading checkpoint weights needs."""
 TORCH_FOR_LEGACY = "pip install torch (CPU build: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
@@ -266,7 +268,9 @@ class PolicySpec:
 
 # ------------------------------------------------------------------ the Bot
 class PolicyBot:
-    """A trained policy behind the Bot protocol: the greedy masked argmax of its logits.
+    """A trained policy behind the Bot protocol: the greedy masked argmax of its logits, or
+    (``sample=True``, a card's ``"play": "sample"``) an action drawn from its softmax over
+    the legal actions.
 
     The forward pass runs in NumPy on weights copied out of the state dict (fast for one
     observation at a time, and free of torch inside env workers).
@@ -280,9 +284,13 @@ class PolicyBot:
         *,
         game: str | None = None,
         env_options: Mapping[str, Any] | None = None,
+        sample: bool = False,
     ) -> None:
         self.name = name
         self.spec = spec
+        self.sample = bool(sample)
+        """Draw from the policy's softmax over the legal actions instead of its argmax (a
+        card's ``"play": "sample"``: e.g. a policy that imitates a randomised bot)."""
         self.game = game
         """Package name of the game the policy plays (None: not known)."""
         self.env_options = None if env_options is None else dict(env_options)
@@ -314,13 +322,33 @@ class PolicyBot:
         masked = np.where(np.asarray(action_masks, dtype=bool), logits, -np.inf)
         return masked.argmax(axis=-1)
 
+    def sampled(
+        self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """Legal actions of a batch drawn from the policy's softmax over the legal actions
+        (the Gumbel-max draw: the argmax of the masked logits plus Gumbel noise)."""
+        logits = self.logits(observations)
+        noisy = logits - np.log(-np.log(rng.random(logits.shape)))
+        masked = np.where(np.asarray(action_masks, dtype=bool), noisy, -np.inf)
+        return masked.argmax(axis=-1)
+
+    def choose(
+        self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """The policy's legal actions for a batch, as it plays: :meth:`greedy`, or
+        :meth:`sampled` with ``rng`` when :attr:`sample` is set."""
+        if self.sample:
+            return self.sampled(observations, action_masks, rng)
+        return self.greedy(observations, action_masks)
+
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        """The greedy legal action (``rng`` is not used: the policy is deterministic)."""
+        """The policy's legal action: the greedy one (``rng`` not used), or one drawn from
+        ``rng`` when :attr:`sample` is set."""
         if not np.any(action_mask):
             raise ValueError("no legal action in the action mask")
-        return int(self.greedy(observation, action_mask))
+        return int(self.choose(observation, action_mask, rng))
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -532,6 +560,10 @@ def load_card(path: str | Path) -> dict[str, Any]:
             raise CheckpointError(
                 f"checkpoint card {cpath}: {key!r} must be {words}, got {card[key]!r}"
             )
+    if card.get("play", "greedy") not in PLAYS:
+        raise CheckpointError(
+            f"checkpoint card {cpath}: 'play' must be one of {PLAYS}, got {card['play']!r}"
+        )
     _sha_entry(cpath, card, "weights_sha256")
     if card["format"] == CHECKPOINT_FORMAT:
         _plain_name(cpath, card, "weights_file", WEIGHTS_SUFFIX)
@@ -807,14 +839,22 @@ class Checkpoint:
         """The env options the policy was trained with (a copy)."""
         return dict(self.card["env_options"])
 
+    @property
+    def play(self) -> str:
+        """How the policy chooses (the card's ``play``): ``"greedy"`` (the default, the
+        argmax of its logits) or ``"sample"`` (drawn from its softmax)."""
+        return str(self.card.get("play", "greedy"))
+
     def bot(self, name: str | None = None) -> PolicyBot:
-        """The policy as a greedy :class:`PolicyBot`."""
+        """The policy as a :class:`PolicyBot` that plays as its card says (greedy unless
+        the card's ``play`` is ``"sample"``)."""
         return PolicyBot(
             self.policy_state,
             self.spec,
             name or checkpoint_base(self.path).name,
             game=self.game,
             env_options=self.env_options,
+            sample=self.play == "sample",
         )
 
 

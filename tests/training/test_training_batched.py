@@ -250,6 +250,16 @@ def test_fixed_checkpoints_join_the_pool_and_are_never_dropped():
     assert pool.snapshot_count() == 2
     masks = np.array([[1, 1, 0, 0], [0, 0, 1, 1]])
     np.testing.assert_array_equal(pool.act(0, np.zeros((2, 3)), masks), [0, 2])
+    # a fixed policy whose card says "play": "sample" draws from its softmax, seeded
+    sampler = PolicyBot(_tiny_policy([1.0, 1.0, 1.0, 1.0]), _TinySpec(), "twin", sample=True)
+    obs, legal = np.zeros((400, 3)), np.tile([1, 1, 1, 0], (400, 1))
+
+    def drawn(seed: int) -> np.ndarray:
+        return BatchedPool(["optimal"], 1.0, 2, fixed=[sampler], seed=seed).act(0, obs, legal)
+
+    assert set(np.unique(drawn(5))) == {0, 1, 2}  # every legal action, no illegal one
+    np.testing.assert_array_equal(drawn(5), drawn(5))
+    assert not np.array_equal(drawn(5), drawn(6))
 
 
 def test_selfplay_checkpoints_are_checked_and_play_on_the_batched_door(tmp_path):

@@ -1,0 +1,290 @@
+"""A policy twin of the ``ismcts`` bot, so that a best response to it can be trained.
+
+Issue 38 asks for a 2-player agent that wins >= 75% of elimination games against
+``ismcts`` (100 iterations, heuristic play-outs), and the exploit tool trains a best
+response only against a target the batched door can play: a checkpoint or a bot with a
+kernel twin. ``ismcts`` searches about 0.13 s a decision (some 8 s a game), so PPO against
+it is out of reach on two cores; its choices can be imitated instead, and the imitation
+trained against.
+
+- ``collect``: the agent ``--agent`` plays ``ismcts`` at its shipped setting, seats
+  alternating (game ``g``: seed ``seed + g``, the agent in seat ``g % 2``); every
+  decision of the search bot with more than one legal action is recorded (its observation
+  as the env gives it, the legal actions, the action chosen), and every game's result (the
+  agent's share of the win). The record is rewritten atomically every ``--every`` games,
+  so a run can be stopped and its games used; the agent's win rate against ``ismcts`` is
+  a by-product (these are fresh games).
+- ``fit``: behaviour cloning (cross-entropy over the legal actions) of the recorded
+  decisions into a policy of the agent's architecture, starting from the agent's weights;
+  a tenth of the games held out to report how often the twin's most likely action is the
+  bot's. The twin is written as a checkpoint (its card says what it imitates, and that it
+  plays its softmax: ``"play": "sample"``, the search's choices vary from game to game; or
+  ``--play greedy``, its most likely choice), which ``ratenvs exploit TWIN --init agent:...``
+  or a self-play pool (``selfplay.checkpoints``) trains against.
+
+``python -m studies.ratcat_ismcts_twin collect --agent agent:rat_a_tat_cat_2p_vs_heuristic
+--games 400 --seed 600000 --out runs/twin_a.npz``; ``python -m studies.ratcat_ismcts_twin
+fit runs/twin_a.npz runs/twin_b.npz --agent agent:rat_a_tat_cat_2p_vs_heuristic --out
+runs/ismcts_twin``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ratenvs.common.play import seed_streams
+from ratenvs.common.stats import wilson_interval
+from ratenvs.rat_a_tat_cat.bots import ISMCTS_ITERATIONS, RatCatISMCTS
+from ratenvs.rat_a_tat_cat.rules import RatATatCat
+from studies.harness import play_on
+from training.atomic import atomic_write_bytes
+from training.games.rat_a_tat_cat_win_chance import win_share
+
+
+def collect(
+    agent: str,
+    games: int,
+    seed: int,
+    out: str,
+    every: int = 10,
+    iterations: int = ISMCTS_ITERATIONS,
+) -> dict[str, Any]:
+    """Play ``games`` games of ``agent`` against ``ismcts`` (``iterations`` per decision: its
+    shipped setting unless told) and record the search bot's decisions to ``out`` (npz);
+    return the agent's results. Game ``g`` is ``play_game(game, bots, seed + g)`` with the
+    agent in seat ``g % 2``."""
+    from ratenvs.agents import load_agent_checkpoint
+
+    ckpt = load_agent_checkpoint(agent, game="rat_a_tat_cat")
+    options = {k: v for k, v in ckpt.card["env_options"].items() if k != "reward"}
+    game = RatATatCat(**options)
+    if game.num_players != 2:
+        raise SystemExit(f"{agent} plays {game.num_players} players; this study is heads-up")
+    view = game.observer(game.observation_kind)
+    bot = ckpt.bot()
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    game_of: list[int] = []
+    shares: list[float] = []
+    seconds = 0.0
+    t0 = time.perf_counter()
+    for g in range(games):
+        seat = g % 2
+        search = RatCatISMCTS(iterations=iterations)
+        search.bind(view)
+        search.bind_game(game, 1 - seat)
+
+        def choose(
+            state: Any,
+            p: int,
+            rng: np.random.Generator,
+            seat: int = seat,
+            search: RatCatISMCTS = search,
+            g: int = g,
+        ) -> int:
+            mask = game.legal_mask(state, p)
+            o = view.observe(state, p)
+            if p == seat:
+                return int(bot.act(o, mask, rng))
+            action = int(search.act_in_state(state, p, mask, rng))
+            if int(np.count_nonzero(mask)) > 1:
+                obs.append(np.asarray(o, dtype=np.float32))
+                masks.append(np.asarray(mask, dtype=bool))
+                actions.append(action)
+                game_of.append(seed + g)
+            return action
+
+        chance, rngs = seed_streams(seed + g, 2)
+        state = game.init(chance)
+        play_on(game, state, choose, chance, rngs)
+        shares.append(win_share(state.winners, seat))
+        if (g + 1) % every == 0 or g + 1 == games:
+            seconds = time.perf_counter() - t0
+            _write(out, obs, masks, actions, game_of, shares, agent, seed, seconds)
+            wins = sum(shares)
+            low, high = wilson_interval(wins, len(shares))
+            print(
+                f"{g + 1} games: agent {100 * wins / len(shares):.1f}% "
+                f"[{100 * low:.1f}, {100 * high:.1f}], {len(actions)} decisions, "
+                f"{seconds / (g + 1):.1f} s a game",
+                flush=True,
+            )
+    wins = sum(shares)
+    return {"games": games, "agent_wins": wins, "decisions": len(actions), "seconds": seconds}
+
+
+def _write(
+    out: str,
+    obs: list[np.ndarray],
+    masks: list[np.ndarray],
+    actions: list[int],
+    game_of: list[int],
+    shares: list[float],
+    agent: str,
+    seed: int,
+    seconds: float,
+) -> None:
+    buffer = io.BytesIO()
+    np.savez_compressed(
+        buffer,
+        observations=np.stack(obs) if obs else np.zeros((0, 0), np.float32),
+        masks=np.stack(masks) if masks else np.zeros((0, 0), bool),
+        actions=np.asarray(actions, dtype=np.int64),
+        games=np.asarray(game_of, dtype=np.int64),
+        shares=np.asarray(shares, dtype=np.float64),
+        meta=np.asarray(json.dumps({"agent": agent, "seed": seed, "seconds": seconds})),
+    )
+    atomic_write_bytes(out, buffer.getvalue())
+
+
+def load(paths: Sequence[str]) -> dict[str, np.ndarray]:
+    """The records of ``paths`` concatenated."""
+    parts = [np.load(p) for p in paths]
+    keys = ("observations", "masks", "actions", "games", "shares")
+    return {k: np.concatenate([p[k] for p in parts if len(p[k])]) for k in keys}
+
+
+def fit(
+    paths: Sequence[str],
+    agent: str,
+    out: str,
+    epochs: int = 20,
+    batch_size: int = 512,
+    learning_rate: float = 3e-4,
+    seed: int = 0,
+    play: str = "sample",
+) -> dict[str, Any]:
+    """Clone the recorded decisions of ``paths`` into a policy started from ``agent``'s
+    weights; write it to ``out`` (its card's ``play``: ``"sample"``, the twin draws from its
+    softmax as the search's own choices vary, or ``"greedy"``, its most likely choice);
+    return the fit's figures."""
+    import torch
+
+    from ratenvs.agents import AGENT_PREFIX, agent_path
+    from training.checkpoint import load_checkpoint, save_checkpoint
+
+    data = load(paths)
+    where = agent_path(agent) if agent.startswith(AGENT_PREFIX) else agent
+    ckpt = load_checkpoint(where, game="rat_a_tat_cat")
+    policy = ckpt.policy()
+    games = np.unique(data["games"])
+    rng = np.random.default_rng(seed)
+    held = set(rng.choice(games, size=max(1, len(games) // 10), replace=False).tolist())
+    test = np.isin(data["games"], list(held))
+    obs = torch.as_tensor(data["observations"])
+    masks = torch.as_tensor(data["masks"])
+    actions = torch.as_tensor(data["actions"])
+
+    def agreement(rows: np.ndarray) -> tuple[float, float]:
+        with torch.no_grad():
+            dist = policy.get_distribution(obs[rows], action_masks=masks[rows])
+            probs = dist.distribution.probs
+            best = probs.argmax(dim=1)
+            like = probs.gather(1, actions[rows, None]).clamp_min(1e-12).log().mean()
+        return float((best == actions[rows]).float().mean()), float(like)
+
+    train_rows, test_rows = np.flatnonzero(~test), np.flatnonzero(test)
+    before = agreement(test_rows)
+    print(f"the agent itself: {100 * before[0]:.1f}% of the held-out choices", flush=True)
+    torch.manual_seed(seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    gen = torch.Generator().manual_seed(seed)
+    curve = []
+    for epoch in range(epochs):
+        policy.set_training_mode(True)
+        order = torch.as_tensor(train_rows)[torch.randperm(len(train_rows), generator=gen)]
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            _, log_prob, _ = policy.evaluate_actions(
+                obs[idx], actions[idx], action_masks=masks[idx]
+            )
+            loss = -log_prob.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        policy.set_training_mode(False)
+        held_out = agreement(test_rows)
+        curve.append([epoch + 1, round(held_out[0], 4), round(held_out[1], 4)])
+        print(
+            f"epoch {epoch + 1}: held out {100 * held_out[0]:.1f}% agree, "
+            f"log-likelihood {held_out[1]:.3f}",
+            flush=True,
+        )
+    figures = {
+        "decisions": len(actions),
+        "games": len(games),
+        "held_out_games": len(held),
+        "agent_agreement": round(before[0], 4),
+        "twin_agreement": curve[-1][1],
+        "twin_log_likelihood": curve[-1][2],
+        "curve": curve,
+    }
+    card = {
+        "game": "rat_a_tat_cat",
+        "gymnasium_id": ckpt.card.get("gymnasium_id"),
+        "env_options": {k: v for k, v in ckpt.card["env_options"].items() if k not in ("reward",)},
+        "policy": ckpt.card["policy"],
+        "play": play,
+        "twin_of": {
+            "bot": "ismcts",
+            "records": [str(p) for p in paths],
+            "started_from": agent,
+            "fit": figures,
+        },
+    }
+    save_checkpoint(Path(out), policy.state_dict(), card)
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect", help="record ismcts's decisions against the agent")
+    c.add_argument("--agent", default="agent:rat_a_tat_cat_2p_vs_heuristic")
+    c.add_argument("--games", type=int, default=400)
+    c.add_argument("--seed", type=int, default=600000, help="game g is seeded seed + g")
+    c.add_argument("--every", type=int, default=10, help="rewrite the record every N games")
+    c.add_argument("--out", required=True, help="the record (npz)")
+    f = sub.add_parser("fit", help="clone the recorded decisions into a twin checkpoint")
+    f.add_argument("records", nargs="+")
+    f.add_argument("--agent", default="agent:rat_a_tat_cat_2p_vs_heuristic")
+    f.add_argument("--epochs", type=int, default=20)
+    f.add_argument("--batch-size", type=int, default=512)
+    f.add_argument("--learning-rate", type=float, default=3e-4)
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument(
+        "--play",
+        choices=("sample", "greedy"),
+        default="sample",
+        help="how the twin chooses: drawn from its softmax (as the search varies) or greedy",
+    )
+    f.add_argument("--out", required=True, help="the twin checkpoint")
+    args = parser.parse_args(argv)
+    if args.command == "collect":
+        result = collect(args.agent, args.games, args.seed, args.out, args.every)
+    else:
+        result = fit(
+            args.records,
+            args.agent,
+            args.out,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            learning_rate=args.learning_rate,
+            seed=args.seed,
+            play=args.play,
+        )
+    print(json.dumps({k: v for k, v in result.items() if k != "curve"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
