@@ -81,10 +81,14 @@ def measure(
     seed: int,
     knock: str = "search",
     value: str | None = None,
+    iterations: int | None = None,
 ) -> dict[str, Any]:
-    """Play the games and return the figures (see the module docstring)."""
+    """Play the games and return the figures (see the module docstring); ``iterations``:
+    the bot's budget per decision (IS-MCTS iterations, PIMC deals; default its shipped one)."""
     game = RatATatCat(**SETTINGS[setting])
-    options = {} if value is None else {"value": value}
+    options: dict[str, Any] = {} if value is None else {"value": value}
+    if iterations is not None:
+        options["iterations" if bot == "ismcts" else "determinizations"] = iterations
     searcher = _Timed(BOTS[bot](**options), HeuristicBot() if knock == "heuristic" else None)
     wins = 0.0
     games = 0
@@ -107,6 +111,7 @@ def measure(
         "opponent": "heuristic",
         "knock": knock,
         "value": searcher.bot.value,
+        "iterations": searcher.bot.iterations,
         "seed": seed,
         "games": games,
         "wins": wins,
@@ -130,16 +135,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--knock", choices=("search", "heuristic"), default="search")
     parser.add_argument("--value", choices=("win", "reward"), default=None)
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="IS-MCTS iterations or PIMC deals per decision (default: the bot's shipped budget)",
+    )
     parser.add_argument("--json", default=None, help="write the figures to this file")
     args = parser.parse_args(argv)
     out = measure(
-        args.bot, args.setting, args.minutes, args.max_games, args.seed, args.knock, args.value
+        args.bot,
+        args.setting,
+        args.minutes,
+        args.max_games,
+        args.seed,
+        args.knock,
+        args.value,
+        args.iterations,
     )
     low, high = out["wilson_95"]
     print(
         f"{out['bot']} vs heuristic, {out['setting']}"
         + (", knocks by the heuristic" if out["knock"] == "heuristic" else "")
-        + f" (value {out['value']})"
+        + f" (value {out['value']}"
+        + f", {out['iterations']} iterations"
+        + ")"
         + f": {out['win_rate']:.1%} "
         f"[{low:.1%}, {high:.1%}] of {out['games']} games; "
         f"{out['seconds_per_move_mean']:.3f} s per searched move (median "

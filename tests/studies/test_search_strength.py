@@ -24,3 +24,11 @@ def test_the_knock_and_the_value_can_be_replaced():
     )
     assert figures["knock"] == "heuristic" and figures["value"] == "reward"
     assert figures["games"] == 1
+
+
+def test_the_budget_can_be_set(capsys):
+    figures = search_strength.measure("ismcts", "one_round", 1.0, 1, seed=2, iterations=3)
+    assert figures["iterations"] == 3 and figures["games"] == 1  # the bot's own budget
+    assert search_strength.measure("ismcts", "one_round", 1.0, 1, seed=2)["iterations"] == 100
+    search_strength.main(["--bot", "pimc", "--max-games", "1", "--iterations", "2"])
+    assert "2 iterations" in capsys.readouterr().out
