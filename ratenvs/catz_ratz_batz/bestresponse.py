@@ -362,6 +362,12 @@ class AgentPolicy:
                 )
         if not callable(getattr(agent, "greedy", None)):
             raise TypeError(f"{agent!r} has no batched greedy(observations, action_masks)")
+        if getattr(agent, "sample", False):
+            raise ValueError(
+                f"agent {getattr(agent, 'name', agent)!r} draws its keeps from its softmax "
+                '(its card\'s "play": "sample"): the exact best response here is to a '
+                "policy whose keeps are deterministic"
+            )
         self.agent = agent
         game = CatzRatzBatz(num_players=2, turns=self.turns, totals_view=self.totals_view)
         self.observer = game.observer("knowledge")

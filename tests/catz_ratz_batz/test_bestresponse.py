@@ -179,6 +179,14 @@ def test_an_agent_reading_both_totals_is_best_responded_over_the_totals():
     assert got.value == pytest.approx((got.seat_0.share + got.seat_1.share) / 2 - 0.5)
 
 
+def test_an_agent_that_samples_its_keeps_is_refused():
+    game = CatzRatzBatz(num_players=2, turns=1)
+    agent = _ParityAgent(game.observer("knowledge"))
+    agent.sample = True  # a card's "play": "sample"
+    with pytest.raises(ValueError, match="draws its keeps from its softmax"):
+        br.AgentPolicy(agent, 1)
+
+
 def test_agent_tables_are_its_actions_on_the_observers_own_observations():
     game = CatzRatzBatz(num_players=2, turns=3)
     observer = game.observer("knowledge")
