@@ -21,11 +21,16 @@ trained against.
   plays its softmax: ``"play": "sample"``, the search's choices vary from game to game; or
   ``--play greedy``, its most likely choice), which ``ratenvs exploit TWIN --init agent:...``
   or a self-play pool (``selfplay.checkpoints``) trains against.
+- ``sharpen``: the twin at a softmax temperature (its logits divided by it, ``"play":
+  "sample"``). A fitted twin spreads its choices wider than the bot (it is also unsure
+  where its data is thin); at the temperature where the agents win against it what they
+  win against the bot, it stands in for the bot.
 
 ``python -m studies.ratcat_ismcts_twin collect --agent agent:rat_a_tat_cat_2p_vs_heuristic
 --games 400 --seed 600000 --out runs/twin_a.npz``; ``python -m studies.ratcat_ismcts_twin
 fit runs/twin_a.npz runs/twin_b.npz --agent agent:rat_a_tat_cat_2p_vs_heuristic --out
-runs/ismcts_twin``.
+runs/ismcts_twin``; ``python -m studies.ratcat_ismcts_twin sharpen runs/ismcts_twin.json
+--temperature 0.7 --out runs/ismcts_twin_t07``.
 """
 
 from __future__ import annotations
@@ -225,6 +230,31 @@ def fit(
     return figures
 
 
+def sharpen(twin: str, temperature: float, out: str) -> dict[str, Any]:
+    """Write ``twin`` at softmax temperature ``temperature`` to ``out``: its output layer
+    (logits) divided by the temperature, so that drawing from its softmax is drawing from
+    the twin's softmax at that temperature (below 1: nearer its most likely choice, as the
+    search bot's own choices vary less than a fitted twin's); the card says the temperature
+    and plays ``"sample"``. Returns the new card's ``twin_of`` block."""
+    from training.checkpoint import load_checkpoint, save_checkpoint
+
+    if not temperature > 0:
+        raise ValueError(f"the temperature must be > 0, got {temperature!r}")
+    ckpt = load_checkpoint(twin, game="rat_a_tat_cat")
+    if "twin_of" not in ckpt.card:
+        raise ValueError(f"{twin} is not a twin (its card has no 'twin_of' block)")
+    state = dict(ckpt.policy_state)
+    for key in ("action_net.weight", "action_net.bias"):
+        state[key] = state[key] / temperature
+    block = dict(ckpt.card["twin_of"])
+    block["temperature"] = temperature * float(block.get("temperature", 1.0))
+    block["sharpened_from"] = str(twin)
+    card = {k: ckpt.card[k] for k in ("game", "gymnasium_id", "env_options", "policy")}
+    card.update(play="sample", twin_of=block)
+    save_checkpoint(Path(out), state, card)
+    return block
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -248,9 +278,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="how the twin chooses: drawn from its softmax (as the search varies) or greedy",
     )
     f.add_argument("--out", required=True, help="the twin checkpoint")
+    s = sub.add_parser("sharpen", help="a twin at another softmax temperature (sampled)")
+    s.add_argument("twin", help="the twin checkpoint's card")
+    s.add_argument("--temperature", type=float, required=True, help="below 1: sharper")
+    s.add_argument("--out", required=True, help="the sharpened twin checkpoint")
     args = parser.parse_args(argv)
     if args.command == "collect":
         result = collect(args.agent, args.games, args.seed, args.out, args.every)
+    elif args.command == "sharpen":
+        result = sharpen(args.twin, args.temperature, args.out)
     else:
         result = fit(
             args.records,

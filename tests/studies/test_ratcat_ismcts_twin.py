@@ -85,3 +85,28 @@ def test_the_twin_learns_the_recorded_choices(tmp_path):
 def test_a_table_of_four_is_refused(tmp_path, bad):
     with pytest.raises(SystemExit, match="heads-up"):
         twin.collect(bad, games=1, seed=0, out=str(tmp_path / "r.npz"))
+
+
+def test_a_sharpened_twin_plays_the_softmax_at_its_temperature(tmp_path):
+    """``sharpen`` divides the twin's logits by the temperature (twice: the temperatures
+    multiply), plays ``"sample"``, and refuses a checkpoint that is not a twin."""
+    base = load_agent_checkpoint(AGENT)
+    card = {k: base.card[k] for k in ("game", "gymnasium_id", "env_options", "policy")}
+    card["twin_of"] = {"bot": "ismcts"}
+    card["play"] = "greedy"
+    from ratenvs.agents.checkpoint import save_checkpoint
+
+    save_checkpoint(tmp_path / "twin", base.policy_state, card)
+    twin.sharpen(str(tmp_path / "twin.json"), 0.5, str(tmp_path / "sharp"))
+    block = twin.sharpen(str(tmp_path / "sharp.json"), 0.8, str(tmp_path / "sharper"))
+    assert block["temperature"] == pytest.approx(0.4)
+    sharper = load_agent_checkpoint(tmp_path / "sharper.json")
+    assert sharper.play == "sample" and sharper.card["twin_of"]["bot"] == "ismcts"
+    obs = np.random.default_rng(1).random((5, base.spec.observation_size), dtype=np.float32)
+    np.testing.assert_allclose(
+        sharper.bot().logits(obs), base.bot().logits(obs) / 0.4, rtol=1e-4, atol=1e-4
+    )
+    with pytest.raises(ValueError, match="not a twin"):
+        twin.sharpen(AGENT.replace("agent:", "checkpoints/rat_a_tat_cat/") + ".json", 0.5, "x")
+    with pytest.raises(ValueError, match="> 0"):
+        twin.sharpen(str(tmp_path / "twin.json"), 0.0, str(tmp_path / "zero"))
