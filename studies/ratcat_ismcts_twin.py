@@ -235,12 +235,14 @@ def sharpen(twin: str, temperature: float, out: str) -> dict[str, Any]:
     (logits) divided by the temperature, so that drawing from its softmax is drawing from
     the twin's softmax at that temperature (below 1: nearer its most likely choice, as the
     search bot's own choices vary less than a fitted twin's); the card says the temperature
-    and plays ``"sample"``. Returns the new card's ``twin_of`` block."""
-    from training.checkpoint import load_checkpoint, save_checkpoint
+    and plays ``"sample"``. Returns the new card's ``twin_of`` block. (NumPy weights: no
+    torch needed.)"""
+    from ratenvs.agents import load_agent_checkpoint
+    from ratenvs.agents.checkpoint import save_checkpoint
 
     if not temperature > 0:
         raise ValueError(f"the temperature must be > 0, got {temperature!r}")
-    ckpt = load_checkpoint(twin, game="rat_a_tat_cat")
+    ckpt = load_agent_checkpoint(twin, game="rat_a_tat_cat")
     if "twin_of" not in ckpt.card:
         raise ValueError(f"{twin} is not a twin (its card has no 'twin_of' block)")
     state = dict(ckpt.policy_state)
