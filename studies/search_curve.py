@@ -3,7 +3,7 @@
     python -m studies.search_curve --opponent {heuristic,agent}
         [--model {heuristic,agent,mixed,both}] [--budgets 0 16 64 256 1024]
         [--setting {one_round,elimination}] [--games 400] [--seed 90000]
-        [--oracle [{all,own,others}]]
+        [--oracle [{all,own,others}]] [--margin M]
         [--json out.json]
     python -m studies.search_curve --plot a.json b.json --out docs/images/search_curve.png
 
@@ -22,8 +22,10 @@ one process per core). ``--oracle``: a diagnostic that cheats, its deals keep ev
 as it truly is and shuffle only the draw pile (what uniform deals of the other hands cost);
 ``--oracle own`` / ``--oracle others`` keep only the seat's own cards / the other hands.
 ``--ceilings FACTOR``: an experiment, the deals weighed by the other player's public
-ceilings. ``--plot`` draws the curves of such files (win rate against deals per move, log
-scale, the agent alone at the left) into ``--out``.
+ceilings. ``--margin M``: the guarded search (the bot's ``margin``: the agent's own move kept
+unless another gains more than ``M`` standard errors). ``--plot`` draws the curves of such
+files (win rate against deals per move, log scale, the agent alone at the left) into
+``--out``.
 """
 
 from __future__ import annotations
@@ -147,6 +149,7 @@ def measure(
     model: str = "heuristic",
     oracle: bool | str = False,
     ceilings: float | None = None,
+    margin: float | None = None,
 ) -> dict[str, Any]:
     """Every budget's win rate against ``opponent`` on the same ``games`` seeds (``oracle``:
     False, or the diagnostic's part of the table: ``"all"`` (True), ``"own"``,
@@ -164,7 +167,12 @@ def measure(
     def searcher_of(budget: int) -> Any:
         if budget == 0:
             return checkpoint.bot()
-        options = {"determinizations": budget, "policy": checkpoint.bot(), "opponents": model}
+        options = {
+            "determinizations": budget,
+            "policy": checkpoint.bot(),
+            "opponents": model,
+            "margin": margin,
+        }
         if ceilings is not None:
             return _Ceilings(factor=ceilings, **options)
         if oracle in ("own", "others"):
@@ -209,6 +217,7 @@ def measure(
         "model": model,
         "oracle": oracle,
         "ceilings": ceilings,
+        "margin": margin,
         "seed": seed,
         "rows": rows,
     }
@@ -275,6 +284,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="FACTOR",
         help="an experiment: weigh each deal by FACTOR per other player's card above its ceiling",
     )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        metavar="M",
+        help="the guarded search: keep the agent's move unless another gains M standard errors",
+    )
     parser.add_argument("--budgets", type=int, nargs="+", default=[0, 16, 64, 256, 1024])
     parser.add_argument("--setting", choices=tuple(AGENTS), default="one_round")
     parser.add_argument("--games", type=int, default=400)
@@ -295,6 +311,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.model,
         args.oracle,
         args.ceilings,
+        args.margin,
     )
     if args.json:
         write_figures(args.json, out)

@@ -16,7 +16,10 @@ is paired. It is a one-step rollout improvement of the agent (Tesauro and Galper
 rollouts) against the players it assumes: how much it gains depends on how well the
 ``opponents`` model the table, and the deals are uniform over what the seat does not know
 (not weighted by how the others played); the repository's ``studies/README.md``
-("search_curve") has the measurements.
+("search_curve") has the measurements. ``margin``: a guarded search, which keeps the agent's
+own move unless another action gains more than ``margin`` standard errors of the paired
+difference over the deals (the noise of a few hundred play-outs otherwise overrules good
+choices of the agent).
 
 The play-outs run on :class:`~ratenvs.rat_a_tat_cat.batched.BatchedRatATatCat`
 (:meth:`~ratenvs.rat_a_tat_cat.batched.BatchedRatATatCat.load_states` puts the dealt tables
@@ -78,7 +81,10 @@ class AgentSearchBot:
     ``determinizations`` / ``seconds``: the deals per decision and a time limit (looked at
     after each batch of deals; at least one batch is played); ``policy``: the agent (None:
     :func:`default_agent`); ``value``: ``"win"`` or ``"points"``; ``opponents``: who plays
-    the other seats of the play-outs (:data:`OPPONENTS`).
+    the other seats of the play-outs (:data:`OPPONENTS`); ``margin``: None (the action of
+    the best mean), or keep the agent's own move unless another action's mean gain over it
+    exceeds ``margin`` standard errors of the paired difference (with ``"both"``, against
+    both kinds of players).
     """
 
     name = "search"
@@ -90,6 +96,7 @@ class AgentSearchBot:
         policy: Any = None,
         value: str = "win",
         opponents: str = "heuristic",
+        margin: float | None = None,
     ) -> None:
         if determinizations is None and seconds is None:
             raise ValueError("a search needs a budget: determinizations, seconds or both")
@@ -114,6 +121,9 @@ class AgentSearchBot:
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
         self.opponents = opponents
+        if margin is not None and (isinstance(margin, bool) or not float(margin) >= 0.0):
+            raise ValueError(f"margin must be a number >= 0 or None, got {margin!r}")
+        self.margin = None if margin is None else float(margin)
         self.value = value
         self._policy_given = policy
         self.policy: Any = None
@@ -177,15 +187,23 @@ class AgentSearchBot:
         per_batch = max(1, engine.num_envs // legal.size)
         total = np.zeros((len(models), legal.size))
         weight = 0.0
+        worths: list[np.ndarray] = []  # per batch: (models, deals, actions), for the margin
+        weights: list[np.ndarray] = []
+        seen = None
         done = 0
         while True:
             deals = per_batch
             if self.determinizations is not None:
                 deals = min(deals, self.determinizations - done)
             tables = [self._deal(state, seat, rng) for _ in range(deals)]
+            if seen is None:  # every table shows the seat what it sees now
+                seen = self._view.observe(tables[0], seat)[None]
             w = np.array([self._weight(t, seat) for t in tables])
-            for m, model in enumerate(models):
-                total[m] += w @ self._play_out(tables, seat, legal, model)
+            played = np.stack([self._play_out(tables, seat, legal, m) for m in models])
+            total += np.einsum("d,mda->ma", w, played)
+            if self.margin is not None:
+                worths.append(played)
+                weights.append(w)
             weight += float(w.sum())
             done += deals
             if self.determinizations is not None and done >= self.determinizations:
@@ -200,19 +218,30 @@ class AgentSearchBot:
             "seconds": time.perf_counter() - start,
             "means": dict(zip(legal.tolist(), means[0].tolist(), strict=True)),
         }
-        if len(models) == 1:
+        if len(models) == 1 and self.margin is None:
             return int(legal[int(np.argmax(means[0]))])
-        # both: the agent's own move, unless another gains against both kinds of players
-        self.last_search["heuristic_means"] = dict(
-            zip(legal.tolist(), means[1].tolist(), strict=True)
-        )
-        # every table shows the seat what it sees now: the agent's choice from any of them
-        seen = self._view.observe(tables[0], seat)[None]
+        if len(models) > 1:
+            self.last_search["heuristic_means"] = dict(
+                zip(legal.tolist(), means[1].tolist(), strict=True)
+            )
+        # the agent's own move, unless another gains enough (against every model)
         own = int(self.policy.greedy(seen, action_mask[None])[0])
         mine = int(np.flatnonzero(legal == own)[0])
-        gain = (means - means[:, mine : mine + 1]).min(axis=0)
-        best = int(np.argmax(gain))
-        return int(legal[best if gain[best] > 0.0 else mine])
+        gain = means - means[:, mine : mine + 1]
+        if self.margin is None:
+            enough = np.ones(legal.size, dtype=bool)
+        else:
+            played = np.concatenate(worths, axis=1)
+            w = np.concatenate(weights)
+            diff = played - played[:, :, mine : mine + 1]  # (models, deals, actions)
+            spread = np.einsum("d,mda->ma", w, (diff - gain[:, None, :]) ** 2) / weight
+            n_eff = weight**2 / float(np.sum(w * w))
+            error = np.sqrt(spread / max(n_eff - 1.0, 1.0))
+            enough = (gain > self.margin * error).all(axis=0)
+            self.last_search["own"] = own
+        worst = np.where(enough, gain.min(axis=0), -np.inf)
+        best = int(np.argmax(worst))
+        return int(legal[best if worst[best] > 0.0 else mine])
 
     def _deal(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
         """A table to play out: ``game.resample``, the only door through which the search

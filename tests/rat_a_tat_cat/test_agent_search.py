@@ -187,3 +187,45 @@ def test_deals_count_by_their_weight(agent) -> None:
     nothing.bind_game(game, 0)
     with pytest.raises(RuntimeError, match="weight 0"):
         nothing.act_in_state(state, 0, mask, np.random.default_rng(5))
+
+
+def test_the_margin_keeps_the_agents_move_unless_another_gains_enough(agent) -> None:
+    """``margin``: the agent's own move stands unless another action's mean gain over it is
+    more than ``margin`` standard errors of the paired differences over the deals; checked
+    against those figures worked out from the same deals played out one by one."""
+    game = RatATatCat(num_players=2)
+    view = game.observer(game.observation_kind)
+    deals = 24
+    checked = set()
+    for start in range(3, 12):
+        state = game.init(np.random.default_rng(start))
+        mask = game.legal_mask(state, 0)
+        legal = np.flatnonzero(mask)
+        if legal.size < 2:
+            continue
+        own = int(agent.greedy(view.observe(state, 0)[None], mask[None])[0])
+        replay = np.random.default_rng(start)
+        replay.integers(2**62)
+        tables = [game.resample(state, 0, replay) for _ in range(deals)]
+        plain = AgentSearchBot(determinizations=1, policy=agent, opponents="agent")
+        plain.bind_game(game, 0)
+        worth = np.array([plain._play_out([t], 0, legal, "agent")[0] for t in tables])
+        diff = worth - worth[:, legal == own]
+        gain = diff.mean(axis=0)
+        error = np.sqrt(((diff - gain) ** 2).mean(axis=0) / (deals - 1))
+        for margin in (0.0, 0.5, 1.0, 2.0, 1e9):
+            enough = gain > margin * error
+            expected = (
+                int(legal[np.argmax(np.where(enough, gain, -np.inf))]) if enough.any() else own
+            )
+            bot = AgentSearchBot(
+                determinizations=deals, policy=agent, opponents="agent", margin=margin
+            )
+            bot.bind_game(game, 0)
+            chosen = bot.act_in_state(state, 0, mask, np.random.default_rng(start))
+            assert chosen == expected, (start, margin)
+            checked.add(chosen == own)
+    assert checked == {True, False}  # both kinds of decision were met
+    for bad in (-1.0, True, "wide"):
+        with pytest.raises((ValueError, TypeError)):
+            AgentSearchBot(margin=bad)

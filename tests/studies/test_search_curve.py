@@ -97,3 +97,15 @@ def test_the_oracle_and_the_ceilings_do_not_mix():
     with pytest.raises(ValueError, match="nothing for --ceilings"):
         search_curve.measure("heuristic", [2], "one_round", 2, 5, oracle=True, ceilings=0.5)
     assert search_curve._Ceilings(factor=0.5, determinizations=1).factor == 0.5
+
+
+def test_an_unbeatable_margin_plays_the_agent_alone(tmp_path):
+    """``--margin``: the guarded search; at a margin no gain clears it plays the agent's own
+    moves, so it wins what the agent alone wins on the same deals."""
+    out = tmp_path / "guarded.json"
+    args = "--opponent heuristic --budgets 0 8 --games 4 --seed 11 --margin 1e9"
+    search_curve.main([*args.split(), "--json", str(out)])
+    figures = json.loads(out.read_text())
+    assert figures["margin"] == 1e9
+    alone, guarded = figures["rows"]
+    assert guarded["win_rate"] == alone["win_rate"] and guarded["seconds_per_move_median"] > 0.0
