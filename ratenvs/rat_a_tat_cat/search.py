@@ -199,10 +199,11 @@ class AgentSearchBot:
             if seen is None:  # every table shows the seat what it sees now
                 seen = self._view.observe(tables[0], seat)[None]
             w = np.array([self._weight(t, seat) for t in tables])
-            played = np.stack([self._play_out(tables, seat, legal, m) for m in models])
-            total += np.einsum("d,mda->ma", w, played)
+            played = [self._play_out(tables, seat, legal, model) for model in models]
+            for m, worth in enumerate(played):
+                total[m] += w @ worth
             if self.margin is not None:
-                worths.append(played)
+                worths.append(np.stack(played))
                 weights.append(w)
             weight += float(w.sum())
             done += deals
