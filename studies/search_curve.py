@@ -3,7 +3,7 @@
     python -m studies.search_curve --opponent {heuristic,agent}
         [--model {heuristic,agent,mixed,both}] [--budgets 0 16 64 256 1024]
         [--setting {one_round,elimination}] [--games 400] [--seed 90000]
-        [--oracle [{all,own,others}]] [--margin M]
+        [--oracle [{all,own,others}]] [--margin M] [--belief BELIEF.npz]
         [--json out.json]
     python -m studies.search_curve --plot a.json b.json --out docs/images/search_curve.png
 
@@ -23,9 +23,10 @@ as it truly is and shuffle only the draw pile (what uniform deals of the other h
 ``--oracle own`` / ``--oracle others`` keep only the seat's own cards / the other hands.
 ``--ceilings FACTOR``: an experiment, the deals weighed by the other player's public
 ceilings. ``--margin M``: the guarded search (the bot's ``margin``: the agent's own move kept
-unless another gains more than ``M`` standard errors). ``--plot`` draws the curves of such
-files (win rate against deals per move, log scale, the agent alone at the left) into
-``--out``.
+unless another gains more than ``M`` standard errors). ``--belief FILE``: the deals weighed
+by a learned belief over the other hand (``studies.ratcat_belief``). ``--plot`` draws the
+curves of such files (win rate against deals per move, log scale, the agent alone at the
+left) into ``--out``.
 """
 
 from __future__ import annotations
@@ -140,6 +141,25 @@ class _Ceilings(_Timed):
         return self.factor**above
 
 
+class _Belief(_Timed):
+    """An experiment: each deal weighed by a learned density ratio, how much likelier the
+    other player's dealt hand is as the true hands are than as ``game.resample`` deals it,
+    given the seat's observation (:class:`studies.ratcat_belief.Belief`)."""
+
+    def __init__(self, belief: str, **options: Any) -> None:
+        from studies.ratcat_belief import Belief
+
+        super().__init__(**options)
+        self.belief = Belief(belief)
+
+    def _weight(self, table: Any, seat: int) -> float:
+        from studies.ratcat_belief import hand_kinds
+
+        seen = self._view.observe(table, seat)[None]
+        kinds = hand_kinds(table, 1 - seat)[None]
+        return float(np.exp(self.belief.log_weight(seen, kinds)[0]))
+
+
 def measure(
     opponent: str,
     budgets: Sequence[int],
@@ -150,6 +170,7 @@ def measure(
     oracle: bool | str = False,
     ceilings: float | None = None,
     margin: float | None = None,
+    belief: str | None = None,
 ) -> dict[str, Any]:
     """Every budget's win rate against ``opponent`` on the same ``games`` seeds (``oracle``:
     False, or the diagnostic's part of the table: ``"all"`` (True), ``"own"``,
@@ -161,6 +182,10 @@ def measure(
         raise ValueError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
     checkpoint = load_agent_checkpoint(AGENTS[setting])
     game = RatATatCat(**checkpoint.env_options)
+    if ceilings is not None and belief is not None:
+        raise ValueError("--ceilings and --belief are two weights of the deals: give one")
+    if oracle and belief is not None:
+        raise ValueError("--oracle deals the true hands: there is nothing for --belief to weigh")
     if oracle and ceilings is not None:
         raise ValueError("--oracle deals the true hands: there is nothing for --ceilings to weigh")
 
@@ -175,6 +200,8 @@ def measure(
         }
         if ceilings is not None:
             return _Ceilings(factor=ceilings, **options)
+        if belief is not None:
+            return _Belief(belief, **options)
         if oracle in ("own", "others"):
             return _PartOracle(told=oracle, **options)
         return (_Oracle if oracle else _Timed)(**options)
@@ -218,6 +245,7 @@ def measure(
         "oracle": oracle,
         "ceilings": ceilings,
         "margin": margin,
+        "belief": belief,
         "seed": seed,
         "rows": rows,
     }
@@ -291,6 +319,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="M",
         help="the guarded search: keep the agent's move unless another gains M standard errors",
     )
+    parser.add_argument(
+        "--belief",
+        default=None,
+        metavar="FILE",
+        help="an experiment: weigh the deals by a learned belief (studies.ratcat_belief fit)",
+    )
     parser.add_argument("--budgets", type=int, nargs="+", default=[0, 16, 64, 256, 1024])
     parser.add_argument("--setting", choices=tuple(AGENTS), default="one_round")
     parser.add_argument("--games", type=int, default=400)
@@ -312,6 +346,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.oracle,
         args.ceilings,
         args.margin,
+        args.belief,
     )
     if args.json:
         write_figures(args.json, out)

@@ -1,0 +1,67 @@
+"""studies.ratcat_belief: a learned density ratio over the other hand, for the search's deals."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from studies import ratcat_belief, search_curve
+
+
+def test_features_put_each_slots_kind_one_hot_after_the_observation():
+    obs = np.arange(6, dtype=np.float32).reshape(2, 3)
+    kinds = np.array([[0, 13, 5, 12], [1, 1, 1, 1]])
+    x = ratcat_belief.features(obs, kinds)
+    assert x.shape == (2, 3 + ratcat_belief.SLOTS * ratcat_belief.KINDS)
+    np.testing.assert_array_equal(x[:, :3], obs)
+    hot = x[:, 3:].reshape(2, ratcat_belief.SLOTS, ratcat_belief.KINDS)
+    assert (hot.sum(axis=2) == 1).all()
+    np.testing.assert_array_equal(hot.argmax(axis=2), kinds)
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("belief")
+    records = folder / "r.npz"
+    out = ratcat_belief.collect(8, 900000, records)
+    belief = folder / "belief.npz"
+    ratcat_belief.fit([records], belief, epochs=1)
+    return out, records, belief
+
+
+def test_collect_records_the_true_and_a_dealt_hand_of_the_other_player(fitted):
+    """Each record: the deciding agent seat's observation, the other hand's kinds as they
+    are and as a resample deals them."""
+    out, records, _ = fitted
+    n = len(out["observations"])
+    assert n > 20 and out["true"].shape == out["dealt"].shape == (n, ratcat_belief.SLOTS)
+    assert ((out["true"] >= 0) & (out["true"] < ratcat_belief.KINDS)).all()
+    # the dealt hands are the resampler's: they differ from the true ones somewhere
+    assert (out["true"] != out["dealt"]).any()
+    assert set(np.unique(out["game"])) <= set(range(900000, 900008))
+    assert sorted(np.load(records).files) == ["dealt", "game", "observations", "true"]
+
+
+def test_the_belief_reads_back_as_clipped_log_odds(fitted):
+    out, _, path = fitted
+    belief = ratcat_belief.Belief(path)
+    logits = belief.log_weight(out["observations"][:5], out["true"][:5])
+    assert logits.shape == (5,) and np.isfinite(logits).all()
+    assert (np.abs(logits) <= ratcat_belief.CLIP).all()
+    big = ratcat_belief.Belief(path)
+    big.layers[-1] = (big.layers[-1][0], big.layers[-1][1] + 100.0)
+    assert (big.log_weight(out["observations"][:5], out["true"][:5]) == ratcat_belief.CLIP).all()
+
+
+def test_the_search_weighs_its_deals_by_the_belief(fitted, tmp_path):
+    _, _, path = fitted
+    out = tmp_path / "belief.json"
+    args = f"--budgets 4 --games 2 --seed 5 --belief {path} --json {out}"
+    search_curve.main(args.split())
+    assert json.loads(out.read_text())["belief"] == str(path)
+    with pytest.raises(ValueError, match="nothing for --belief"):
+        search_curve.measure("heuristic", [2], "one_round", 2, 5, oracle=True, belief=str(path))
+    with pytest.raises(ValueError, match="give one"):
+        search_curve.measure("heuristic", [2], "one_round", 2, 5, ceilings=0.5, belief=str(path))
