@@ -1,6 +1,6 @@
 """A learned belief over the other hand, for the ``search`` bot's deals (2-player Rat-a-Tat Cat).
 
-    python -m studies.ratcat_belief collect --games G [--seed S] --out R.npz
+    python -m studies.ratcat_belief collect --games G [--seed S] [--view ceilings] --out R.npz
     python -m studies.ratcat_belief fit R.npz [R.npz ...] [--epochs 8] --out BELIEF.npz
 
 The ``search`` bot deals the cards its seat cannot locate uniformly (``game.resample``),
@@ -18,10 +18,12 @@ where the classifier is right).
 games of four, the same agent or the ``heuristic`` in the other (game ``g`` seeded
 ``S + g``, the recorded seat ``g mod 2``; against itself both seats are recorded); at every
 decision of an agent seat with more than one legal action, its observation, the other
-hand's card kinds as they are, and as one resample deals them. ``fit``: an MLP (the
-observation and a hand's kinds one-hot; told: the true hand or the dealt one; 256-256,
-Adam), a tenth of the games held out; printed: the held-out log loss (0.693 at chance) and
-accuracy. The file is the MLP's weights in NumPy (:class:`Belief` reads it).
+hand's card kinds as they are, and as one resample deals them (``--view ceilings``: the
+observation the classifier reads is the seat's view with the ``owner_ceilings`` block, the
+public evidence of what the other player kept; the agent still plays from its own).
+``fit``: an MLP (the observation and a hand's kinds one-hot; told: the true hand or the
+dealt one; 256-256, Adam), a tenth of the games held out; printed: the held-out log loss
+(0.693 at chance) and accuracy. The file is the MLP's weights in NumPy (:class:`Belief` reads it).
 ``python -m studies.search_curve --belief BELIEF.npz`` weighs the search's deals by it.
 """
 
@@ -65,7 +67,20 @@ def features(observations: np.ndarray, kinds: np.ndarray) -> np.ndarray:
     return np.concatenate([observations.astype(np.float32), one_hot], axis=1)
 
 
-def collect(games: int, seed: int, out: str | Path) -> dict[str, Any]:
+VIEWS = ("agent", "ceilings")
+"""What the classifier reads: the agent's observation, or the same with ``owner_ceilings``."""
+
+
+def belief_view(game: Any, view: str) -> Any:
+    """The observer of ``view`` at a table of ``game`` (see :data:`VIEWS`)."""
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
+    if view == "ceilings":
+        game = type(game)(**{**game.params, "owner_ceilings": True})
+    return game.observer(game.observation_kind)
+
+
+def collect(games: int, seed: int, out: str | Path, view: str = "agent") -> dict[str, Any]:
     """Play ``games`` and write the records to ``out`` (see the module)."""
     from ratenvs.agents import load_agent_checkpoint
     from ratenvs.rat_a_tat_cat.bots import HeuristicBot
@@ -73,7 +88,8 @@ def collect(games: int, seed: int, out: str | Path) -> dict[str, Any]:
 
     agent = load_agent_checkpoint(AGENT)
     game = RatATatCat(**agent.env_options)
-    view = game.observer(game.observation_kind)
+    reader = belief_view(game, view)  # what the classifier will read
+    agents_view = game.observer(game.observation_kind)  # what the players read
     obs, true, dealt, game_of = [], [], [], []
     start = time.perf_counter()
     for g in range(games):
@@ -85,15 +101,15 @@ def collect(games: int, seed: int, out: str | Path) -> dict[str, Any]:
             bots[1 - seat] = HeuristicBot()
         for bot in bots:
             if hasattr(bot, "bind"):
-                bot.bind(view)
+                bot.bind(agents_view)
         agent_seats = {0, 1} if vs_agent else {seat}
         state = game.init(rng)
         while not game.is_terminal(state):
             q = game.to_act(state)[0]
-            seen = view.observe(state, q)
+            seen = agents_view.observe(state, q)
             mask = game.legal_mask(state, q)
             if q in agent_seats and int(mask.sum()) > 1:
-                obs.append(seen)
+                obs.append(reader.observe(state, q))
                 true.append(hand_kinds(state, 1 - q))
                 dealt.append(hand_kinds(game.resample(state, q, rng), 1 - q))
                 game_of.append(g)
@@ -103,6 +119,7 @@ def collect(games: int, seed: int, out: str | Path) -> dict[str, Any]:
         "true": np.asarray(true),
         "dealt": np.asarray(dealt),
         "game": np.asarray(game_of) + seed,
+        "view": np.array(view),
     }
     with atomic_file(out) as fh:
         np.savez_compressed(fh, **records)
@@ -118,6 +135,9 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
     import torch
 
     parts = [np.load(p) for p in paths]
+    views = {str(p["view"]) if "view" in p.files else "agent" for p in parts}
+    if len(views) != 1:
+        raise ValueError(f"the records were read through different views: {sorted(views)}")
     obs = np.concatenate([p["observations"] for p in parts])
     true = np.concatenate([p["true"] for p in parts])
     dealt = np.concatenate([p["dealt"] for p in parts])
@@ -158,17 +178,19 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
         weights[f"w{i}"] = layer.weight.detach().numpy().T.copy()
         weights[f"b{i}"] = layer.bias.detach().numpy().copy()
     with atomic_file(out) as fh:
-        np.savez(fh, **weights)
+        np.savez(fh, view=np.array(views.pop()), **weights)
     return {"decisions": len(obs), "held_out_log_loss": held_loss, "accuracy": accuracy}
 
 
 class Belief:
-    """The fitted classifier as a deal's log weight: ``log_weight(observation, kinds)``."""
+    """The fitted classifier as a deal's log weight: ``log_weight(observation, kinds)``;
+    ``view``: the observation it reads (:func:`belief_view`)."""
 
     def __init__(self, path: str | Path) -> None:
         data = np.load(path)
         n = len([k for k in data.files if k.startswith("w")])
         self.layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+        self.view = str(data["view"]) if "view" in data.files else "agent"
 
     def log_weight(self, observations: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         """The classifier's logits (log odds true against dealt), clipped to +-:data:`CLIP`."""
@@ -186,6 +208,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     c = sub.add_parser("collect")
     c.add_argument("--games", type=int, required=True)
     c.add_argument("--seed", type=int, default=900000)
+    c.add_argument("--view", choices=VIEWS, default="agent")
     c.add_argument("--out", required=True)
     f = sub.add_parser("fit")
     f.add_argument("records", nargs="+")
@@ -193,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     f.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     if args.command == "collect":
-        collect(args.games, args.seed, args.out)
+        collect(args.games, args.seed, args.out, args.view)
     else:
         fit(args.records, args.out, args.epochs)
 

@@ -152,10 +152,16 @@ class _Belief(_Timed):
         super().__init__(**options)
         self.belief = Belief(belief)
 
+    def bind_game(self, game: Any, seat: int) -> None:
+        from studies.ratcat_belief import belief_view
+
+        super().bind_game(game, seat)
+        self._reader = belief_view(game, self.belief.view)
+
     def _weight(self, table: Any, seat: int) -> float:
         from studies.ratcat_belief import hand_kinds
 
-        seen = self._view.observe(table, seat)[None]
+        seen = self._reader.observe(table, seat)[None]
         kinds = hand_kinds(table, 1 - seat)[None]
         return float(np.exp(self.belief.log_weight(seen, kinds)[0]))
 

@@ -41,7 +41,7 @@ def test_collect_records_the_true_and_a_dealt_hand_of_the_other_player(fitted):
     # the dealt hands are the resampler's: they differ from the true ones somewhere
     assert (out["true"] != out["dealt"]).any()
     assert set(np.unique(out["game"])) <= set(range(900000, 900008))
-    assert sorted(np.load(records).files) == ["dealt", "game", "observations", "true"]
+    assert sorted(np.load(records).files) == ["dealt", "game", "observations", "true", "view"]
 
 
 def test_the_belief_reads_back_as_clipped_log_odds(fitted):
@@ -53,6 +53,21 @@ def test_the_belief_reads_back_as_clipped_log_odds(fitted):
     big = ratcat_belief.Belief(path)
     big.layers[-1] = (big.layers[-1][0], big.layers[-1][1] + 100.0)
     assert (big.log_weight(out["observations"][:5], out["true"][:5]) == ratcat_belief.CLIP).all()
+
+
+def test_the_ceilings_view_reads_the_owner_ceilings_block(tmp_path):
+    """``--view ceilings``: the classifier reads the seat's observation with the
+    ``owner_ceilings`` block (195 + 16 for 2 players); a fit keeps the view, and records of
+    two views do not mix."""
+    plain = ratcat_belief.collect(2, 5, tmp_path / "a.npz")
+    told = ratcat_belief.collect(2, 5, tmp_path / "c.npz", view="ceilings")
+    assert plain["observations"].shape[1] == 195 and told["observations"].shape[1] == 211
+    ratcat_belief.fit([tmp_path / "c.npz"], tmp_path / "bc.npz", epochs=1)
+    assert ratcat_belief.Belief(tmp_path / "bc.npz").view == "ceilings"
+    with pytest.raises(ValueError, match="different views"):
+        ratcat_belief.fit([tmp_path / "a.npz", tmp_path / "c.npz"], tmp_path / "x.npz", epochs=1)
+    with pytest.raises(ValueError, match="view must be one of"):
+        ratcat_belief.collect(1, 5, tmp_path / "z.npz", view="everything")
 
 
 def test_the_search_weighs_its_deals_by_the_belief(fitted, tmp_path):
