@@ -189,15 +189,12 @@ class AgentSearchBot:
         weight = 0.0
         worths: list[np.ndarray] = []  # per batch: (models, deals, actions), for the margin
         weights: list[np.ndarray] = []
-        seen = None
         done = 0
         while True:
             deals = per_batch
             if self.determinizations is not None:
                 deals = min(deals, self.determinizations - done)
             tables = [self._deal(state, seat, rng) for _ in range(deals)]
-            if seen is None:  # every table shows the seat what it sees now
-                seen = self._view.observe(tables[0], seat)[None]
             w = np.array([self._weight(t, seat) for t in tables])
             played = [self._play_out(tables, seat, legal, model) for model in models]
             for m, worth in enumerate(played):
@@ -225,7 +222,9 @@ class AgentSearchBot:
             self.last_search["heuristic_means"] = dict(
                 zip(legal.tolist(), means[1].tolist(), strict=True)
             )
-        # the agent's own move, unless another gains enough (against every model)
+        # the agent's own move, unless another gains enough (against every model); every
+        # table shows the seat what it sees now: the agent's choice from any of them
+        seen = self._view.observe(tables[0], seat)[None]
         own = int(self.policy.greedy(seen, action_mask[None])[0])
         mine = int(np.flatnonzero(legal == own)[0])
         gain = means - means[:, mine : mine + 1]
