@@ -85,6 +85,21 @@ def bots_choose(game: Game, bots: Sequence[Any], kind: str | None = None) -> Cho
     return choose
 
 
+def mlp(inputs: int, outputs: int, seed: int = 0) -> Any:
+    """The studies' 256-256 ReLU MLP (torch), its weights drawn after
+    ``torch.manual_seed(seed)``."""
+    import torch
+
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(
+        torch.nn.Linear(inputs, 256),
+        torch.nn.ReLU(),
+        torch.nn.Linear(256, 256),
+        torch.nn.ReLU(),
+        torch.nn.Linear(256, outputs),
+    )
+
+
 def write_figures(path: str | os.PathLike[str], figures: Any) -> None:
     """Write a study's figures to ``path`` as indented JSON, atomically (a temporary file
     renamed into place: an interrupted run leaves the old file, never half of one)."""

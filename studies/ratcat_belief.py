@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.atomic import atomic_file
+from studies.harness import mlp
 
 AGENT = "agent:rat_a_tat_cat_2p_one_round"
 """The agent whose seats are recorded (the ``search`` bot's default for one round)."""
@@ -146,14 +147,7 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
     x = np.concatenate([features(obs, true), features(obs, dealt)])
     y = np.concatenate([np.ones(len(obs)), np.zeros(len(obs))]).astype(np.float32)
     val = np.concatenate([held, held])
-    torch.manual_seed(seed)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(x.shape[1], 256),
-        torch.nn.ReLU(),
-        torch.nn.Linear(256, 256),
-        torch.nn.ReLU(),
-        torch.nn.Linear(256, 1),
-    )
+    model = mlp(x.shape[1], 1, seed)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
     xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])

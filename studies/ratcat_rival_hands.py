@@ -33,6 +33,7 @@ from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import CeilingBot, HeuristicBot
 from ratenvs.rat_a_tat_cat.rules import RatATatCat
+from studies.harness import mlp
 
 PLAYERS = 4
 POWER_VALUE = 4.5
@@ -155,14 +156,7 @@ def fit_mlp(
     (Adam, learning rate 1e-3); the model and its mean squared error on the ``val`` rows."""
     import torch
 
-    torch.manual_seed(seed)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(x.shape[1], 256),
-        torch.nn.ReLU(),
-        torch.nn.Linear(256, 256),
-        torch.nn.ReLU(),
-        torch.nn.Linear(256, y.shape[1]),
-    )
+    model = mlp(x.shape[1], y.shape[1], seed)
     opt = torch.optim.Adam(model.parameters(), 1e-3)
     xt, yt = torch.as_tensor(x), torch.as_tensor(y)
     tr = torch.as_tensor(train)
