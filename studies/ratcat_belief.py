@@ -1,6 +1,7 @@
 """A learned belief over the other hand, for the ``search`` bot's deals (2-player Rat-a-Tat Cat).
 
-    python -m studies.ratcat_belief collect --games G [--seed S] [--view ceilings] --out R.npz
+    python -m studies.ratcat_belief collect --games G [--seed S] [--view ceilings]
+        [--agent agent:rat_a_tat_cat_2p] --out R.npz
     python -m studies.ratcat_belief fit R.npz [R.npz ...] [--epochs 8] --out BELIEF.npz
 
 The ``search`` bot deals the cards its seat cannot locate uniformly (``game.resample``),
@@ -14,13 +15,14 @@ q_resample(hand | observation)``, the importance weight that turns the bot's uni
 into deals drawn as the true hands are (the weights' mean over the resampler's deals is 1
 where the classifier is right).
 
-``collect``: one-round 2-player games, ``rat_a_tat_cat_2p_one_round`` in one seat and, two
-games of four, the same agent or the ``heuristic`` in the other (game ``g`` seeded
-``S + g``, the recorded seat ``g mod 2``; against itself both seats are recorded); at every
-decision of an agent seat with more than one legal action, its observation, the other
-hand's card kinds as they are, and as one resample deals them (``--view ceilings``: the
-observation the classifier reads is the seat's view with the ``owner_ceilings`` block, the
-public evidence of what the other player kept; the agent still plays from its own).
+``collect``: 2-player games of the recorded agent's own setting (``--agent``; by default
+``rat_a_tat_cat_2p_one_round``, one round), the agent in one seat and, two games of four,
+the same agent or the ``heuristic`` in the other (game ``g`` seeded ``S + g``, the recorded
+seat ``g mod 2``; against itself both seats are recorded); at every decision of an agent
+seat with more than one legal action, its observation, the other hand's card kinds as they
+are, and as one resample deals them (``--view ceilings``: the observation the classifier
+reads is the seat's view with the ``owner_ceilings`` block, the public evidence of what the
+other player kept; the agent still plays from its own).
 ``fit``: an MLP (the observation and a hand's kinds one-hot; told: the true hand or the
 dealt one; 256-256, Adam), a tenth of the games held out; printed: the held-out log loss
 (0.693 at chance) and accuracy. The file is the MLP's weights in NumPy (:class:`Belief` reads it).
@@ -41,7 +43,8 @@ from ratenvs.common.atomic import atomic_file
 from studies.harness import mlp
 
 AGENT = "agent:rat_a_tat_cat_2p_one_round"
-"""The agent whose seats are recorded (the ``search`` bot's default for one round)."""
+"""The agent whose seats are recorded by default (the ``search`` bot's for one round;
+``--agent agent:rat_a_tat_cat_2p`` for the elimination game at 100, the game of its card)."""
 SLOTS = 4
 """Cards in a hand."""
 KINDS = 14
@@ -81,13 +84,16 @@ def belief_view(game: Any, view: str) -> Any:
     return game.observer(game.observation_kind)
 
 
-def collect(games: int, seed: int, out: str | Path, view: str = "agent") -> dict[str, Any]:
-    """Play ``games`` and write the records to ``out`` (see the module)."""
+def collect(
+    games: int, seed: int, out: str | Path, view: str = "agent", agent_name: str = AGENT
+) -> dict[str, Any]:
+    """Play ``games`` of ``agent_name``'s own game and write the records to ``out`` (see the
+    module)."""
     from ratenvs.agents import load_agent_checkpoint
     from ratenvs.rat_a_tat_cat.bots import HeuristicBot
     from ratenvs.rat_a_tat_cat.rules import RatATatCat
 
-    agent = load_agent_checkpoint(AGENT)
+    agent = load_agent_checkpoint(agent_name)
     game = RatATatCat(**agent.env_options)
     reader = belief_view(game, view)  # what the classifier will read
     agents_view = game.observer(game.observation_kind)  # what the players read
@@ -121,6 +127,7 @@ def collect(games: int, seed: int, out: str | Path, view: str = "agent") -> dict
         "dealt": np.asarray(dealt),
         "game": np.asarray(game_of) + seed,
         "view": np.array(view),
+        "agent": np.array(agent_name),
     }
     with atomic_file(out) as fh:
         np.savez_compressed(fh, **records)
@@ -139,6 +146,9 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
     views = {str(p["view"]) if "view" in p.files else "agent" for p in parts}
     if len(views) != 1:
         raise ValueError(f"the records were read through different views: {sorted(views)}")
+    agents = {str(p["agent"]) if "agent" in p.files else AGENT for p in parts}
+    if len(agents) != 1:
+        raise ValueError(f"the records are of different agents' games: {sorted(agents)}")
     obs = np.concatenate([p["observations"] for p in parts])
     true = np.concatenate([p["true"] for p in parts])
     dealt = np.concatenate([p["dealt"] for p in parts])
@@ -172,19 +182,21 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
         weights[f"w{i}"] = layer.weight.detach().numpy().T.copy()
         weights[f"b{i}"] = layer.bias.detach().numpy().copy()
     with atomic_file(out) as fh:
-        np.savez(fh, view=np.array(views.pop()), **weights)
+        np.savez(fh, view=np.array(views.pop()), agent=np.array(agents.pop()), **weights)
     return {"decisions": len(obs), "held_out_log_loss": held_loss, "accuracy": accuracy}
 
 
 class Belief:
     """The fitted classifier as a deal's log weight: ``log_weight(observation, kinds)``;
-    ``view``: the observation it reads (:func:`belief_view`)."""
+    ``view``: the observation it reads (:func:`belief_view`); ``agent``: whose games it was
+    fitted on (the setting it belongs to)."""
 
     def __init__(self, path: str | Path) -> None:
         data = np.load(path)
         n = len([k for k in data.files if k.startswith("w")])
         self.layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
         self.view = str(data["view"]) if "view" in data.files else "agent"
+        self.agent = str(data["agent"]) if "agent" in data.files else AGENT
 
     def log_weight(self, observations: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         """The classifier's logits (log odds true against dealt), clipped to +-:data:`CLIP`."""
@@ -203,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     c.add_argument("--games", type=int, required=True)
     c.add_argument("--seed", type=int, default=900000)
     c.add_argument("--view", choices=VIEWS, default="agent")
+    c.add_argument("--agent", default=AGENT, help=f"the recorded agent (default {AGENT})")
     c.add_argument("--out", required=True)
     f = sub.add_parser("fit")
     f.add_argument("records", nargs="+")
@@ -210,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     f.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     if args.command == "collect":
-        collect(args.games, args.seed, args.out, args.view)
+        collect(args.games, args.seed, args.out, args.view, args.agent)
     else:
         fit(args.records, args.out, args.epochs)
 

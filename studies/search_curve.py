@@ -146,11 +146,15 @@ class _Belief(_Timed):
     other player's dealt hand is as the true hands are than as ``game.resample`` deals it,
     given the seat's observation (:class:`studies.ratcat_belief.Belief`)."""
 
-    def __init__(self, belief: str, **options: Any) -> None:
+    def __init__(self, belief: str, agent: str, **options: Any) -> None:
         from studies.ratcat_belief import Belief
 
         super().__init__(**options)
         self.belief = Belief(belief)
+        if self.belief.agent != agent:
+            raise ValueError(
+                f"{belief} was fitted on {self.belief.agent}'s games, the setting plays {agent}"
+            )
 
     def bind_game(self, game: Any, seat: int) -> None:
         from studies.ratcat_belief import belief_view
@@ -207,7 +211,7 @@ def measure(
         if ceilings is not None:
             return _Ceilings(factor=ceilings, **options)
         if belief is not None:
-            return _Belief(belief, **options)
+            return _Belief(belief, AGENTS[setting], **options)
         if oracle in ("own", "others"):
             return _PartOracle(told=oracle, **options)
         return (_Oracle if oracle else _Timed)(**options)

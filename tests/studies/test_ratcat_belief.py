@@ -41,7 +41,15 @@ def test_collect_records_the_true_and_a_dealt_hand_of_the_other_player(fitted):
     # the dealt hands are the resampler's: they differ from the true ones somewhere
     assert (out["true"] != out["dealt"]).any()
     assert set(np.unique(out["game"])) <= set(range(900000, 900008))
-    assert sorted(np.load(records).files) == ["dealt", "game", "observations", "true", "view"]
+    assert sorted(np.load(records).files) == [
+        "agent",
+        "dealt",
+        "game",
+        "observations",
+        "true",
+        "view",
+    ]
+    assert str(np.load(records)["agent"]) == ratcat_belief.AGENT
 
 
 def test_the_belief_reads_back_as_clipped_log_odds(fitted):
@@ -80,3 +88,21 @@ def test_the_search_weighs_its_deals_by_the_belief(fitted, tmp_path):
         search_curve.measure("heuristic", [2], "one_round", 2, 5, oracle=True, belief=str(path))
     with pytest.raises(ValueError, match="give one"):
         search_curve.measure("heuristic", [2], "one_round", 2, 5, ceilings=0.5, belief=str(path))
+
+
+def test_a_belief_belongs_to_the_setting_of_its_agent(fitted, tmp_path):
+    """``--agent agent:rat_a_tat_cat_2p`` records the elimination game's agent (its game to
+    100 points); a fit keeps whose games it read, records of two agents do not mix, and the
+    search refuses a belief of the other setting's agent."""
+    _, one_round, one_round_belief = fitted
+    records = tmp_path / "e.npz"
+    out = ratcat_belief.collect(1, 7, records, agent_name="agent:rat_a_tat_cat_2p")
+    assert str(out["agent"]) == "agent:rat_a_tat_cat_2p"
+    # a game to 100 points is many rounds: more decisions than a round holds
+    assert len(out["observations"]) > 40
+    ratcat_belief.fit([records], tmp_path / "be.npz", epochs=1)
+    assert ratcat_belief.Belief(tmp_path / "be.npz").agent == "agent:rat_a_tat_cat_2p"
+    with pytest.raises(ValueError, match="different agents"):
+        ratcat_belief.fit([records, one_round], tmp_path / "x.npz", epochs=1)
+    with pytest.raises(ValueError, match="fitted on agent:rat_a_tat_cat_2p_one_round"):
+        search_curve.measure("heuristic", [2], "elimination", 2, 5, belief=str(one_round_belief))
