@@ -138,17 +138,30 @@ def collect(
     return records
 
 
+STORED_DEFAULTS = {"view": "agent", "agent": AGENT}
+"""What a records or belief file written before a field was kept holds in its place."""
+
+
+def _stored(data: Any, key: str) -> str:
+    """A file's ``key`` (``view`` or ``agent``), or its default where the file predates it."""
+    return str(data[key]) if key in data.files else STORED_DEFAULTS[key]
+
+
+def _the_one(parts: Sequence[Any], key: str, says: str) -> str:
+    """The one ``key`` all records ``parts`` share; an error that ``says`` how they differ."""
+    found = {_stored(p, key) for p in parts}
+    if len(found) != 1:
+        raise ValueError(f"the records {says}: {sorted(found)}")
+    return found.pop()
+
+
 def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int = 0) -> dict:
     """Fit the classifier on the records of ``paths`` and write it to ``out``."""
     import torch
 
     parts = [np.load(p) for p in paths]
-    views = {str(p["view"]) if "view" in p.files else "agent" for p in parts}
-    if len(views) != 1:
-        raise ValueError(f"the records were read through different views: {sorted(views)}")
-    agents = {str(p["agent"]) if "agent" in p.files else AGENT for p in parts}
-    if len(agents) != 1:
-        raise ValueError(f"the records are of different agents' games: {sorted(agents)}")
+    view = _the_one(parts, "view", "were read through different views")
+    agent = _the_one(parts, "agent", "are of different agents' games")
     obs = np.concatenate([p["observations"] for p in parts])
     true = np.concatenate([p["true"] for p in parts])
     dealt = np.concatenate([p["dealt"] for p in parts])
@@ -182,7 +195,7 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
         weights[f"w{i}"] = layer.weight.detach().numpy().T.copy()
         weights[f"b{i}"] = layer.bias.detach().numpy().copy()
     with atomic_file(out) as fh:
-        np.savez(fh, view=np.array(views.pop()), agent=np.array(agents.pop()), **weights)
+        np.savez(fh, view=np.array(view), agent=np.array(agent), **weights)
     return {"decisions": len(obs), "held_out_log_loss": held_loss, "accuracy": accuracy}
 
 
@@ -195,8 +208,8 @@ class Belief:
         data = np.load(path)
         n = len([k for k in data.files if k.startswith("w")])
         self.layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
-        self.view = str(data["view"]) if "view" in data.files else "agent"
-        self.agent = str(data["agent"]) if "agent" in data.files else AGENT
+        self.view = _stored(data, "view")
+        self.agent = _stored(data, "agent")
 
     def log_weight(self, observations: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         """The classifier's logits (log odds true against dealt), clipped to +-:data:`CLIP`."""
