@@ -170,6 +170,45 @@ class _Belief(_Timed):
         return float(np.exp(self.belief.log_weight(seen, kinds)[0]))
 
 
+class _GameValued:
+    """An experiment, mixed in before a search class: each play-out valued by the seat's
+    chance to win the game from the totals its round leaves (a table of
+    :class:`studies.ratcat_game_value.GameValue`: of the agent against itself where the
+    play-out's other seat is the agent, against the heuristic where it is the heuristic),
+    where the bot values the round won. The play-out engine scores each seat's round points
+    (``reward="points"``) to read the totals off."""
+
+    def __init__(self, game_value: str, **options: Any) -> None:
+        from studies.ratcat_game_value import GameValue
+
+        super().__init__(**options)
+        self.game_value = GameValue(game_value)
+        self._model = "agent"
+
+    def bind_game(self, game: Any, seat: int) -> None:
+        from ratenvs.rat_a_tat_cat.batched import BatchedRatATatCat
+        from ratenvs.rat_a_tat_cat.search import BATCH
+
+        super().bind_game(game, seat)
+        if game.out_at != self.game_value.out_at or game.num_players != 2:
+            raise ValueError("the game value's table is of another game")
+        options = {k: v for k, v in game.params.items() if k != "reward"}
+        self._engine = BatchedRatATatCat(BATCH, seed=0, reward="points", **options)
+
+    def _play_out(self, tables: list[Any], seat: int, legal: np.ndarray, model: str) -> Any:
+        self._model = model
+        return super()._play_out(tables, seat, legal, model)
+
+    def _worth(
+        self, rewards: np.ndarray, playing: np.ndarray, seat: int, totals: np.ndarray
+    ) -> np.ndarray:
+        from ratenvs.rat_a_tat_cat.rules import POINTS_SCALE
+
+        after = totals + np.rint(-rewards.astype(np.float64) * POINTS_SCALE).astype(np.int64)
+        opponent = "agent" if self._model == "agent" else "heuristic"
+        return self.game_value.chance(opponent, after[:, seat], after[:, 1 - seat])
+
+
 def measure(
     opponent: str,
     budgets: Sequence[int],
@@ -181,6 +220,7 @@ def measure(
     ceilings: float | None = None,
     margin: float | None = None,
     belief: str | None = None,
+    game_value: str | None = None,
 ) -> dict[str, Any]:
     """Every budget's win rate against ``opponent`` on the same ``games`` seeds (``oracle``:
     False, or the diagnostic's part of the table: ``"all"`` (True), ``"own"``,
@@ -198,6 +238,15 @@ def measure(
         raise ValueError("--oracle deals the true hands: there is nothing for --belief to weigh")
     if oracle and ceilings is not None:
         raise ValueError("--oracle deals the true hands: there is nothing for --ceilings to weigh")
+    if game_value is not None:
+        from studies.ratcat_game_value import GameValue
+
+        if setting != "elimination":
+            raise ValueError("--game-value values rounds of the game to 100: --setting elimination")
+        if GameValue(game_value).agent != AGENTS[setting]:
+            raise ValueError(
+                f"{game_value} was built from another agent's games than {AGENTS[setting]}"
+            )
 
     def searcher_of(budget: int) -> Any:
         if budget == 0:
@@ -209,12 +258,17 @@ def measure(
             "margin": margin,
         }
         if ceilings is not None:
-            return _Ceilings(factor=ceilings, **options)
-        if belief is not None:
-            return _Belief(belief, AGENTS[setting], **options)
-        if oracle in ("own", "others"):
-            return _PartOracle(told=oracle, **options)
-        return (_Oracle if oracle else _Timed)(**options)
+            kind, options = _Ceilings, {**options, "factor": ceilings}
+        elif belief is not None:
+            kind, options = _Belief, {**options, "belief": belief, "agent": AGENTS[setting]}
+        elif oracle in ("own", "others"):
+            kind, options = _PartOracle, {**options, "told": oracle}
+        else:
+            kind = _Oracle if oracle else _Timed
+        if game_value is not None:
+            kind = type(f"_GameValued{kind.__name__}", (_GameValued, kind), {})
+            options["game_value"] = game_value
+        return kind(**options)
 
     rows = []
     for budget in budgets:
@@ -256,6 +310,7 @@ def measure(
         "ceilings": ceilings,
         "margin": margin,
         "belief": belief,
+        "game_value": game_value,
         "seed": seed,
         "rows": rows,
     }
@@ -335,6 +390,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="FILE",
         help="an experiment: weigh the deals by a learned belief (studies.ratcat_belief fit)",
     )
+    parser.add_argument(
+        "--game-value",
+        default=None,
+        metavar="FILE",
+        help="an experiment: value play-outs by the chance to win the game to 100 from the "
+        "totals they leave (studies.ratcat_game_value build)",
+    )
     parser.add_argument("--budgets", type=int, nargs="+", default=[0, 16, 64, 256, 1024])
     parser.add_argument("--setting", choices=tuple(AGENTS), default="one_round")
     parser.add_argument("--games", type=int, default=400)
@@ -357,6 +419,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.ceilings,
         args.margin,
         args.belief,
+        args.game_value,
     )
     if args.json:
         write_figures(args.json, out)

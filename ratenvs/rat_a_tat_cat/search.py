@@ -259,7 +259,7 @@ class AgentSearchBot:
         agent, the other seats by the agent or (``model`` ``"heuristic"``) the kernel's
         heuristic bot, or (``"mixed"``) each in every other table. The seat's values,
         ``(tables, actions)``."""
-        from ratenvs.rat_a_tat_cat.batched import BOT_HEURISTIC, C_ACTIVE, F_ROUND
+        from ratenvs.rat_a_tat_cat.batched import BOT_HEURISTIC, C_ACTIVE, F_ROUND, F_TOTALS
 
         engine = self._engine
         a = legal.size
@@ -275,6 +275,7 @@ class AgentSearchBot:
         batch = engine.load_states([t for t in tables for _ in range(a)], bots)
         rounds = engine.st[:k, F_ROUND].copy()
         playing = engine.cs[:k, C_ACTIVE : C_ACTIVE + engine.num_players] != 0
+        totals = engine.st[:k, F_TOTALS : F_TOTALS + engine.num_players].copy()
         live = np.zeros(engine.num_envs, dtype=bool)
         live[:k] = True
         actions = np.zeros(engine.num_envs, dtype=np.int64)
@@ -285,7 +286,9 @@ class AgentSearchBot:
             batch = engine.step(actions, live)
             ended = live[:k] & (batch.terminated[:k] | (engine.st[:k, F_ROUND] != rounds))
             if ended.any():
-                worth[ended] = self._worth(batch.rewards[:k][ended], playing[ended], seat)
+                worth[ended] = self._worth(
+                    batch.rewards[:k][ended], playing[ended], seat, totals[ended]
+                )
                 live[:k] &= ~ended
             rows = np.flatnonzero(live)
             if rows.size == 0:
@@ -293,10 +296,14 @@ class AgentSearchBot:
             actions[rows] = policy.greedy(batch.observation[rows], batch.mask[rows])
         return worth.reshape(len(tables), a)
 
-    def _worth(self, rewards: np.ndarray, playing: np.ndarray, seat: int) -> np.ndarray:
+    def _worth(
+        self, rewards: np.ndarray, playing: np.ndarray, seat: int, totals: np.ndarray
+    ) -> np.ndarray:
         """The seat's value of rounds that ended with zero-sum ``rewards`` (rows) among the
         seats ``playing`` them: its points, or its share of the round won (the highest
-        zero-sum reward is the lowest score of the round)."""
+        zero-sum reward is the lowest score of the round). ``totals``: every seat's game
+        total before the round (unused here; a subclass may value a round by the totals it
+        leaves)."""
         mine = rewards[:, seat].astype(np.float64)
         if self.value == "points":
             return mine
