@@ -4,7 +4,7 @@
         [--model {heuristic,agent,mixed,both}] [--budgets 0 16 64 256 1024]
         [--setting {one_round,elimination}] [--games 400] [--seed 90000]
         [--oracle [{all,own,others}]] [--margin M] [--belief BELIEF.npz]
-        [--json out.json]
+        [--game-value VALUE.npz] [--json out.json]
     python -m studies.search_curve --plot a.json b.json --out docs/images/search_curve.png
 
 Two-player Rat-a-Tat Cat: :class:`~ratenvs.rat_a_tat_cat.search.AgentSearchBot` (PIMC with
@@ -24,7 +24,9 @@ as it truly is and shuffle only the draw pile (what uniform deals of the other h
 ``--ceilings FACTOR``: an experiment, the deals weighed by the other player's public
 ceilings. ``--margin M``: the guarded search (the bot's ``margin``: the agent's own move kept
 unless another gains more than ``M`` standard errors). ``--belief FILE``: the deals weighed
-by a learned belief over the other hand (``studies.ratcat_belief``). ``--plot`` draws the
+by a learned belief over the other hand (``studies.ratcat_belief``). ``--game-value FILE``
+(``--setting elimination``): each play-out valued by the chance to win the game from the
+totals its round leaves (``studies.ratcat_game_value``), not by the round won. ``--plot`` draws the
 curves of such files (win rate against deals per move, log scale, the agent alone at the
 left) into ``--out``.
 """
