@@ -184,6 +184,8 @@ class _GameValued:
         from studies.ratcat_game_value import GameValue
 
         super().__init__(**options)
+        if self.opponents == "mixed":  # one batch, two kinds of other seat: one table each
+            raise ValueError("--game-value reads one table a play-out: not with --model mixed")
         self.game_value = GameValue(game_value)
         self._model = "agent"
 

@@ -150,3 +150,9 @@ def test_the_game_value_is_of_the_elimination_game_and_its_agent(value_file, tmp
         np.savez(other, **{**dict(data), "agent": np.array("agent:someone_else")})
     with pytest.raises(ValueError, match="another agent"):
         search_curve.measure("heuristic", [2], "elimination", 2, 5, game_value=str(other))
+
+
+def test_the_game_value_reads_one_table_a_play_out(value_file):
+    kind = type("Valued", (search_curve._GameValued, search_curve._Timed), {})
+    with pytest.raises(ValueError, match="mixed"):
+        kind(game_value=str(value_file), determinizations=1, opponents="mixed")
