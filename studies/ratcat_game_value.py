@@ -22,19 +22,25 @@ be read off. ``check``: fresh games of the same pairing, every round start's tab
 against whether the agent's seat went on to win (binned calibration and Brier score).
 ``python -m studies.search_curve --game-value VALUE.npz`` values the search's play-outs by
 it (with ``--model both``, the table of each play-out's other seat).
+
+Training has the same chance for any number of players
+(``training.games.rat_a_tat_cat_win_chance.WinChance``: the rest of the game played out
+many times with rounds of heuristic bots, for the win-chance reward); this study needs it
+exact for two players and of the agent's own rounds, hence the dynamic programming here.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ratenvs.common.atomic import atomic_file
+from studies.harness import bots_choose, drive
 
 AGENT = "agent:rat_a_tat_cat_2p"
 """The agent of the elimination game at 100 (2 players)."""
@@ -43,10 +49,20 @@ MAX_POINTS = 36
 OPPONENTS = ("agent", "heuristic")
 
 
-def _games(agent_name: str, games: int, seed: int):
-    """Yield ``(opponent, seat, state, done)`` at the start of each of ``games`` games and
-    after each round of it (``done``: the rounds ended so far; game ``g``'s pairing:
-    ``opponent`` plays the seat ``1 - seat``)."""
+class Round(NamedTuple):
+    """A round's end in a recorded game: its points, the totals after it, the winners (None
+    while the game goes on); ``seat``: the agent's, ``opponent`` in the other."""
+
+    opponent: str
+    seat: int
+    points: list[int]
+    totals: list[int]
+    winners: list[bool] | None
+
+
+def _rounds(agent_name: str, games: int, seed: int) -> Iterator[Round]:
+    """Every round's end of ``games`` games (game ``g``: ``studies.harness.drive`` with seed
+    ``seed + g``, the agent in seat ``g mod 2`` and ``opponent`` in the other)."""
     from ratenvs.agents import load_agent_checkpoint
     from ratenvs.rat_a_tat_cat.bots import HeuristicBot
     from ratenvs.rat_a_tat_cat.rules import RatATatCat
@@ -55,36 +71,35 @@ def _games(agent_name: str, games: int, seed: int):
     game = RatATatCat(**agent.env_options)
     if game.num_players != 2 or game.out_at is None:
         raise ValueError(f"{agent_name} does not play the 2-player game to a target score")
-    view = game.observer(game.observation_kind)
     for g in range(games):
-        rng = np.random.default_rng(seed + g)
         seat = g % 2
         opponent = OPPONENTS[(g // 2) % 2]
         bots = [agent.bot(), agent.bot()]
         if opponent == "heuristic":
             bots[1 - seat] = HeuristicBot()
-        for bot in bots:
-            if hasattr(bot, "bind"):
-                bot.bind(view)
-        state = game.init(rng)
-        done = 0
-        yield opponent, seat, state, done
-        while not game.is_terminal(state):
-            q = game.to_act(state)[0]
-            action = bots[q].act(view.observe(state, q), game.legal_mask(state, q), rng)
-            game.apply(state, {q: action}, rng, {})
-            if state.round_index + state.is_over > done:
-                done = state.round_index + state.is_over
-                yield opponent, seat, state, done
+        yield from _game_rounds(game, bots, seed + g, opponent, seat)
+
+
+def _game_rounds(game: Any, bots: list[Any], seed: int, opponent: str, seat: int) -> list[Round]:
+    """The rounds of the game ``bots`` play, seeded ``seed``."""
+    ended: list[Round] = []
+
+    def on_step(game: Any, state: Any, actions: Any, rewards: Any) -> None:
+        if state.round_index + state.is_over > len(ended):  # a round ended in this step
+            winners = state.winners[:] if state.is_over else None
+            ended.append(
+                Round(opponent, seat, state.last_round_points[:], state.totals[:], winners)
+            )
+
+    drive(game, seed, bots_choose(game, bots), on_step=on_step)
+    return ended
 
 
 def round_points(agent_name: str, games: int, seed: int) -> dict[str, np.ndarray]:
     """Every round's points ``(mine, other's)`` of the agent's seat, by opponent."""
     points: dict[str, list[tuple[int, int]]] = {o: [] for o in OPPONENTS}
-    for opponent, seat, state, done in _games(agent_name, games, seed):
-        if done:
-            pts = state.last_round_points
-            points[opponent].append((pts[seat], pts[1 - seat]))
+    for r in _rounds(agent_name, games, seed):
+        points[r.opponent].append((r.points[r.seat], r.points[1 - r.seat]))
     return {o: np.asarray(p, dtype=np.int64).reshape(-1, 2) for o, p in points.items()}
 
 
@@ -106,9 +121,9 @@ def win_table(points: np.ndarray, out_at: int, symmetric: bool) -> np.ndarray:
     stay = p[0, 0]  # a round where both score 0 leaves the totals as they are
     for i in range(out_at - 1, -1, -1):
         for j in range(out_at - 1, -1, -1):
-            v[i, j] = 0.0
-            v[i, j] = float(np.sum(p * v[i : i + MAX_POINTS + 1, j : j + MAX_POINTS + 1]))
-            v[i, j] /= 1.0 - stay
+            # v[i, j] is still 0 here: the round that stays adds nothing to the sum
+            on = float(np.sum(p * v[i : i + MAX_POINTS + 1, j : j + MAX_POINTS + 1]))
+            v[i, j] = on / (1.0 - stay)
     return v
 
 
@@ -160,18 +175,21 @@ class GameValue:
 
 def check(path: str | Path, games: int, seed: int) -> dict[str, Any]:
     """The table's chance at every round start of fresh games against the outcome."""
+    from training.games.rat_a_tat_cat_win_chance import win_share
+
     value = GameValue(path)
     said: dict[str, list[float]] = {o: [] for o in OPPONENTS}
     won: dict[str, list[float]] = {o: [] for o in OPPONENTS}
     pending: list[float] = []
-    for opponent, seat, state, _done in _games(value.agent, games, seed):
-        if not state.is_over:  # a round starts: the table's chance from its totals
-            t = np.asarray(state.totals)
-            pending.append(float(value.chance(opponent, t[seat], t[1 - seat])))
+    for r in _rounds(value.agent, games, seed):
+        if not pending:  # the game's first round started at 0-0
+            pending.append(float(value.chance(r.opponent, np.array(0), np.array(0))))
+        if r.winners is None:  # the next round starts: the table's chance from its totals
+            t = np.asarray(r.totals)
+            pending.append(float(value.chance(r.opponent, t[r.seat], t[1 - r.seat])))
             continue
-        share = 1.0 / sum(state.winners) if state.winners[seat] else 0.0
-        said[opponent] += pending
-        won[opponent] += [share] * len(pending)
+        said[r.opponent] += pending
+        won[r.opponent] += [win_share(r.winners, r.seat)] * len(pending)
         pending = []
     figures: dict[str, Any] = {}
     for o in OPPONENTS:

@@ -178,7 +178,7 @@ class _GameValued:
     :class:`studies.ratcat_game_value.GameValue`: of the agent against itself where the
     play-out's other seat is the agent, against the heuristic where it is the heuristic),
     where the bot values the round won. The play-out engine scores each seat's round points
-    (``reward="points"``) to read the totals off."""
+    (:attr:`play_out_reward`) to read the totals off."""
 
     def __init__(self, game_value: str, **options: Any) -> None:
         from studies.ratcat_game_value import GameValue
@@ -189,15 +189,12 @@ class _GameValued:
         self.game_value = GameValue(game_value)
         self._model = "agent"
 
-    def bind_game(self, game: Any, seat: int) -> None:
-        from ratenvs.rat_a_tat_cat.batched import BatchedRatATatCat
-        from ratenvs.rat_a_tat_cat.search import BATCH
+    play_out_reward = "points"  # each seat's round points, to read the totals off
 
-        super().bind_game(game, seat)
+    def bind_game(self, game: Any, seat: int) -> None:
         if game.out_at != self.game_value.out_at or game.num_players != 2:
             raise ValueError("the game value's table is of another game")
-        options = {k: v for k, v in game.params.items() if k != "reward"}
-        self._engine = BatchedRatATatCat(BATCH, seed=0, reward="points", **options)
+        super().bind_game(game, seat)
 
     def _play_out(self, tables: list[Any], seat: int, legal: np.ndarray, model: str) -> Any:
         self._model = model

@@ -88,6 +88,9 @@ class AgentSearchBot:
     """
 
     name = "search"
+    play_out_reward = "zero_sum"
+    """The play-out engine's reward, which :meth:`_worth` reads (a subclass valuing rounds
+    otherwise may ask for each seat's ``"points"``)."""
 
     def __init__(
         self,
@@ -149,7 +152,7 @@ class AgentSearchBot:
 
             policy = load_agent_checkpoint(policy or default_agent(game)).bot()
         options = {k: v for k, v in game.params.items() if k != "reward"}
-        engine = BatchedRatATatCat(BATCH, seed=0, reward="zero_sum", **options)
+        engine = BatchedRatATatCat(BATCH, seed=0, reward=self.play_out_reward, **options)
         size = getattr(getattr(policy, "spec", None), "observation_size", engine.observation_size)
         if size != engine.observation_size:
             raise ValueError(

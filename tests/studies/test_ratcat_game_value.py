@@ -63,11 +63,9 @@ def value_file(tmp_path_factory):
 def test_every_round_of_the_recorded_games_is_kept(value_file):
     """The rounds' points of each game add up to its final totals."""
     totals = {o: np.zeros(2, dtype=np.int64) for o in ratcat_game_value.OPPONENTS}
-    for opponent, seat, state, _done in ratcat_game_value._games(
-        ratcat_game_value.AGENT, 8, 600000
-    ):
-        if state.is_over:
-            totals[opponent] += (state.totals[seat], state.totals[1 - seat])
+    for r in ratcat_game_value._rounds(ratcat_game_value.AGENT, 8, 600000):
+        if r.winners is not None:
+            totals[r.opponent] += (r.totals[r.seat], r.totals[1 - r.seat])
     with np.load(value_file) as data:
         assert int(data["out_at"]) == 101
         for o in ratcat_game_value.OPPONENTS:
