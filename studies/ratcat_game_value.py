@@ -71,6 +71,8 @@ def _rounds(agent_name: str, games: int, seed: int) -> Iterator[Round]:
     game = RatATatCat(**agent.env_options)
     if game.num_players != 2 or game.out_at is None:
         raise ValueError(f"{agent_name} does not play the 2-player game to a target score")
+    if game.elimination_tiebreak != "lowest_total":  # the tables' ends are that ruling's
+        raise ValueError(f"{agent_name} plays elimination_tiebreak={game.elimination_tiebreak!r}")
     for g in range(games):
         seat = g % 2
         opponent = OPPONENTS[(g // 2) % 2]
