@@ -164,12 +164,12 @@ class _Belief(_Timed):
         super().bind_game(game, seat)
         self._reader = belief_view(game, self.belief.view)
 
-    def _weight(self, table: Any, seat: int) -> float:
+    def _weights(self, tables: list[Any], seat: int) -> np.ndarray:
         from studies.ratcat_belief import hand_kinds
 
-        seen = self._reader.observe(table, seat)[None]
-        kinds = hand_kinds(table, 1 - seat)[None]
-        return float(np.exp(self.belief.log_weight(seen, kinds)[0]))
+        seen = np.stack([self._reader.observe(t, seat) for t in tables])
+        kinds = np.stack([hand_kinds(t, 1 - seat) for t in tables])
+        return np.exp(self.belief.log_weight(seen, kinds).astype(np.float64))
 
 
 class _GameValued:
@@ -187,7 +187,6 @@ class _GameValued:
         if self.opponents == "mixed":  # one batch, two kinds of other seat: one table each
             raise ValueError("--game-value reads one table a play-out: not with --model mixed")
         self.game_value = GameValue(game_value)
-        self._model = "agent"
 
     play_out_reward = "points"  # each seat's round points, to read the totals off
 
@@ -196,17 +195,18 @@ class _GameValued:
             raise ValueError("the game value's table is of another game")
         super().bind_game(game, seat)
 
-    def _play_out(self, tables: list[Any], seat: int, legal: np.ndarray, model: str) -> Any:
-        self._model = model
-        return super()._play_out(tables, seat, legal, model)
-
     def _worth(
-        self, rewards: np.ndarray, playing: np.ndarray, seat: int, totals: np.ndarray
+        self,
+        rewards: np.ndarray,
+        playing: np.ndarray,
+        seat: int,
+        totals: np.ndarray,
+        model: str,
     ) -> np.ndarray:
         from ratenvs.rat_a_tat_cat.rules import POINTS_SCALE
 
         after = totals + np.rint(-rewards.astype(np.float64) * POINTS_SCALE).astype(np.int64)
-        opponent = "agent" if self._model == "agent" else "heuristic"
+        opponent = "agent" if model == "agent" else "heuristic"
         return self.game_value.chance(opponent, after[:, seat], after[:, 1 - seat])
 
 

@@ -198,7 +198,7 @@ class AgentSearchBot:
             if self.determinizations is not None:
                 deals = min(deals, self.determinizations - done)
             tables = [self._deal(state, seat, rng) for _ in range(deals)]
-            w = np.array([self._weight(t, seat) for t in tables])
+            w = np.asarray(self._weights(tables, seat), dtype=np.float64)
             played = [self._play_out(tables, seat, legal, model) for model in models]
             for m, worth in enumerate(played):
                 total[m] += w @ worth
@@ -257,6 +257,11 @@ class AgentSearchBot:
         by how likely they make what the others did)."""
         return 1.0
 
+    def _weights(self, tables: list[Any], seat: int) -> np.ndarray:
+        """Every dealt table's :meth:`_weight`, in order (a subclass that weighs a batch of
+        deals at once, as a learned belief does, overrides this instead)."""
+        return np.array([self._weight(t, seat) for t in tables], dtype=np.float64)
+
     def _play_out(self, tables: list[Any], seat: int, legal: np.ndarray, model: str) -> np.ndarray:
         """Every action of ``legal`` played in every table, then the round: the seat by the
         agent, the other seats by the agent or (``model`` ``"heuristic"``) the kernel's
@@ -290,7 +295,7 @@ class AgentSearchBot:
             ended = live[:k] & (batch.terminated[:k] | (engine.st[:k, F_ROUND] != rounds))
             if ended.any():
                 worth[ended] = self._worth(
-                    batch.rewards[:k][ended], playing[ended], seat, totals[ended]
+                    batch.rewards[:k][ended], playing[ended], seat, totals[ended], model
                 )
                 live[:k] &= ~ended
             rows = np.flatnonzero(live)
@@ -300,13 +305,19 @@ class AgentSearchBot:
         return worth.reshape(len(tables), a)
 
     def _worth(
-        self, rewards: np.ndarray, playing: np.ndarray, seat: int, totals: np.ndarray
+        self,
+        rewards: np.ndarray,
+        playing: np.ndarray,
+        seat: int,
+        totals: np.ndarray,
+        model: str,
     ) -> np.ndarray:
         """The seat's value of rounds that ended with zero-sum ``rewards`` (rows) among the
         seats ``playing`` them: its points, or its share of the round won (the highest
         zero-sum reward is the lowest score of the round). ``totals``: every seat's game
-        total before the round (unused here; a subclass may value a round by the totals it
-        leaves)."""
+        total before the round; ``model``: who played the other seats of these play-outs
+        (:data:`OPPONENTS`, not ``"both"``). Both unused here: a subclass may value a round by
+        the totals it leaves, against the players it was played with."""
         mine = rewards[:, seat].astype(np.float64)
         if self.value == "points":
             return mine

@@ -106,3 +106,28 @@ def test_a_belief_belongs_to_the_setting_of_its_agent(fitted, tmp_path):
         ratcat_belief.fit([records, one_round], tmp_path / "x.npz", epochs=1)
     with pytest.raises(ValueError, match="fitted on agent:rat_a_tat_cat_2p_one_round"):
         search_curve.measure("heuristic", [2], "elimination", 2, 5, belief=str(one_round_belief))
+
+
+def test_a_batch_of_deals_is_weighed_as_each_deal_alone(fitted):
+    """The search weighs a batch of deals in one pass of the classifier: each deal's weight
+    is its odds read alone, ``exp`` of the log weight of its seat's view and other hand."""
+    from ratenvs.rat_a_tat_cat.rules import RatATatCat
+
+    _, _, path = fitted
+    game = RatATatCat(num_players=2)
+    state = game.init(np.random.default_rng(11))
+    bot = search_curve._Belief(str(path), ratcat_belief.AGENT, determinizations=1)
+    bot.bind_game(game, 0)
+    rng = np.random.default_rng(12)
+    tables = [game.resample(state, 0, rng) for _ in range(6)]
+    weights = bot._weights(tables, 0)
+    alone = [
+        np.exp(
+            bot.belief.log_weight(
+                bot._reader.observe(t, 0)[None], ratcat_belief.hand_kinds(t, 1)[None]
+            )[0]
+        )
+        for t in tables
+    ]
+    assert weights.shape == (6,) and len(set(weights.tolist())) > 1
+    np.testing.assert_allclose(weights, alone, rtol=1e-5)
