@@ -16,6 +16,7 @@ from ratenvs.common.arguments import (
     SEED,
     ArgumentParser,
     UsageError,
+    given,
     input_file,
     int_in,
     number_in,
@@ -292,8 +293,38 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+EXPLOIT_TRAINING = {"frames": 1_000_000, "restarts": 1, "selection_games": 200}
+"""``exploit``'s training flags and their defaults (none of them with ``--exact``)."""
+EXACT_TURNS = 10
+"""``exploit --exact``'s turns per seat of a bot's game (a checkpoint plays its card's)."""
+
+
+def _exploit_flags(args: argparse.Namespace) -> None:
+    """Refuse the flags the mode of ``exploit`` would ignore, then fill in the defaults."""
+    from ratenvs import agents
+
+    if args.exact:
+        extra = given(args, *EXPLOIT_TRAINING, "games", "seed", "reward", "env")
+        if extra:
+            raise UsageError(f"{', '.join(extra)}: --exact trains and plays no games")
+        checkpoint = args.target.startswith(agents.AGENT_PREFIX) or agents.is_checkpoint_path(
+            args.target
+        )
+        if checkpoint and args.turns is not None:
+            raise UsageError("--turns: a checkpoint's exact best response plays its card's game")
+        args.turns = EXACT_TURNS if args.turns is None else args.turns
+        return
+    only_with(args, "--exact", ("turns",))
+    for name, default in EXPLOIT_TRAINING.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+    args.games = EVALUATE_GAMES if args.games is None else args.games
+    args.seed = 0 if args.seed is None else args.seed
+
+
 def _cmd_exploit(args: argparse.Namespace) -> int:
     """``exploit TARGET``: the exact (``--exact``, 2-player Catz) or approximate best response."""
+    _exploit_flags(args)
     if args.json is not None:  # before the work, not after it
         output_file("--json", args.json, make_folder=False)
     if args.save_responder is not None:
@@ -534,14 +565,20 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument(
         "--frames",
         type=int_in(*FRAMES),
-        default=1_000_000,
-        help="the responder's decisions per restart (default 1,000,000)",
+        default=None,
+        help=f"the responder's decisions per restart (default {EXPLOIT_TRAINING['frames']:,})",
     )
     exp.add_argument(
-        "--restarts", type=int_in(*RESTARTS), default=1, help="responders trained (best kept)"
+        "--restarts",
+        type=int_in(*RESTARTS),
+        default=None,
+        help=f"responders trained (best kept; default {EXPLOIT_TRAINING['restarts']})",
     )
     exp.add_argument(
-        "--selection-games", type=int_in(1, 100_000), default=200, help="games choosing the best"
+        "--selection-games",
+        type=int_in(1, 100_000),
+        default=None,
+        help=f"games choosing the best (default {EXPLOIT_TRAINING['selection_games']})",
     )
     exp.add_argument(
         "--env",
@@ -578,10 +615,11 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument(
         "--turns",
         type=int_in(1, 100),
-        default=10,
-        help="--exact with a bot: turns per seat (default 10)",
+        default=None,
+        help=f"--exact with a bot: turns per seat (default {EXACT_TURNS})",
     )
     _add_match_arguments(exp, "fresh games of the final evaluation")
+    exp.set_defaults(games=None, seed=None)  # given or not: --exact refuses them
     return parser
 
 

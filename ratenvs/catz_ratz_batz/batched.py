@@ -487,8 +487,6 @@ class BatchedCatzRatzBatz(BatchedGame):
     game_class = CatzRatzBatz
     tape_per_step: ClassVar[int] = 9 * 16
     bot_names = BOT_NAMES
-    option_bounds: ClassVar[dict[str, int]] = {"turns": 10_000, "target_score": 1_000_000}
-    """The observation tables hold every total up to 175 per turn (28 MB at 10,000 turns)."""
 
     def _allocate(self) -> None:
         n, p = self.num_envs, self.num_players

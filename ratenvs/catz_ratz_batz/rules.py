@@ -165,6 +165,12 @@ ACTION_KEEP_3, ACTION_KEEP_5, ACTION_KEEP_7, ACTION_ROLL = range(4)
 """Action ids: keep the 3s, 5s or 7s after a roll; roll all nine dice to start a turn."""
 NUM_ACTIONS = 4
 MAX_PLAYERS = 6
+MAX_TURNS = 10_000
+"""The most turns per seat a game may set (``turns``): a bound every door shares, so a
+mistyped length is an error naming it, not a game that never ends (the batched engine's
+observation tables hold every total up to 175 a turn: 28 MB at this bound)."""
+MAX_TARGET_SCORE = 1_000_000
+"""The highest ``target_score`` of a race (a turn scores at most 175)."""
 REWARD_MODES = ("score", "win")
 TOTALS_VIEWS = ("absolute", "relative")
 """Option ``totals_view``: what an observation's ``totals`` entries hold."""
@@ -326,7 +332,13 @@ class CatzRatzBatz(Game):
     options = OptionSpec(
         Option("num_players", "int", 2, "seats", low=1, high=MAX_PLAYERS),
         Option(
-            "turns", "int", 10, "turns per seat; None only with target_score", low=1, optional=True
+            "turns",
+            "int",
+            10,
+            "turns per seat; None only with target_score",
+            low=1,
+            high=MAX_TURNS,
+            optional=True,
         ),
         Option(
             "target_score",
@@ -336,6 +348,7 @@ class CatzRatzBatz(Game):
             "all seats had equal turns) or turn (`race_end`); `turns` (default 10) still "
             "ends it after that many turns: `turns=None` for a race without a turn limit",
             low=1,
+            high=MAX_TARGET_SCORE,
             optional=True,
         ),
         Option(

@@ -1261,9 +1261,6 @@ class BatchedRatATatCat(BatchedGame):
     round, more when the external seat is out of an elimination game) may write more:
     a logged game short of tape stops between decisions and resumes once it has grown."""
     bot_names = BOT_NAMES
-    option_bounds: ClassVar[dict[str, int]] = {"target_score": 1 << 62}
-    """``target_score + 1`` (the total that puts a player out when the target must be
-    exceeded) is held in int64."""
 
     def _allocate(self) -> None:
         n, p = self.num_envs, self.num_players

@@ -76,6 +76,14 @@ CODE_UNKNOWN = NUM_KINDS + 1
 NUM_CODES = NUM_KINDS + 2
 
 DEFAULT_MAX_TURNS = 200
+MAX_TURNS_PER_ROUND = 10_000
+"""The highest ``max_turns_per_round``: the cap that ends a round is itself bounded, at
+every door, so a mistyped number is an error naming it, not a round that never ends."""
+MAX_ROUNDS = 10_000
+"""The most ``rounds`` a game may set."""
+MAX_TARGET_SCORE = 1_000_000
+"""The highest ``target_score`` of the elimination game (a round scores at most 36 a
+hand)."""
 
 NO_CEILING = 10
 """``State.ceiling`` of a card its owner has not shown anything about."""
@@ -845,6 +853,7 @@ class RatATatCat(Game):
             "rounds in the game; None = 1 round, or (with `target_score`) until the "
             "elimination is decided; with a target, a number caps the rounds",
             low=1,
+            high=MAX_ROUNDS,
             optional=True,
         ),
         Option(
@@ -855,6 +864,7 @@ class RatATatCat(Game):
             "out; the last one left wins; if all remaining go out in one round the lowest "
             "total wins (ruling)",
             low=1,
+            high=MAX_TARGET_SCORE,
             optional=True,
         ),
         Option(
@@ -873,6 +883,7 @@ class RatATatCat(Game):
             "had had the final turn (ruling: guarantees termination); a knock made before "
             "the cap is honoured past it",
             low=1,
+            high=MAX_TURNS_PER_ROUND,
         ),
         Option(
             "elimination_tiebreak",

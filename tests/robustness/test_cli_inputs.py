@@ -91,9 +91,9 @@ CASES = [
     (FIXED, "ratenvs", "play catz-ratz-batz --seed 1 --turns 1 --record {in_missing_folder}", r"--record .*r\.gif: no such folder: .*missing_folder \(see ratenvs play catz-ratz-batz --help\)$"),  # played the game, then lost it
     (FIXED, "ratenvs", "play catz-ratz-batz --seed -1", r"argument --seed: must be an integer in 0\.\.4,294,967,295, got -1"),  # gymnasium Error
     (FIXED, "ratenvs", "play catz-ratz-batz --players 0", r"argument --players: must be an integer in 1\.\.6, got 0"),  # usage block
-    (FIXED, "ratenvs", "play rat-a-tat-cat --rounds x", r"argument --rounds: must be an integer \(>= 1 or None\), got 'x'"),  # "invalid parse value"
+    (FIXED, "ratenvs", "play rat-a-tat-cat --rounds x", r"argument --rounds: must be an integer \(1..10000 or None\), got 'x'"),  # "invalid parse value"
     (FIXED, "ratenvs", "play ratto-zakko --tick-ms 0", r"argument --tick-ms: must be in 1\.\.1000, got 0 \(see ratenvs play ratto-zakko --help\)$"),  # usage block
-    (FIXED, "ratenvs", "play rat-a-tat-cat --target-score 0", r"argument --target-score: must be >= 1, got 0 \(see ratenvs play rat-a-tat-cat --help\)$"),  # usage block
+    (FIXED, "ratenvs", "play rat-a-tat-cat --target-score 0", r"argument --target-score: must be in 1..1000000, got 0 \(see ratenvs play rat-a-tat-cat --help\)$"),  # usage block
     (FIXED, "ratenvs", "play rat-a-tat-cat --eliminate-at reaches", r"option 'eliminate_at'='reaches' rules the elimination game: set 'target_score' .*\(see ratenvs play rat-a-tat-cat --help\)$"),  # played a one-round game
     (FIXED, "ratenvs", "play rat-a-tat-cat --eliminate-at sometimes", r"argument --eliminate-at: must be one of \('exceeds', 'reaches'\), got 'sometimes' \(see ratenvs play rat-a-tat-cat --help\)$"),  # usage block
     # --------------------------------------- ratenvs evaluate / tournament (the library's)
@@ -111,8 +111,10 @@ CASES = [
     (FIXED, "ratenvs", "evaluate {agent_2p} --games 2 --opponents random optimal", r"--opponents: one opponent seat: give 1 name, got 2$"),  # "need 1 or 1 names"
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns", r"^error: --env turns: write KEY=VALUE \(e\.g\. --env num_players=2\)$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env nobody=1", r"--env nobody=1: catz_ratz_batz has no option 'nobody'; its options are \['num_players', 'turns', 'target_score', 'race_end', 'reward', 'totals_view'\]$"),
-    (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=ten", r"--env turns=ten: option 'turns' must be an integer \(>= 1 or None\), got 'ten'$"),
-    (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=0", r"--env turns=0: option 'turns' must be >= 1, got 0$"),
+    (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=ten", r"--env turns=ten: option 'turns' must be an integer \(1..10000 or None\), got 'ten'$"),
+    (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=0", r"--env turns=0: option 'turns' must be in 1..10000, got 0$"),
+    (GUARD, "ratenvs", "evaluate catz_ratz_batz:random --games 1 --env turns=100000000000000000000000", r"--env turns=100000000000000000000000: option 'turns' must be in 1..10000, got 100000000000000000000000$"),  # a game that would not end
+    (GUARD, "ratenvs", "exploit catz_ratz_batz:random --exact --frames 64", r"--frames: --exact trains and plays no games$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env reward=wins", r"--env reward=wins: option 'reward' must be one of score, win, got 'wins'$"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env turns=none", r"--env turns=None: catz_ratz_batz with .*: option 'turns' may be None only in a race"),
     (GUARD, "ratenvs", "evaluate {agent} --games 2 --env num_players=2", r"--env num_players=2: the agent .*agent\.(pt|json): its policy reads observations of size 12 and has 4 actions; catz_ratz_batz with .* gives 16 and 4; an override may not change the observation or action size of a checkpoint$"),
