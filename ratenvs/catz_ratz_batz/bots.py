@@ -179,7 +179,7 @@ DICE_BOTS = ("random", "most_common", "lowest", "optimal")
 (``ratenvs solve``); ``optimal_win`` also reads the position."""
 
 
-def get_bot(name: str):
+def get_bot(name: str) -> Bot:
     """The Catz, Ratz and Batz bot called ``name`` (a ValueError lists the choices)."""
     return make_bot(name, BOTS, "catz_ratz_batz")
 

@@ -50,6 +50,8 @@ decision with one legal action is not searched.
 from __future__ import annotations
 
 import copy
+import math
+import numbers
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -71,6 +73,35 @@ def copy_state(state: Any) -> Any:
     """A copy of a game state to play on (its ``copy()`` if it has one, else a deep copy)."""
     own = getattr(state, "copy", None)
     return own() if callable(own) else copy.deepcopy(state)
+
+
+def finite_number(value: Any) -> bool:
+    """``value`` is a real number (not a bool) with a finite float value."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an int beyond a float
+        return False
+
+
+def search_count(name: str, value: Any) -> int | None:
+    """A search's count budget (iterations, deals): None, or a whole number >= 1 (``3.0``
+    is 3; ``2.9``, a bool or infinity is a ValueError naming ``name``)."""
+    if value is None:
+        return None
+    if not finite_number(value) or int(value) != value or int(value) < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def search_seconds(value: Any) -> float | None:
+    """A search's time budget per decision: None, or a finite number of seconds > 0."""
+    if value is None:
+        return None
+    if not finite_number(value) or not float(value) > 0:
+        raise ValueError(f"seconds must be a finite number > 0, got {value!r}")
+    return float(value)
 
 
 def legal_to_search(bot: Any, action_mask: np.ndarray) -> np.ndarray:
@@ -103,10 +134,8 @@ class _SearchBot:
     ) -> None:
         if iterations is None and seconds is None:
             raise ValueError("a search needs a budget: iterations, seconds or both")
-        if iterations is not None and (isinstance(iterations, bool) or int(iterations) < 1):
-            raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
-        if seconds is not None and not float(seconds) > 0:
-            raise ValueError(f"seconds must be > 0, got {seconds!r}")
+        iterations = search_count("iterations", iterations)
+        seconds = search_seconds(seconds)
         if value not in VALUES:
             raise ValueError(f"value must be one of {VALUES}, got {value!r}")
         if horizon not in HORIZONS:
@@ -295,8 +324,8 @@ class ISMCTSBot(_SearchBot):
         prior: Any = None,
     ) -> None:
         super().__init__(iterations, seconds, rollout, value, horizon)
-        if not float(exploration) >= 0:
-            raise ValueError(f"exploration must be >= 0, got {exploration!r}")
+        if not finite_number(exploration) or not float(exploration) >= 0:
+            raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
         if prior is not None and not callable(getattr(prior, "logits", None)):
             raise ValueError(
                 f"prior must be a policy with a logits(observation) method (e.g. a trained "
@@ -435,10 +464,10 @@ class PIMCBot(_SearchBot):
         value: str = "win",
         horizon: str = "game",
     ) -> None:
-        super().__init__(determinizations, seconds, rollout, value, horizon)
-        if isinstance(rollouts, bool) or int(rollouts) < 1:
-            raise ValueError(f"rollouts must be an integer >= 1, got {rollouts!r}")
-        self.rollouts = int(rollouts)
+        super().__init__(
+            search_count("determinizations", determinizations), seconds, rollout, value, horizon
+        )
+        self.rollouts = search_count("rollouts", rollouts)
 
     @property
     def determinizations(self) -> int | None:

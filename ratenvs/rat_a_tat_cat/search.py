@@ -42,7 +42,7 @@ import numpy as np
 
 from ratenvs.common.bots import GameStateRequired
 from ratenvs.common.game import Game
-from ratenvs.common.search import legal_to_search
+from ratenvs.common.search import finite_number, legal_to_search, search_count, search_seconds
 
 VALUES = ("win", "points")
 """What a play-out is worth to the searching seat: the round won (a share of it when tied)
@@ -103,12 +103,8 @@ class AgentSearchBot:
     ) -> None:
         if determinizations is None and seconds is None:
             raise ValueError("a search needs a budget: determinizations, seconds or both")
-        if determinizations is not None and (
-            isinstance(determinizations, bool) or int(determinizations) < 1
-        ):
-            raise ValueError(f"determinizations must be an integer >= 1, got {determinizations!r}")
-        if seconds is not None and not float(seconds) > 0:
-            raise ValueError(f"seconds must be > 0, got {seconds!r}")
+        determinizations = search_count("determinizations", determinizations)
+        seconds = search_seconds(seconds)
         if value not in VALUES:
             raise ValueError(f"value must be one of {VALUES}, got {value!r}")
         if (
@@ -119,13 +115,13 @@ class AgentSearchBot:
             raise ValueError(
                 f"policy must be a PolicyBot, 'agent:NAME' or a checkpoint path, got {policy!r}"
             )
-        self.determinizations = None if determinizations is None else int(determinizations)
-        self.seconds = None if seconds is None else float(seconds)
+        self.determinizations = determinizations
+        self.seconds = seconds
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
         self.opponents = opponents
-        if margin is not None and (isinstance(margin, bool) or not float(margin) >= 0.0):
-            raise ValueError(f"margin must be a number >= 0 or None, got {margin!r}")
+        if margin is not None and (not finite_number(margin) or not float(margin) >= 0.0):
+            raise ValueError(f"margin must be a finite number >= 0 or None, got {margin!r}")
         self.margin = None if margin is None else float(margin)
         self.value = value
         self._policy_given = policy

@@ -191,6 +191,27 @@ def test_the_same_rng_gives_the_same_action_and_the_search_uses_its_budget():
         assert mask[a]
 
 
+@pytest.mark.parametrize("kind", [ISMCTSBot, PIMCBot])
+def test_a_budget_is_a_whole_count_and_a_finite_time(kind):
+    """A budget the search could never finish (an infinite time, a fraction of an
+    iteration) is a ValueError naming it, before any game."""
+    count = "iterations" if kind is ISMCTSBot else "determinizations"
+    for bad in (0, 2.9, True, float("inf"), "ten"):
+        with pytest.raises(ValueError, match=rf"^{count} must be an integer >= 1"):
+            kind(**{count: bad})
+    assert getattr(kind(**{count: 4.0}), count) == 4
+    for bad in (0, -1, float("inf"), float("nan"), "soon"):
+        with pytest.raises(ValueError, match=r"^seconds must be a finite number > 0"):
+            kind(**{count: None, "seconds": bad})
+    if kind is PIMCBot:
+        with pytest.raises(ValueError, match=r"^rollouts must be an integer >= 1"):
+            PIMCBot(rollouts=0.5)
+    if kind is ISMCTSBot:
+        for bad in (float("inf"), -0.5, "wide"):
+            with pytest.raises(ValueError, match=r"^exploration must be a finite number >= 0"):
+                ISMCTSBot(exploration=bad)
+
+
 def test_a_time_budget_stops_the_search():
     game = RatATatCat(num_players=2)
     bot = ISMCTSBot(iterations=None, seconds=0.05, rollout=HeuristicBot, horizon="reward")

@@ -127,10 +127,13 @@ def test_default_agents_and_bad_options(agent) -> None:
         default_agent(RatATatCat(num_players=3))
     with pytest.raises(ValueError, match="budget"):
         AgentSearchBot(determinizations=None, seconds=None)
-    with pytest.raises(ValueError, match="determinizations"):
-        AgentSearchBot(determinizations=0)
-    with pytest.raises(ValueError, match="seconds"):
-        AgentSearchBot(seconds=-1)
+    for bad in (0, 2.5, True, float("inf"), "many"):
+        with pytest.raises(ValueError, match=r"^determinizations must be an integer >= 1"):
+            AgentSearchBot(determinizations=bad)
+    assert AgentSearchBot(determinizations=3.0).determinizations == 3
+    for bad in (-1, 0, float("inf"), float("nan"), "long"):
+        with pytest.raises(ValueError, match=r"^seconds must be a finite number > 0"):
+            AgentSearchBot(seconds=bad)
     with pytest.raises(ValueError, match="value"):
         AgentSearchBot(value="fun")
     with pytest.raises(ValueError, match="opponents"):
@@ -226,6 +229,6 @@ def test_the_margin_keeps_the_agents_move_unless_another_gains_enough(agent) -> 
             assert chosen == expected, (start, margin)
             checked.add(chosen == own)
     assert checked == {True, False}  # both kinds of decision were met
-    for bad in (-1.0, True, "wide"):
-        with pytest.raises((ValueError, TypeError)):
+    for bad in (-1.0, True, "wide", float("inf"), float("nan")):
+        with pytest.raises(ValueError, match=r"^margin must be a finite number >= 0 or None"):
             AgentSearchBot(margin=bad)
