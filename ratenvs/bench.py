@@ -38,6 +38,31 @@ import numpy as np
 
 from ratenvs.games import available_games
 
+SECONDS = (0.0, 3600.0)
+"""A round's CPU seconds per contender: above 0, at most an hour (``bench --seconds``)."""
+ROUNDS = (1, 100)
+"""Interleaved rounds, whose median is reported (``bench --rounds``)."""
+MAX_BATCH_SIZE = 65536
+"""Largest batch measured (the largest batch a training config may run)."""
+
+
+def _check_budget(seconds: Any, rounds: Any, batch_sizes: Any = ()) -> None:
+    """The bench's budget as the command line bounds it, else a ValueError naming it."""
+    import math
+    import numbers
+
+    real = isinstance(seconds, numbers.Real) and not isinstance(seconds, bool)
+    if not (real and math.isfinite(seconds) and SECONDS[0] < seconds <= SECONDS[1]):
+        raise ValueError(f"seconds must be in ({SECONDS[0]:g}, {SECONDS[1]:g}], got {seconds!r}")
+    whole = isinstance(rounds, numbers.Integral) and not isinstance(rounds, bool)
+    if not (whole and ROUNDS[0] <= rounds <= ROUNDS[1]):
+        raise ValueError(f"rounds must be an integer in {ROUNDS[0]}..{ROUNDS[1]}, got {rounds!r}")
+    for size in batch_sizes:
+        whole = isinstance(size, numbers.Integral) and not isinstance(size, bool)
+        if not (whole and 1 <= size <= MAX_BATCH_SIZE):
+            raise ValueError(f"batch sizes must be integers in 1..{MAX_BATCH_SIZE}, got {size!r}")
+
+
 REFERENCE = "connect_four_v3"
 BATCH_SIZES = (1, 64, 1024, 4096)
 
@@ -199,6 +224,7 @@ def run(
 
     ``decisions_per_s`` is the median CPU rate; ``ratio_vs_connect_four`` the median of
     the per-round ratios (``ratio_vs_connect_four_spread`` their min / median / max)."""
+    _check_budget(seconds, rounds)
     targets = bench_targets(games)
     contenders = {label: _aec_measure(make, seed) for label, make in targets}
     rates = _interleave(contenders, rounds, seconds)
@@ -259,6 +285,7 @@ def run_batched(
 
     ``ratio_vs_raw_env`` is the median over rounds of the engine's CPU rate over its
     ``raw_env``'s in the same round (``ratio_vs_raw_env_spread``: min / median / max)."""
+    _check_budget(seconds, rounds, batch_sizes)
     contenders: dict[tuple[str, int], Measure] = {}
     if reference_missing() is None:
         contenders[(REFERENCE, 0)] = _aec_measure(_reference_env, seed)

@@ -12,6 +12,9 @@ import sys
 from typing import Any
 
 from ratenvs import __version__
+from ratenvs.bench import MAX_BATCH_SIZE
+from ratenvs.bench import ROUNDS as BENCH_ROUNDS
+from ratenvs.bench import SECONDS as BENCH_SECONDS
 from ratenvs.common.arguments import (
     SEED,
     ArgumentParser,
@@ -27,13 +30,8 @@ from ratenvs.common.arguments import (
 from ratenvs.games import GAMES, available_games, get_game
 from ratenvs.rulebook import rules_text
 
-BENCH_SECONDS = (0.0, 3600.0)
-"""``bench --seconds``: above 0, at most an hour per env and round."""
-BENCH_ROUNDS = (1, 100)
 BENCH_BATCH_SIZES = [1, 64, 1024, 4096]
 """The default ``bench --batched --batch-sizes``."""
-MAX_BATCH_SIZE = 65536
-"""Largest ``bench --batch-sizes`` (the largest batch a training config may run)."""
 GIF_FPS = (0.01, 50.0)
 """``replay --fps``: a GIF frame lasts 20 ms (what viewers show) to 100 s."""
 DEFAULT_FPS = 2.0

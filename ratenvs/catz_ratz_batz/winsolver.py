@@ -585,11 +585,18 @@ class WinSolution:
         return NUMBERS[int(self.keeps(position)[index[dice]])]
 
 
+MAX_TURNS = 100
+"""The longest game the exact 2-player solvers take (turns per seat): the work grows about
+as the cube of the turns (10 turns take a minute or so), so 100 is hours, and more a
+mistake (``ratenvs exploit --exact --turns`` allows 100, ``ratenvs solve --win`` 50)."""
+
+
 def _check_turns(turns: Any) -> int:
-    """``turns`` as an int >= 1 (a numpy integer too; not a bool), else a ValueError."""
+    """``turns`` as an int in 1..:data:`MAX_TURNS` (a numpy integer too; not a bool), else a
+    ValueError."""
     integer = isinstance(turns, int | np.integer) and not isinstance(turns, bool | np.bool_)
-    if not (integer and turns >= 1):
-        raise ValueError(f"turns must be an int >= 1, got {turns!r}")
+    if not (integer and 1 <= turns <= MAX_TURNS):
+        raise ValueError(f"turns must be an int in 1..{MAX_TURNS}, got {turns!r}")
     return int(turns)
 
 

@@ -231,8 +231,10 @@ def test_the_win_optimal_policy_is_unexploitable_and_the_bots_are_not():
 def test_bad_seats_turns_and_oversized_games_are_refused():
     with pytest.raises(ValueError, match="seat must be 0 or 1"):
         br.best_response(solver.solve(), 2, turns=1)
-    with pytest.raises(ValueError, match="turns must be an int >= 1"):
+    with pytest.raises(ValueError, match=r"turns must be an int in 1\.\.100"):
         br.best_response(solver.solve(), 0, turns=0)
+    with pytest.raises(ValueError, match=r"turns must be an int in 1\.\.100, got 101"):
+        br.best_response(solver.solve(), 0, turns=101)
     with pytest.raises(ValueError, match=r"more than the 300,000 it takes"):
         br.best_response_totals(br.LeadPolicy(solver.solve()), 0, turns=10)
     bad = type("A", (), {"env_options": {"num_players": 2, "turns": 10}, "greedy": None})()

@@ -3,6 +3,10 @@ round by round, and the docs' Markdown tables made from its results files."""
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from ratenvs import bench
 
 
@@ -53,3 +57,22 @@ def test_cpu_time_deadline_and_markdown_table():
     assert table.splitlines()[0] == "| env | CPU decisions/s | x connect_four_v3 |"
     assert f"| `{crb['env']}` | {spread['median']:,.0f} ({spread['min']:,.0f}-" in table
     assert "2 interleaved rounds of 0.05 CPU seconds" in table
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        (lambda: bench.run(["catz-ratz-batz"], rounds=0), "rounds must be an integer in 1..100"),
+        (lambda: bench.run(["catz-ratz-batz"], rounds=2.5), "rounds must be an integer in 1..100"),
+        (lambda: bench.run(["catz-ratz-batz"], seconds=-5), "seconds must be in (0, 3600]"),
+        (lambda: bench.run(["catz-ratz-batz"], seconds=math.inf), "seconds must be in (0, 3600]"),
+        (lambda: bench.run_batched(batch_sizes=(0,)), "batch sizes must be integers in 1..65536"),
+    ],
+)
+def test_the_library_refuses_a_budget_the_command_line_would(call, said):
+    """``bench.run`` / ``run_batched`` called from Python hold the command line's bounds: a
+    ValueError naming the budget, before any measurement (no empty median, no division by
+    a negative time)."""
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value).startswith(said)
