@@ -165,9 +165,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for source, dest in pairs:
         try:
             path = migrate(source, dest)
-        except CheckpointError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        except (ValueError, OSError) as exc:  # a CheckpointError, or a DEST it cannot write
+            from ratenvs.common.arguments import report
+
+            if isinstance(exc, OSError) and not isinstance(exc, CheckpointError):
+                exc = OSError(f"{dest}: the checkpoint cannot be written there: {exc}")
+            return report(exc)
         print(f"wrote {path}")
     return 0
 

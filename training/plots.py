@@ -5,7 +5,6 @@ Usage: ``python -m training.plots RUN_DIR [--out FILE] [--title TEXT]``.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import sys
 from collections.abc import Sequence
@@ -113,16 +112,32 @@ def plot_run(run_dir: str | Path, out: str | Path, title: str = "") -> Path:
     return _save(fig, out, title)
 
 
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
+"""The figures ``python -m training.plots --out`` writes (by the file's ending)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.plots", description=__doc__)
+    from ratenvs.common.arguments import ArgumentParser, UsageError, output_file, report
+
+    parser = ArgumentParser(prog="python -m training.plots", description=__doc__)
     parser.add_argument("run_dir", type=Path)
-    parser.add_argument("--out", type=Path)
+    parser.add_argument("--out", type=Path, help="the figure (.png, .svg or .pdf)")
     parser.add_argument("--title", default="")
     args = parser.parse_args(argv)
-    if not (args.run_dir / "progress.csv").is_file():
-        print(f"error: {args.run_dir}/progress.csv not found", file=sys.stderr)
-        return 2
-    print(plot_run(args.run_dir, args.out or args.run_dir / "curve.png", args.title))
+    try:
+        if not (args.run_dir / "progress.csv").is_file():
+            raise UsageError(f"{args.run_dir}/progress.csv not found")
+        out = args.out or args.run_dir / "curve.png"
+        if out.suffix.lower() not in IMAGE_SUFFIXES:
+            raise UsageError(f"--out {out}: a figure ends in one of {', '.join(IMAGE_SUFFIXES)}")
+        output_file("--out", out)
+        try:
+            drawn = plot_run(args.run_dir, out, args.title)
+        except ValueError as exc:  # a cell that is not a number, a log of another shape
+            raise UsageError(f"{args.run_dir}: its logs cannot be drawn: {exc}") from None
+    except (UsageError, OSError) as exc:
+        return report(exc)
+    print(drawn)
     return 0
 
 

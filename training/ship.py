@@ -20,6 +20,8 @@ SHA-256 (verified on every load) stays the one the run recorded.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,15 +106,24 @@ def ship(
     card["evaluations"] = evaluations
     dst_w.parent.mkdir(parents=True, exist_ok=True)
     curve = dst_w.with_name(dst_w.stem + "_curve.png")
+    # the curve is drawn beside it under a name of its own and takes its place only once
+    # the checkpoint is saved: an agent already at dest never shows the new one's curve
+    drawn = curve.with_name(f".{curve.stem}.{os.getpid()}.shipping.png")
     run_dir = src_w.parent
-    if (run_dir / "progress.csv").is_file():
-        plot_run(run_dir, curve, title=f"{ckpt.game}: {dst_w.stem}")
-        card["learning_curve"] = curve.name
-    elif (card.get("responder_of") or {}).get("learning_curve"):  # exploit --save-responder
-        plot_responder(card, curve, title=f"{ckpt.game}: {dst_w.stem}")
-        card["learning_curve"] = curve.name
-    # then the checkpoint as one unit: its weights under new names, the card last
-    save_checkpoint(dst_w, ckpt.policy_state, card, ckpt.optimizer_state)
+    try:
+        if (run_dir / "progress.csv").is_file():
+            plot_run(run_dir, drawn, title=f"{ckpt.game}: {dst_w.stem}")
+            card["learning_curve"] = curve.name
+        elif (card.get("responder_of") or {}).get("learning_curve"):  # exploit --save-responder
+            plot_responder(card, drawn, title=f"{ckpt.game}: {dst_w.stem}")
+            card["learning_curve"] = curve.name
+        # then the checkpoint as one unit: its weights under new names, the card last
+        save_checkpoint(dst_w, ckpt.policy_state, card, ckpt.optimizer_state)
+        if drawn.exists():
+            os.replace(drawn, curve)
+    finally:
+        with contextlib.suppress(OSError):
+            drawn.unlink()
     load_checkpoint(dst_w, game=ckpt.game)  # the shipped checkpoint verifies
     return card
 

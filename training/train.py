@@ -367,15 +367,29 @@ def _pid_alive(pid: int) -> bool:
 
 
 def acquire_lock(out: Path) -> Path:
-    """Create ``<out>/.lock`` (O_EXCL) holding this pid; return its path.
+    """Create ``<out>/.lock`` holding this pid; return its path.
 
-    A lock whose pid is still running is a :class:`ConfigError` naming the lock; a lock
-    whose pid is not running (a run killed with SIGKILL) is taken over, with a note.
+    The lock appears whole or not at all: the pid is written to a file of this process's
+    own, which is then hard-linked to the lock's name (the link fails if the lock exists),
+    so no other run ever reads an empty lock, and no kill leaves one. A lock whose pid is
+    still running is a :class:`ConfigError` naming the lock; a lock whose pid is not running
+    (a run killed with SIGKILL) is taken over, with a note.
     """
     lock = out / LOCK_NAME
+    mine = out / f".lock.{os.getpid()}.tmp"
+    mine.write_text(f"{os.getpid()}\n", encoding="utf-8")
+    try:
+        return _link_lock(out, lock, mine)
+    finally:
+        with contextlib.suppress(OSError):
+            mine.unlink()
+
+
+def _link_lock(out: Path, lock: Path, mine: Path) -> Path:
+    """Link ``mine`` (a file holding this pid) to ``lock``, taking over a stale lock."""
     for _ in range(3):
         try:
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            _place_lock(mine, lock)
         except FileExistsError:
             try:
                 text = lock.read_text(encoding="utf-8").strip()
@@ -400,10 +414,22 @@ def acquire_lock(out: Path) -> Path:
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
             continue
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(f"{os.getpid()}\n")
         return lock
     raise ConfigError(f"--out {out}: could not create the lock {lock} (another run races for it)")
+
+
+def _place_lock(mine: Path, lock: Path) -> None:
+    """Put ``mine``'s text at ``lock`` unless a lock is there (FileExistsError): a hard link,
+    whole at once; on a filesystem without hard links, the lock created exclusively and
+    written (the one window in which a reader may find it empty)."""
+    try:
+        os.link(mine, lock)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links here (e.g. some network or FAT filesystems)
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(mine.read_text(encoding="utf-8"))
 
 
 def release_lock(lock: Path) -> None:

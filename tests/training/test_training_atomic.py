@@ -236,3 +236,56 @@ def test_a_training_run_opens_nothing_in_its_folder_for_writing_but_temporary_fi
     progress = (out / "progress.csv").read_text().splitlines()
     assert progress[0].startswith("timesteps,") and len(progress) >= 3
     assert sum(line.startswith("timesteps,") for line in progress) == 1  # resumed: appended
+
+
+def test_a_ship_failing_at_the_save_keeps_the_old_curve(tmp_path, monkeypatch):
+    """The new agent's learning curve takes the old one's place only with its checkpoint:
+    a save that fails leaves the agent at dest whole, its curve included, and no drawing
+    behind."""
+    dest = tmp_path / "ship" / "agent"
+    old = make_checkpoint(tmp_path / "old" / "best", seed=1)
+    (old.parent / "progress.csv").write_text("timesteps,ep_reward_mean\n10,0.1\n20,0.2\n")
+    monkeypatch.setattr(ship, "evaluate_agent", lambda *a, **k: {"opponents": [], "games": 1})
+    ship.ship(old, dest, [None], 1, 0)
+    assert "agent_curve.png" in names(dest.parent)
+    before = {n: (dest.parent / n).read_bytes() for n in names(dest.parent)}
+    src = make_checkpoint(tmp_path / "run" / "best", seed=2)
+    (src.parent / "progress.csv").write_text("timesteps,ep_reward_mean\n10,0.5\n20,0.9\n")
+
+    def fails(*args, **kwargs):
+        raise Boom
+
+    monkeypatch.setattr(ship, "save_checkpoint", fails)
+    with pytest.raises(Boom):
+        ship.ship(src, dest, [None], 1, 0)
+    assert {n: (dest.parent / n).read_bytes() for n in names(dest.parent)} == before
+    monkeypatch.undo()
+    monkeypatch.setattr(ship, "evaluate_agent", lambda *a, **k: {"opponents": [], "games": 1})
+    ship.ship(src, dest, [None], 1, 0)
+    assert (dest.parent / "agent_curve.png").read_bytes() != before["agent_curve.png"]
+    assert not [n for n in names(dest.parent) if "shipping" in n]
+
+
+def test_the_plots_command_says_what_is_wrong_in_one_line(tmp_path, capsys):
+    """``python -m training.plots``: an output that is no figure, a folder, or logs that
+    are not numbers end in one ``error:`` line and exit 2, never a traceback."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "progress.csv").write_text("timesteps,ep_reward_mean\n10,abc\n")
+    cases = [
+        (["--out", str(tmp_path / "curve.txt")], "a figure ends in one of .png, .svg, .pdf"),
+        (["--out", str(run / "x.png" / "..")], "a figure ends in one of"),
+        ([], "its logs cannot be drawn: could not convert string to float: 'abc'"),
+    ]
+    for extra, said in cases:
+        assert plots.main([str(run), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and said in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
+    (run / "progress.csv").write_text("timesteps,ep_reward_mean\n10,0.1\n20,0.3\n")
+    folder = tmp_path / "figure.png"
+    folder.mkdir()
+    assert plots.main([str(run), "--out", str(folder)]) == 2
+    assert "is a folder, not a file" in capsys.readouterr().err
+    assert plots.main([str(run), "--out", str(tmp_path / "c.svg")]) == 0
+    assert (tmp_path / "c.svg").read_bytes().lstrip().startswith(b"<?xml")

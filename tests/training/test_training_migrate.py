@@ -106,6 +106,19 @@ def test_a_current_checkpoint_is_not_migrated_and_the_cli_says_so(tmp_path, caps
     assert not (tmp_path / "again.json").exists()
 
 
+def test_a_dest_that_cannot_be_written_is_one_error_line(tmp_path, capsys):
+    """DEST under a file (no folder can be made there): the command says so in one line and
+    exits 2, the source untouched."""
+    old_path, _ = _v0_checkpoint(tmp_path)
+    before = old_path.read_bytes()
+    (tmp_path / "plain").write_text("a file, not a folder")
+    assert main([str(old_path), str(tmp_path / "plain" / "new")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {tmp_path / 'plain' / 'new'}: the checkpoint cannot be written")
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert old_path.read_bytes() == before
+
+
 def test_a_checkpoint_of_a_newer_version_is_refused(tmp_path):
     old_path, _ = _v0_checkpoint(tmp_path)
     card_file = old_path.with_suffix(".json")

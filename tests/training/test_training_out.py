@@ -210,3 +210,28 @@ def test_a_best_picked_in_a_resumed_run_counts_the_earlier_wall_time(tmp_path):
     assert (
         1000.0 <= best["wall_time_s"] <= json.loads((out / "final.json").read_text())["wall_time_s"]
     )
+
+
+@pytest.mark.parametrize("hard_links", [True, False])
+def test_the_lock_appears_whole_and_leaves_nothing_behind(tmp_path, monkeypatch, hard_links):
+    """The lock holds this run's pid from the moment it exists (a hard link of a file
+    written first; where the filesystem has no hard links, created exclusively), a second
+    lock is refused naming the first's pid, and releasing leaves the folder empty."""
+    from training import train
+
+    if not hard_links:
+
+        def no_links(src, dst):
+            raise PermissionError(1, "Operation not permitted")
+
+        monkeypatch.setattr(train.os, "link", no_links)
+    out = tmp_path / "run"
+    out.mkdir()
+    lock = train.acquire_lock(out)
+    assert lock == out / ".lock" and lock.read_text() == f"{os.getpid()}\n"
+    assert sorted(p.name for p in out.iterdir()) == [".lock"]  # no pid file left
+    with pytest.raises(train.ConfigError, match=rf"another run \(pid {os.getpid()}\)"):
+        train.acquire_lock(out)
+    assert sorted(p.name for p in out.iterdir()) == [".lock"]
+    train.release_lock(lock)
+    assert list(out.iterdir()) == []
