@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ratenvs import catz_ratz_batz_v0
 from ratenvs.catz_ratz_batz import rules
 from ratenvs.catz_ratz_batz.rules import Dice, score, turn_score
 
@@ -104,6 +105,39 @@ def _play(game, rng, policy):
         assert rolls < 10_000
         assert sum(state.dice) == rules.NUM_DICE
     return state
+
+
+def test_the_game_declares_every_option_with_todays_defaults():
+    """RULES.md section 2: "option `turns` (turns per player, default 10), highest total
+    wins; option `target_score` (e.g. 200) for a race variant where the round in which
+    someone reaches it is finished so all players had equal turns (ruling)"; and "There is
+    no voluntary stop (ruling)": the only moves are to roll and to keep 3, 5 or 7."""
+    spec = rules.CatzRatzBatz.options
+    assert list(spec) == [
+        "num_players",
+        "turns",
+        "target_score",
+        "race_end",
+        "reward",
+        "totals_view",
+    ]
+    assert spec.defaults() == {
+        "num_players": 2,
+        "turns": 10,
+        "target_score": None,
+        "race_end": "round",
+        "reward": "score",
+        "totals_view": "absolute",
+    }
+    assert catz_ratz_batz_v0.raw_env().options == spec.defaults()
+    game = rules.CatzRatzBatz()
+    assert (game.turns, game.target_score, game.race_end) == (10, None, "round")
+    assert rules.CatzRatzBatz(target_score=200).turns == 10  # a race keeps the turn limit
+    assert rules.NUM_ACTIONS == game.num_actions == 4  # roll, keep 3 / 5 / 7: no stop
+    # the default game: ten turns each, then the highest total wins
+    state = _play(game, np.random.default_rng(10), lambda d: min(rules.legal_keeps(d)))
+    assert state.turns_taken == [10, 10]
+    assert state.winners() == [t == max(state.totals) for t in state.totals]
 
 
 def test_game_ends_after_turns_each_and_totals_add_up():

@@ -125,6 +125,58 @@ def test_swap_is_blind_optional_and_knowledge_moves_with_the_cards():
     assert state.hands == before and KIND[state.discard_pile[-1]] == S
 
 
+@pytest.mark.parametrize("out", [None, 0, 2])
+def test_a_swap_pairs_every_own_slot_with_every_slot_of_each_other_player_still_in(out):
+    """RULES.md, Swap: "you may exchange one of your cards with any card of any other
+    player" (or decline it). Three players; player 1 draws a Swap after a round that put
+    nobody, player 0 or player 2 out of an elimination game to 50: the legal moves are
+    exactly its four slots paired with the four slots of each other player still in, and
+    declining; never a card of its own as the target, never a player who is out."""
+    totals = {None: [0, 0, 0], 0: [20, 10, 30], 2: [10, 10, 45]}[out]
+    state, elimination = _knocked_elimination_round(totals)
+    assert state.active == [p != out for p in range(3)] and not state.is_over
+    seat = state.current
+    assert seat == 1 and state.phase == rules.PHASE_START
+    others = [p for p in range(3) if p not in (seat, out)]
+    # stack a Swap on top of the new round's draw pile
+    swap = next(c for c in state.draw_pile if KIND[c] == S)
+    state.draw_pile.remove(swap)
+    state.draw_pile.append(swap)
+    play(state, [DRAW], game=elimination)
+    assert state.phase == rules.PHASE_SWAP and state.held == swap
+
+    expected = {
+        swap_action(mine, (q - seat) % 3, theirs)
+        for q in others
+        for mine in range(rules.SLOTS)
+        for theirs in range(rules.SLOTS)
+    }
+    assert len(expected) == rules.SLOTS * rules.SLOTS * len(others)
+    mask = elimination.legal_mask(state, seat)
+    assert set(np.flatnonzero(mask).tolist()) == expected | {DECLINE}
+    assert set(rules.legal_actions(state)) == expected | {DECLINE}
+    # the action space names no swap with oneself: every swap targets another player
+    assert elimination.num_actions == rules.ACTION_SWAP + rules.SLOTS * 2 * rules.SLOTS
+    for action in range(rules.ACTION_SWAP, elimination.num_actions):
+        _, offset, _ = rules.decode_swap(action)
+        target = (seat + offset) % 3
+        assert target != seat and bool(mask[action]) == (target in others), action
+    if out is not None:
+        to_the_out = swap_action(0, (out - seat) % 3, 0)
+        with pytest.raises(ValueError, match="illegal"):
+            rules.apply_action(state.copy(), to_the_out, np.random.default_rng(0), elimination)
+    # each legal swap exchanges exactly the two cards it names, nothing else
+    for action in sorted(expected):
+        mine, offset, theirs = rules.decode_swap(action)
+        q = (seat + offset) % 3
+        hands = [h[:] for h in state.hands]
+        hands[seat][mine], hands[q][theirs] = hands[q][theirs], hands[seat][mine]
+        after = state.copy()
+        elimination.apply(after, {seat: action}, np.random.default_rng(0))
+        assert after.hands == hands and after.phase == rules.PHASE_KNOCK
+        check_invariants(after)
+
+
 def _draws(state_before_pile: int, state) -> int:
     return state_before_pile - len(state.draw_pile)
 
@@ -378,6 +430,50 @@ def test_multi_round_totals_and_the_deal_rotates():
     assert state.winners == [t == best for t in state.totals]
 
 
+@pytest.mark.parametrize(
+    ("reward", "expected"),
+    [
+        ("zero_sum", [0.8, -0.8]),  # the round's edge: (13 - 5) / 10 points
+        ("points", [-0.5, -1.3]),
+        ("win", [0.0, 0.0]),  # a win shared by both players: nothing either way
+        ("zero_sum_win", [0.8, -0.8]),
+    ],
+)
+def test_a_tie_on_the_lowest_total_after_the_last_round_shares_the_win(reward, expected):
+    """RULES.md: option `rounds`: "the game is that many rounds; lowest total wins", and
+    "Ties share the win". The second of two rounds: player 0 (15 so far) ends it with 5
+    points, player 1 (7 so far) with 13; both finish at 20 and both win, whoever won the
+    round."""
+    state = build_state([[0, 1, 2, 2], [3, 3, 3, 4]], draw_top=[9, 9], totals=[15, 7])
+    state.round_index = 1  # the last round of two
+    g = game(2, rounds=2, reward=reward)
+    rng = np.random.default_rng(0)
+    for action in (DRAW, DISCARD, KNOCK, DRAW):
+        assert g.apply(state, {state.current: action}, rng) is None
+    rewards = g.apply(state, {1: DISCARD}, rng)
+    assert state.is_over and state.last_round_points == [5, 13] and state.totals == [20, 20]
+    assert state.winners == [True, True] and g.winners(state) == [True, True]
+    assert rewards == pytest.approx(expected)
+
+
+def test_two_of_three_tied_on_the_lowest_total_share_the_win_and_its_reward():
+    """RULES.md: "lowest total wins" after the `rounds`; "Ties share the win". Players 0
+    and 2 end the last round at 20, player 1 at 36: the two share the win, and the "win"
+    reward splits the winner's part between them (+1/4 each, -1/2 for the loser)."""
+    state = build_state(
+        [[0, 1, 2, 2], [9, 9, 9, 9], [3, 3, 3, 4]], draw_top=[9] * 3, totals=[15, 0, 7]
+    )
+    state.round_index = 1  # the last round of two
+    g = game(3, rounds=2, reward="win")
+    rng = np.random.default_rng(0)
+    rewards = None
+    for action in KNOCK_ROUND_3P:
+        rewards = g.apply(state, {state.current: action}, rng)
+    assert state.is_over and state.totals == [20, 36, 20]
+    assert state.winners == [True, False, True]
+    assert rewards == pytest.approx([0.25, -0.5, 0.25])
+
+
 def _knocked_elimination_round(totals):
     """Three players (hands worth 36, 2 and 8) at ``totals`` play a round to a target of 50:
     player 0 draws a 9, discards it and knocks; the others draw and discard."""
@@ -393,19 +489,37 @@ def test_elimination_last_player_left_wins():
     assert state.active == [False, True, False] and state.winners == [False, True, False]
 
 
-def test_elimination_continues_without_the_eliminated_and_all_out_lowest_wins():
+@pytest.mark.parametrize(
+    ("seed", "winners"),
+    [(0, [False, True, True]), (7, [False, False, True])],
+)
+def test_elimination_continues_without_the_eliminated_and_all_out_together_lowest_total_wins(
+    seed, winners
+):
+    """RULES.md: "If all remaining players are out in the same round, the lowest total
+    wins (ruling). Ties share the win." Player 0 goes out in the first round; players 1
+    and 2 play on (knocking at once) until a round puts both out together. The winner is
+    whoever of the two has the lower total: with seed 0 they tie at 56 and share the win;
+    with seed 7 player 2 wins at 63 over 64, although player 0, out a round earlier,
+    has only 56."""
     state, elimination = _knocked_elimination_round([20, 10, 30])
     assert state.active == [False, True, True] and not state.is_over
     # the starter is out: the first turn passes to the next player still in (the ruling)
     assert state.current == 1 and state.hands[0] == [rules.NO_CARD] * 4
     check_invariants(state)
     # the rest of the game runs between players 1 and 2 only
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     while not state.is_over:
         assert state.current != 0
+        in_before = [p for p in range(3) if state.active[p]]
         rules.apply_action(state, rules.legal_actions(state)[0], rng, elimination)
         check_invariants(state)
-    assert sum(state.winners) >= 1 and not state.winners[0]
+    # the last round put both remaining players out together
+    assert in_before == [1, 2] and not any(state.active)
+    assert all(state.totals[p] > 50 for p in in_before)
+    best = min(state.totals[p] for p in in_before)
+    assert state.winners == [p in in_before and state.totals[p] == best for p in range(3)]
+    assert state.winners == winners
 
 
 def test_elimination_everyone_crossing_in_one_round_lowest_total_wins_ties_share():

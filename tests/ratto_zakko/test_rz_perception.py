@@ -33,9 +33,12 @@ def test_better_glimpses_mean_faster_certainty():
     assert slow > TARGET_GLIMPSES > fast
 
 
-def ideal_observer_ticks(level: str, perception_mode: str, seed: int) -> list[int]:
-    """In the env: how many ticks until seat 0's posterior is 95% sure of identity and colour,
-    for each food card (nobody answers, so every card stays open for the whole window)."""
+def ideal_observer_ticks(
+    level: str, perception_mode: str, seed: int, certainty: float = CERTAINTY
+) -> list[int]:
+    """In the env: how many ticks until seat 0's posterior is ``certainty`` (95%) sure of
+    identity and colour, for each food card (nobody answers, so every card stays open for the
+    whole window)."""
     raw = ratto_zakko_v0.raw_env(
         num_players=2, level=level, window_ticks=40, perception=perception_mode
     )
@@ -45,7 +48,7 @@ def ideal_observer_ticks(level: str, perception_mode: str, seed: int) -> list[in
         s = raw.truth
         if s.card < rules.FLY_CARD and s.cards_dealt not in firsts:
             o = raw.observer.observe(raw.truth, 0)
-            if o[ob.IDENTITY_SLICE].max() >= CERTAINTY and o[ob.COLOUR_SLICE].max() >= CERTAINTY:
+            if o[ob.IDENTITY_SLICE].max() >= certainty and o[ob.COLOUR_SLICE].max() >= certainty:
                 firsts[s.cards_dealt] = s.tick + 1
         raw.step(ob.ACTION_WAIT)
     return list(firsts.values())
@@ -56,6 +59,28 @@ def test_env_glimpses_match_the_calibration():
     ticks += ideal_observer_ticks("main", "gradual", seed=1)
     assert len(ticks) >= 70
     assert np.mean(ticks) == pytest.approx(TARGET_GLIMPSES, abs=1.2)
+
+
+def test_the_calibration_is_the_rulings_95_percent_after_about_8_ticks_of_25_ms():
+    """RULES.md section 3: "The default glimpse quality is set so that an ideal observer (a
+    Bayes posterior over the 7 identities and the 5 colours) reaches 95% certainty of both
+    after about 8 ticks (200 ms) on average" (`tick_ms` default 25, `perception` default
+    "gradual"). The ruling's numbers, written out: a change of the constants the other
+    tests compare with must fail here."""
+    assert CERTAINTY == 0.95 and TARGET_GLIMPSES == 8
+    assert perception.NUM_IDENTITY_CHANNELS == 7 and perception.NUM_COLOUR_CHANNELS == 5
+    defaults = rules.RattoZakko.options.defaults()
+    assert defaults["perception"] == "gradual" and defaults["tick_ms"] == 25
+    assert TARGET_GLIMPSES * defaults["tick_ms"] == 200
+    # the default glimpse quality: 95% sure of both after 8 glimpses on average (200 ms)
+    mean = glimpses_to_certainty(DEFAULT_GLIMPSE_SNR, trials=3000, seed=11, certainty=0.95)
+    assert mean == pytest.approx(8, abs=0.4) and mean * 25 == pytest.approx(200, abs=10)
+    assert glimpses_to_certainty(DEFAULT_GLIMPSE_SNR, trials=3000, seed=11) == mean
+    # and in the env with its default perception: seat 0's posteriors, tick by tick
+    ticks = ideal_observer_ticks("main", "gradual", seed=2, certainty=0.95)
+    ticks += ideal_observer_ticks("main", "gradual", seed=3, certainty=0.95)
+    assert len(ticks) >= 70
+    assert np.mean(ticks) == pytest.approx(8, abs=1.2)
 
 
 def test_clear_perception_shows_the_card_at_tick_zero():
