@@ -314,15 +314,31 @@ def test_states_that_differ_only_in_hidden_cards_get_the_same_search(make):
             differed += game.to_json(other)["hands"][1] != game.to_json(state)["hands"][1]
             mask = game.legal_mask(state, 0)
             assert np.array_equal(mask, game.legal_mask(other, 0))
-            picks, visits = [], []
+            picks, worths, after = [], [], []
             for s in (state, other):
                 bot = make()
                 bot.bind_game(game, 0)
-                picks.append(bot.act_in_state(s, 0, mask, np.random.default_rng(3)))
-                visits.append(dict(bot.last_search))
-            assert picks[0] == picks[1]
-            assert visits[0]["iterations"] == visits[1]["iterations"]
+                seen: list[float] = []
+                bot._worth = _recorded(bot._worth, seen)  # every play-out's value, in order
+                rng = np.random.default_rng(3)
+                picks.append(bot.act_in_state(s, 0, mask, rng))
+                worths.append(seen)
+                after.append(rng.bit_generator.state)
+            # the same search: every play-out worth the same, the same random numbers drawn
+            assert worths[0] and worths[0] == worths[1]
+            assert picks[0] == picks[1] and after[0] == after[1]
     assert differed >= 3  # the hidden cards really differed
+
+
+def _recorded(worth, seen):
+    """``worth`` (a search bot's ``_worth``) that appends every value it gives to ``seen``."""
+
+    def recording(*args):
+        value = worth(*args)
+        seen.append(value)
+        return value
+
+    return recording
 
 
 # ------------------------------------------------------------------ any game with a resampler
@@ -346,12 +362,28 @@ def test_the_gymnasium_door_plays_search_bots_in_the_other_seats():
 
     from ratenvs.wrappers.single_agent import SingleAgentEnv
 
-    env = SingleAgentEnv("rat_a_tat_cat", opponents=RatCatPIMC(determinizations=2))
+    bot = RatCatPIMC(determinizations=2)
+    asked: list[int] = []
+    searched = bot.act_in_state
+
+    def spy(state, seat, mask, rng):
+        asked.append(seat)
+        return searched(state, seat, mask, rng)
+
+    bot.act_in_state = spy
+    env = SingleAgentEnv("rat_a_tat_cat", opponents=bot, learner_seat="random")
     rng = np.random.default_rng(0)
-    for seed in range(3):  # the learner's seat is drawn at every reset
-        _, info = env.reset(seed=seed)
+    learners = set()
+    for seed in range(6):  # the learner's seat is drawn at every reset
+        asked.clear()
+        _, info = env.reset(seed=seed)  # the bot may move first, in the reset
+        learner = env._seat
+        learners.add(learner)
         play_random_episode(env, info, rng)
         assert env.aec.truth.is_over
+        # the search bot played the other seat, searching from the state, every time
+        assert asked and set(asked) == {1 - learner}
+    assert learners == {0, 1}
 
 
 def test_terminal_play_asks_a_search_bot_in_the_state():

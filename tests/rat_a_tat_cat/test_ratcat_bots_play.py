@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from ratcat_helpers import D2, P, S, build_state, game, play_game
 
-from ratenvs.common.bots import Bot
+from ratenvs.common.bots import Bot, OwnView
 from ratenvs.rat_a_tat_cat import play, rules
 from ratenvs.rat_a_tat_cat.bots import (
     BOTS,
@@ -208,7 +208,7 @@ def test_terminal_play_full_game_with_bad_input(monkeypatch):
     assert "view: omniscient" in said[-1]  # the reveal at the end
 
 
-def test_terminal_play_exits_cleanly_on_eof():
+def test_terminal_play_exits_cleanly_on_eof(capsys):
     said: list[str] = []
 
     def ask(prompt):
@@ -216,8 +216,13 @@ def test_terminal_play_exits_cleanly_on_eof():
 
     assert play.main(["--players", "2", "--seed", "1"], ask=ask, say=said.append) == 0
     assert "Game abandoned." in said[-1]
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as info:
         play.main(["--players", "9"], ask=ask, say=said.append)
+    assert info.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: argument --players: must be an integer in 2..6, got 9 "
+        "(see ratenvs play rat-a-tat-cat --help)"
+    )
 
 
 def test_parse_move():
@@ -269,14 +274,32 @@ def test_the_ceiling_bot_plays_at_a_table_without_the_owner_ceilings_piece(seats
     assert "game over - winner(s)" in "\n".join(said)
 
 
-def test_the_gymnasium_door_seats_the_ceiling_bot_with_its_own_view():
+def test_the_gymnasium_door_seats_the_ceiling_bot_with_its_own_view(monkeypatch):
     from helpers import play_random_episode
 
     from ratenvs.wrappers import SingleAgentEnv
 
-    env = SingleAgentEnv("rat-a-tat-cat", opponents="ceiling", num_players=3)
+    env = SingleAgentEnv("rat-a-tat-cat", opponents="ceiling", num_players=3, learner_seat="random")
+    assert not env.aec.game.params["owner_ceilings"]  # the table does not show the piece
     rng = np.random.default_rng(0)
-    for seed in range(3):
+    learners = set()
+    seen: list[int] = []
+    act = CeilingBot.act
+
+    def spy(self, observation, mask, rng):
+        seen.append(observation.shape[0])
+        return act(self, observation, mask, rng)
+
+    monkeypatch.setattr(CeilingBot, "act", spy)
+    for seed in range(6):
+        seen.clear()
         _, info = env.reset(seed=seed)
+        learners.add(env._seat)
+        for bot in env._bots:  # each other seat: the ceiling bot, in a view of its own
+            assert isinstance(bot, OwnView) and isinstance(bot.bot, CeilingBot)
+            assert bot.game.params["owner_ceilings"]
         play_random_episode(env, info, rng)
         assert env.aec.truth.is_over
+        # it read observations with the owner_ceilings block, larger than the learner's
+        assert seen and set(seen) == {env.aec.observer.size + 3 * 4 * 2}, (seen, seed)
+    assert len(learners) > 1

@@ -129,11 +129,15 @@ def answer_for(card_line: str, out: list[str]) -> str:
 
 
 def test_bad_options_are_reported(capsys):
-    with pytest.raises(SystemExit):
-        play.main(["--players", "9"], ask=lambda p: "", say=lambda s: None)
-    with pytest.raises(SystemExit):
-        play.main(["--players", "3", "--bots", "adult"], ask=lambda p: "", say=lambda s: None)
-    assert "bots" in capsys.readouterr().err
+    for argv, said in (
+        (["--players", "9"], "argument --players: must be an integer in 2..8, got 9"),
+        (["--players", "3", "--bots", "adult"], "--bots needs 2 names, got 1"),
+    ):
+        with pytest.raises(SystemExit) as info:
+            play.main(argv, ask=lambda p: "", say=lambda s: None)
+        assert info.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"error: {said} (see ratenvs play ratto-zakko --help)"
 
 
 def test_a_whole_game_with_no_answers_ends():

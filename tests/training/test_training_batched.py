@@ -183,6 +183,23 @@ def test_privileged_features_and_the_reward_scale_on_the_batched_door():
     )
     seats = obs[:, size + door.engine.state_size :]
     np.testing.assert_array_equal(seats.argmax(axis=1), door.learner)
+    # algorithm.reward_scale: the same games, the same moves, every reward times the scale
+    scaled = config_from_dict(
+        {**cfg.to_dict(), "algorithm": {**cfg.to_dict()["algorithm"], "reward_scale": 0.25}}
+    )
+    other = make_batched_vec_env(scaled, monitor=False)
+    inner = other.venv.venv if hasattr(other.venv, "venv") else other.venv
+    np.testing.assert_array_equal(other.reset(), obs)
+    rng = np.random.default_rng(0)
+    paid = 0
+    for _ in range(40):
+        legal = [rng.choice(np.flatnonzero(m)) for m in door.engine.mask]
+        assert np.array_equal(door.engine.mask, inner.engine.mask)
+        _, plain, _, _ = venv.step(np.array(legal))
+        _, times, _, _ = other.step(np.array(legal))
+        np.testing.assert_allclose(times, 0.25 * plain)
+        paid += int(np.count_nonzero(plain))
+    assert paid > 0  # rewards were paid, and scaled
 
 
 def test_a_batched_self_play_run_plays_its_snapshots(tmp_path):
