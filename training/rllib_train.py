@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import sys
 import time
@@ -56,7 +57,16 @@ from ratenvs.common.arguments import (
     read_text,
     report,
 )
-from training.config import MAX_SEED, ConfigError, _build, load_yaml
+from training.config import (
+    MAX_LAYERS,
+    MAX_ROLLOUT,
+    MAX_SEED,
+    MAX_TIMESTEPS,
+    MAX_WIDTH,
+    ConfigError,
+    _build,
+    load_yaml,
+)
 
 RLLIB_MISSING = 'RLlib training needs the rllib extra: pip install "ratenvs[rllib]"'
 MAX_ITERATIONS = 10**7
@@ -146,6 +156,21 @@ class RLlibTrainConfig:
         return dataclasses.asdict(self)
 
 
+_MAX_INTS = {
+    "env_runners.num_envs_per_env_runner": 1024,
+    "env_runners.rollout_fragment_length": MAX_ROLLOUT,
+    "ppo.train_batch_size": MAX_ROLLOUT,
+    "ppo.minibatch_size": MAX_ROLLOUT,
+    "ppo.num_epochs": 1000,
+    "selfplay.snapshot_every": MAX_TIMESTEPS,
+    "selfplay.max_snapshots": 1000,
+}
+"""Upper bounds of the integer keys, as ``training.config`` bounds the SB3 config's (a
+typo such as an extra zero is an error, not a run that allocates what the machine has
+not); the networks as there (:data:`~training.config.MAX_LAYERS`,
+:data:`~training.config.MAX_WIDTH`)."""
+
+
 def _check(cfg: RLlibTrainConfig) -> None:
     """Range checks, and the game and its options (an env is built with them)."""
     from ratenvs.games import GAMES
@@ -165,6 +190,17 @@ def _check(cfg: RLlibTrainConfig) -> None:
     for key, value in positive.items():
         if value < 1:
             raise ConfigError(f"{key}: must be at least 1, got {value}")
+    for key, high in _MAX_INTS.items():
+        value = positive[key]
+        if value > high:
+            raise ConfigError(f"{key}: must be at most {high:,}, got {value:,}")
+    envs = cfg.env_runners.num_envs_per_env_runner * max(1, cfg.env_runners.num_env_runners)
+    if envs * cfg.env_runners.rollout_fragment_length > MAX_ROLLOUT:
+        raise ConfigError(
+            "env_runners.rollout_fragment_length: the env runners' envs times their fragment "
+            f"must be at most {MAX_ROLLOUT:,} frames a round, got "
+            f"{envs * cfg.env_runners.rollout_fragment_length:,}"
+        )
     at_least_zero = {
         "checkpoint_every": cfg.checkpoint_every,
         "env_runners.num_env_runners": cfg.env_runners.num_env_runners,
@@ -198,6 +234,16 @@ def _check(cfg: RLlibTrainConfig) -> None:
         raise ConfigError(
             f"ppo.fcnet_hiddens: need one or more positive sizes, got {cfg.ppo.fcnet_hiddens}"
         )
+    if len(cfg.ppo.fcnet_hiddens) > MAX_LAYERS:
+        raise ConfigError(
+            f"ppo.fcnet_hiddens: at most {MAX_LAYERS} hidden layers, "
+            f"got {len(cfg.ppo.fcnet_hiddens):,}"
+        )
+    for i, width in enumerate(cfg.ppo.fcnet_hiddens):
+        if width > MAX_WIDTH:
+            raise ConfigError(
+                f"ppo.fcnet_hiddens[{i}]: must be at most {MAX_WIDTH:,} wide, got {width:,}"
+            )
     if not 0.0 <= cfg.selfplay.snapshot_prob <= 1.0:
         raise ConfigError(
             f"selfplay.snapshot_prob: must be in [0, 1], got {cfg.selfplay.snapshot_prob}"
@@ -334,7 +380,7 @@ def prepare_out(out: Path, overwrite: bool) -> Path:
         if not overwrite:
             raise UsageError(f"--out {out}: not empty (pass --overwrite to replace the run)")
         for entry in out.iterdir():
-            if entry.is_dir() and entry.name.startswith("checkpoint_"):
+            if entry.is_dir() and entry.name.startswith(("checkpoint_", ".checkpoint_")):
                 shutil.rmtree(entry)
             elif entry.name in OUTPUTS:
                 entry.unlink()
@@ -342,6 +388,27 @@ def prepare_out(out: Path, overwrite: bool) -> Path:
                 raise UsageError(f"--out {out}: holds {entry.name}, not a file of a run")
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+def save_checkpoint(algo: Any, out: Path, iteration: int) -> Path:
+    """The algorithm's checkpoint of ``iteration`` as ``<out>/checkpoint_<iteration>``, whole
+    or not at all: RLlib writes it into a folder of its own beside it, renamed into place
+    once written: a failure mid-way (a full disk) removes that folder, a kill leaves it as
+    ``.checkpoint_*.tmp``, which no one restores from and ``--overwrite`` clears; never a
+    half checkpoint under the name."""
+    final = (out / f"checkpoint_{iteration:06d}").resolve()
+    writing = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    if writing.exists():
+        shutil.rmtree(writing)
+    try:
+        algo.save_to_path(str(writing))
+        if final.exists():  # an earlier checkpoint of the same iteration: replaced whole
+            shutil.rmtree(final)
+        os.replace(writing, final)
+    finally:
+        if writing.exists():
+            shutil.rmtree(writing, ignore_errors=True)
+    return final
 
 
 def train(cfg: RLlibTrainConfig, out: Path) -> list[dict[str, Any]]:
@@ -371,7 +438,7 @@ def train(cfg: RLlibTrainConfig, out: Path) -> list[dict[str, Any]]:
             it = row["iteration"]
             last = it == cfg.iterations
             if last or (cfg.checkpoint_every and it % cfg.checkpoint_every == 0):
-                path = algo.save_to_path(str((out / f"checkpoint_{it:06d}").resolve()))
+                path = save_checkpoint(algo, out, it)
                 print(f"checkpoint: {path}", flush=True)
     finally:
         algo.stop()

@@ -3,6 +3,7 @@ none of this needs Ray (the training itself is tests/integrations/test_rllib.py)
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -61,10 +62,46 @@ def test_minimal_config_gets_defaults():
         ({"game": "ratto_zakko", "env_options": {"render_mode": "ansi"}}, "render_mode"),
         ({"game": "ratto_zakko", "seed": -1}, "seed: must be in"),
         ([1, 2], "mapping at the top level"),
+        # sizes a typo makes huge are refused before Ray starts or a network is built
+        (
+            {"game": "ratto_zakko", "ppo": {"fcnet_hiddens": [256, 10**9]}},
+            "ppo.fcnet_hiddens[1]: must be at most 4,096 wide, got 1,000,000,000",
+        ),
+        (
+            {"game": "ratto_zakko", "ppo": {"fcnet_hiddens": [8] * 17}},
+            "ppo.fcnet_hiddens: at most 16 hidden layers, got 17",
+        ),
+        (
+            {"game": "ratto_zakko", "ppo": {"train_batch_size": 10**15}},
+            "ppo.train_batch_size: must be at most 2,097,152, got 1,000,000,000,000,000",
+        ),
+        (
+            {"game": "ratto_zakko", "env_runners": {"num_envs_per_env_runner": 10**9}},
+            "env_runners.num_envs_per_env_runner: must be at most 1,024",
+        ),
+        (
+            {"game": "ratto_zakko", "selfplay": {"max_snapshots": 10**9}},
+            "selfplay.max_snapshots: must be at most 1,000",
+        ),
+        (
+            {
+                "game": "ratto_zakko",
+                "env_runners": {
+                    "num_env_runners": 64,
+                    "num_envs_per_env_runner": 1024,
+                    "rollout_fragment_length": 64,
+                },
+            },
+            "env_runners.rollout_fragment_length: the env runners' envs times their fragment",
+        ),
+        (
+            {"game": "catz_ratz_batz", "env_options": {"turns": 10**30}},
+            "env_options: option 'turns' must be in 1..10000",
+        ),
     ],
 )
 def test_bad_configs_name_the_key(data, message):
-    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+    with pytest.raises(ConfigError, match=re.escape(message)):
         rllib_config_from_dict(data)
 
 
@@ -103,3 +140,43 @@ def test_command_line_mistakes_are_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         build_parser().parse_args(["--config", config, "--out", "x", "--iterations", "0"])
     assert exit_.value.code == 2
+
+
+class _Algo:
+    """A stand-in for an RLlib Algorithm's ``save_to_path``: writes two files, or fails
+    half-way (a full disk) when told."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+
+    def save_to_path(self, path: str) -> str:
+        folder = Path(path)
+        folder.mkdir(parents=True)
+        (folder / "algorithm_state.pkl").write_bytes(b"state")
+        if self.fail:
+            raise OSError(28, "No space left on device")
+        (folder / "rllib_checkpoint.json").write_text("{}")
+        return path
+
+
+def test_a_checkpoint_is_renamed_into_place_whole(tmp_path):
+    """``<out>/checkpoint_<iteration>`` exists only whole: written beside it, renamed into
+    place; a save failing half-way leaves neither it nor the folder it was written in."""
+    from training.rllib_train import prepare_out, save_checkpoint
+
+    out = tmp_path / "run"
+    out.mkdir()
+    path = save_checkpoint(_Algo(), out, 10)
+    assert path == (out / "checkpoint_000010").resolve()
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint_000010"]
+    assert sorted(p.name for p in path.iterdir()) == [
+        "algorithm_state.pkl",
+        "rllib_checkpoint.json",
+    ]
+    with pytest.raises(OSError, match="No space left"):
+        save_checkpoint(_Algo(fail=True), out, 20)
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint_000010"]
+    # a run killed while saving leaves its .tmp folder: --overwrite clears it with the rest
+    (out / ".checkpoint_000030.123.tmp").mkdir()
+    prepare_out(out, overwrite=True)
+    assert list(out.iterdir()) == []
