@@ -25,7 +25,6 @@ if importlib.util.find_spec("stable_baselines3") is None:  # an envs-only instal
 
 
 HEAVY_FIRST = (
-    "tests/test_batched_ratto_zakko.py::test_replayed_through_the_reference_game",
     "tests/studies/test_ratcat_knock_playout.py",
     "tests/test_batched_rat_a_tat_cat.py",
     "tests/test_batched.py",

@@ -1,18 +1,39 @@
 """The batched engines play the reference games exactly, and their doors behave.
 
 For every game with a batched engine and every option combination of its ``test_options``:
-a batch of logged games played at random, replayed game by game through the reference
+batches of logged games played at random, replayed game by game through the reference
 ``Game`` from the engine's own chance logs (observations, masks, rewards, terminations, the
-seat to act, at every step); the kernel's bots against the reference bots; errors that
-lose nothing.
+seat to act, at every step), as many as it takes for every event the game's counters count
+to have happened :data:`FLOOR` times (:func:`replay_until_floors`); the kernel's bots
+against the reference bots; errors that lose nothing.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import pytest
-from batched_helpers import play_logged, replay_turn_based
+from batched_helpers import (
+    CHUNK_FINISHED,
+    CHUNK_GAMES,
+    FLOOR,
+    SAME_GAMES_STEPS,
+    assert_same_games,
+    play_logged,
+    replay_turn_based,
+    replay_until_floors,
+)
 
+from ratenvs.catz_ratz_batz.rules import (
+    ACTION_KEEP_3,
+    ACTION_KEEP_5,
+    ACTION_KEEP_7,
+    ACTION_ROLL,
+    NUM_DICE,
+)
 from ratenvs.common.batched import RandomActions, decode_tape
 from ratenvs.common.game import ChanceReplay
 from ratenvs.common.options import UnknownOptionError
@@ -34,13 +55,85 @@ def _label(options):
     return ",".join(f"{k}={v}" for k, v in options.items()) or "defaults"
 
 
-REPLAY_FINISHED = 1000
-"""Finished games the replay proof checks, each from its deal to its end, per option set."""
-REPLAY_GAMES = 100
-"""Games per batch in the replay proof: every game slot of the batch plays about ten games in
-a row (a large batch stopped at a fixed step would finish only its short games)."""
-REPLAY_MAX_STEPS = 5000
-"""Steps at most (the longest option set needs about 650)."""
+def catz_events(trace: Any) -> Counter:
+    """What happened in a Catz trace, read from its actions and observations (the dice a
+    turn ended with are still shown at the next seat's roll, and in ``final_obs``): rerolls
+    keeping each number, turns over at their first roll, the scoring rule's branches (no
+    number die left; Rats, with Bats at 7s, outweighing the good dice; as many good as bad;
+    Cats, with Bats at 3s, multiplying), Bats at 3s and at 7s; games ended at the target
+    (race), and ended mid-round (``race_end="turn"``)."""
+    game = trace.engine.game
+    acts = np.array(trace.actions)
+    done = np.array(trace.terminated[1:])
+    after = np.array(trace.observation[1:])  # the position after every step
+    for (position, g), final in trace.final_obs.items():
+        after[position - 1, g] = final[0]  # the end of a game that ended there
+    view = trace.engine.observer.views(after)
+    turn_over = done | (view["phase"][..., 0] == 1)  # the next turn's roll (or the end)
+    dice = np.concatenate([view["set_aside"], view["showing"]], axis=-1)[turn_over]
+    cats, bats, rats, threes, fives, sevens = np.rint(dice * NUM_DICE).astype(int).T
+    numbers = threes + fives + sevens > 0
+    good = cats + np.where(threes > 0, bats, 0)
+    bad = rats + np.where(sevens > 0, bats, 0)
+    events = Counter(
+        keep_3=int((acts == ACTION_KEEP_3).sum()),
+        keep_5=int((acts == ACTION_KEEP_5).sum()),
+        keep_7=int((acts == ACTION_KEEP_7).sum()),
+        over_at_the_roll=int((turn_over & (acts == ACTION_ROLL)).sum()),
+        no_number_left=int((~numbers).sum()),
+        outweighed=int((numbers & (good < bad)).sum()),
+        even=int((numbers & (good == bad)).sum()),
+        multiplied=int((numbers & (good > bad)).sum()),
+        bats_at_3s=int(((threes > 0) & (bats > 0)).sum()),
+        bats_at_7s=int(((sevens > 0) & (bats > 0)).sum()),
+    )
+    if game.target_score is not None:
+        events["target_reached"] = int((view["points_needed"][done] == 0).any(axis=-1).sum())
+        if game.race_end == "turn" and game.turns is not None:
+            left = view["turns_left"][done]  # unequal: the game ended before the round did
+            events["ended_mid_round"] = int((left != left[:, :1]).any(axis=-1).sum())
+    return events
+
+
+def rat_a_tat_cat_events(trace: Any) -> Counter:
+    """What happened in a Rat-a-Tat Cat trace (``Events`` of its own tests): knocks, top
+    discards taken, the power cards played (Peek, Swap, Draw 2), rounds after a game's
+    first (games of several rounds) and eliminations (games to a target). Random play
+    knocks early: the reshuffles, Draw 2 chains and the turn cap are the steered proofs' of
+    tests/test_batched_rat_a_tat_cat.py."""
+    from test_batched_rat_a_tat_cat import Events
+
+    game, ev = trace.engine.game, Events(trace)
+    events = Counter(knocks=ev.knocks, take=ev.take, peeks=ev.peeks, swaps=ev.swaps, draw2=ev.draw2)
+    if (game.rounds or 1) > 1 or (game.rounds is None and game.target_score is not None):
+        # every game dealt its first round: the finished ones and one in progress per slot
+        events["later_rounds"] = ev.deals - ev.finished - trace.engine.num_envs
+    if game.target_score is not None:
+        events["eliminations"] = ev.eliminations
+    return events
+
+
+EVENTS = {"catz_ratz_batz": catz_events, "rat_a_tat_cat": rat_a_tat_cat_events}
+RARE_FLOORS = {"no_number_left": 5}
+"""Events too rare for :data:`FLOOR` at a fair cost: no number die left at a turn's end
+(every die an animal: about one turn in 400)."""
+
+
+CHUNK_MAX_STEPS = 5000
+"""Steps at most of a chunk (the longest option set needs a few hundred)."""
+
+
+def _replayed_events(trace: Any) -> Counter:
+    """Replay a trace (every game, every step) and count what happened in it."""
+    finished = replay_turn_based(trace)
+    events = EVENTS[trace.engine.game.name](trace)
+    events["finished"] = finished
+    return events
+
+
+def _floors(events: Mapping[str, int]) -> dict[str, int]:
+    """The floor of every event counted (``events``: the counters of a replay)."""
+    return {key: RARE_FLOORS.get(key, FLOOR) for key in events if key != "chunks"}
 
 
 def test_every_game_has_a_batched_engine():
@@ -50,26 +143,32 @@ def test_every_game_has_a_batched_engine():
 
 @pytest.mark.parametrize(("spec", "options"), _cases(TURN_BASED))
 def test_replayed_through_the_reference_game(spec, options):
-    """Played until :data:`REPLAY_FINISHED` games have ended (then stopped: the coverage
-    this proves), every step of every game of the batch, the unfinished last ones too."""
-    trace = play_logged(
-        spec.batched(), REPLAY_GAMES, REPLAY_MAX_STEPS, 7, finished=REPLAY_FINISHED, **options
-    )
-    finished = replay_turn_based(trace)
-    assert finished >= REPLAY_FINISHED, f"only {finished} finished games were checked"
+    """Every step of every game of every chunk replayed (the unfinished last games too),
+    chunk after chunk until each event the game's counters count (:data:`EVENTS`) has
+    happened :data:`FLOOR` times (rarer ones :data:`RARE_FLOORS`): the coverage this
+    proves, :data:`FLOOR` finished games among it."""
+    cls = spec.batched()
+
+    def play(k: int) -> Any:
+        return play_logged(
+            cls, CHUNK_GAMES, CHUNK_MAX_STEPS, 7 + 10 * k, finished=CHUNK_FINISHED, **options
+        )
+
+    events = replay_until_floors(play, _replayed_events, _floors)
+    assert events["finished"] >= FLOOR, events
 
 
 @pytest.mark.parametrize("spec", TURN_BASED, ids=[s.name for s in TURN_BASED])
 def test_a_game_does_not_depend_on_the_batch_size_and_seeds_repeat(spec):
-    small = play_logged(spec.batched(), 3, 40, 11)
-    large = play_logged(spec.batched(), 50, 40, 11)
-    again = play_logged(spec.batched(), 3, 40, 11)
-    for g in range(3):
-        assert small.engine.chance_logs(g) == again.engine.chance_logs(g)
-    # the generators of games 0-2 are the same in both batches; with the same actions
-    # (the pickers are seeded alike) the first observations agree
-    np.testing.assert_array_equal(small.observation[0], large.observation[0][:3])
-    other = play_logged(spec.batched(), 3, 40, 12)
+    small = play_logged(spec.batched(), 3, SAME_GAMES_STEPS, 11)
+    large = play_logged(spec.batched(), 50, SAME_GAMES_STEPS, 11)
+    again = play_logged(spec.batched(), 3, SAME_GAMES_STEPS, 11)
+    # the generators of games 0-2 are the same in both batches and the pickers are seeded
+    # alike: the same actions, so the same games at every step, across their new deals
+    assert_same_games(small, large, 3)
+    assert_same_games(small, again, 3)
+    assert np.array(small.terminated)[:, :3].any(axis=0).all()  # every compared game ended
+    other = play_logged(spec.batched(), 3, SAME_GAMES_STEPS, 12)
     assert other.engine.chance_logs(0) != small.engine.chance_logs(0)
 
 

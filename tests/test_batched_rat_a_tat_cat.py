@@ -3,19 +3,27 @@
 Games steered into what random play rarely reaches (long rounds: reshuffles of the
 discard pile, Draw 2 chains, peeks and swaps; short capped rounds: knocks, eliminations,
 the turn cap), replayed through the reference game with counters that show those events
-happened thousands of times; the kernel's bots against the reference bots; the privileged
-view (``state_observation``); the doors (a bot needing ``owner_ceilings``, bots that would
-play a whole game, a tape that runs short mid-step).
+happened: as many games as it takes for each to happen 50 times; the kernel's bots against
+the reference bots; the privileged view (``state_observation``); the doors (a bot needing
+``owner_ceilings``, bots that would play a whole game, a tape that runs short mid-step).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from typing import ClassVar
 
 import numpy as np
 import pytest
-from batched_helpers import Trace, play_logged, replay_turn_based
+from batched_helpers import (
+    CHUNK_GAMES,
+    FLOOR,
+    Trace,
+    play_logged,
+    replay_turn_based,
+    replay_until_floors,
+)
 
 from ratenvs.common.batched import RandomActions
 from ratenvs.common.game import ChanceReplay
@@ -147,35 +155,54 @@ def test_the_unknown_value_table_is_the_reference_value_whatever_the_split():
 
 
 # ------------------------------------------------------------- replay proofs
+def _replayed_events(trace: Trace) -> Counter:
+    """Replay a trace (every game, every step) and count what happened in it."""
+    finished = replay_turn_based(trace)
+    events = Events(trace)
+    assert finished == events.finished, (finished, vars(events))
+    return Counter(vars(events))
+
+
+LONG_ROUNDS = dict(num_players=6, reward="points", max_turns_per_round=400)
+"""Players who draw and hardly knock (``play_steered(take=0.0, knock=0.005)``), 300 steps:
+the draw pile runs out again and again."""
+CAPPED_ROUNDS = dict(
+    num_players=5, target_score=30, rounds=6, max_turns_per_round=12,
+    elimination_tiebreak="shared", reward="zero_sum_win", observation="memoryless",
+    owner_ceilings=True,
+)  # fmt: skip
+"""Short capped rounds to a low target (``play_steered(take=0.5, knock=0.12)``, 150
+steps); memoryless views with owner ceilings."""
+
+
 def test_long_rounds_reshuffles_draw2_chains_peeks_and_swaps_replay_exactly():
-    """Players who draw and hardly knock: the draw pile runs out again and again."""
-    trace = play_steered(
-        800, 300, 31, take=0.0, knock=0.005, num_players=6, reward="points",
-        max_turns_per_round=400,
-    )  # fmt: skip
-    assert replay_turn_based(trace) >= 100
-    ev = Events(trace)
-    assert ev.reshuffles >= 2000, vars(ev)
-    assert ev.draw2 >= 3000 and ev.chain_second_draws >= 500, vars(ev)
-    assert ev.chain_restarts >= 100, vars(ev)  # a Draw 2 drawn inside a chain
-    assert ev.peeks >= 3000 and ev.swaps >= 3000, vars(ev)
+    """Players who draw and hardly knock: the draw pile runs out again and again. Chunks of
+    :data:`~test_batched.CHUNK_GAMES` games until reshuffles, Draw 2 cards played, second
+    draws of a chain, peeks, swaps and finished games have each happened FLOOR times, and a
+    Draw 2 drawn inside a chain 25 times (about one Draw 2 played in twenty)."""
+    floors = dict.fromkeys(
+        ("finished", "reshuffles", "draw2", "chain_second_draws", "peeks", "swaps"), FLOOR
+    )
+    floors["chain_restarts"] = 25
+
+    def play(k: int) -> Trace:
+        return play_steered(CHUNK_GAMES, 300, 31 + 10 * k, take=0.0, knock=0.005, **LONG_ROUNDS)
+
+    replay_until_floors(play, _replayed_events, floors)
 
 
 def test_eliminations_the_turn_cap_and_knocks_replay_exactly():
-    """Short capped rounds to a low target: knocks, rounds ended by the cap, knocks
-    honoured past it, players eliminated, shared wins; memoryless views with owner
-    ceilings."""
-    options = dict(
-        num_players=5, target_score=30, rounds=6, max_turns_per_round=12,
-        elimination_tiebreak="shared", reward="zero_sum_win", observation="memoryless",
-        owner_ceilings=True,
-    )  # fmt: skip
-    trace = play_steered(1000, 150, 41, take=0.5, knock=0.12, **options)
-    assert replay_turn_based(trace) >= 1000
-    ev = Events(trace)
-    assert ev.knocks >= 3000 and ev.capped_unknocked >= 1000, vars(ev)
-    assert ev.past_the_cap >= 500, vars(ev)  # knocks honoured past the cap
-    assert ev.eliminations >= 1000 and ev.finished >= 1000, vars(ev)
+    """Short capped rounds to a low target: knocks, rounds ended by the cap unknocked,
+    knocks honoured past it, players eliminated, finished games (ties shared), each FLOOR
+    times, in chunks of :data:`~test_batched.CHUNK_GAMES` games."""
+    floors = dict.fromkeys(
+        ("finished", "knocks", "capped_unknocked", "past_the_cap", "eliminations"), FLOOR
+    )
+
+    def play(k: int) -> Trace:
+        return play_steered(CHUNK_GAMES, 150, 41 + 10 * k, take=0.5, knock=0.12, **CAPPED_ROUNDS)
+
+    replay_until_floors(play, _replayed_events, floors)
 
 
 def test_elimination_on_reaching_the_target_replays_exactly():

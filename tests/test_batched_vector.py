@@ -256,10 +256,31 @@ def test_ratto_zakko_door_the_learner_answers_at_its_ticks():
 
 
 def test_ratto_zakko_door_frozen_policies_answer_in_the_learners_tick():
-    """Policies answer in the same tick as the learner, from their own rows, in batches
-    (the kernel's bots draw from the games' generators, so a Python copy of a bot does
-    not replay the same games; tests/test_batched_ratto_zakko.py proves the kernel bots)."""
+    """Policies answer in the same tick as the learner, from their own rows, in batches:
+    every tick the engine plays (every ``engine.step``) carries, for each policy seat to
+    act in it, the answer its policy gave to that seat's own observation and mask of that
+    very tick (asked once, in that tick); the learner's step is one such tick, with the
+    learner's answer in every game next to theirs. (The kernel's bots draw from the games'
+    generators, so a Python copy of a bot does not replay the same games;
+    tests/test_batched_ratto_zakko.py proves the kernel bots.)"""
     seen = []
+    asked = {}  # (game, seat) -> the policy's answer, asked since the last tick
+
+    def own_rows(observations, masks):
+        """The (game, seat) of every row a policy is asked about: the policy seats to act
+        now, in the door's order (game, then seat), each row that seat's own."""
+        games, seats = np.nonzero(engine.to_act & (engine.bots <= -2))
+        rows, i = [], 0
+        for o, m in zip(observations, masks):
+            while i < len(games) and not (
+                np.array_equal(engine.obs[games[i], seats[i]], o)
+                and np.array_equal(engine.mask[games[i], seats[i]], m)
+            ):
+                i += 1
+            assert i < len(games), "a row that is no policy seat's to act now"
+            rows.append((int(games[i]), int(seats[i])))
+            i += 1
+        return rows
 
     class Waiter(Opponents):
         def draw(self, rng, games, slots, bot_index):
@@ -270,17 +291,53 @@ def test_ratto_zakko_door_frozen_policies_answer_in_the_learners_tick():
             assert masks.any(axis=1).all()
             legal = masks.astype(bool)
             # the last legal action: an answer when one is allowed
-            return legal.shape[1] - 1 - np.argmax(legal[:, ::-1], axis=1)
+            answers = legal.shape[1] - 1 - np.argmax(legal[:, ::-1], axis=1)
+            for row, a in zip(own_rows(observations, masks), answers.tolist(), strict=True):
+                assert row not in asked, f"{row} asked twice for one tick"
+                asked[row] = a
+            return answers
 
     envs = BatchedVectorEnv("ratto_zakko", 64, opponents=Waiter(), learner_seat=0, seed=6)
+    engine = envs.engine
+    counts = {"learner_ticks": 0, "other_ticks": 0, "answered_with_the_learner": 0}
+    engine_step = engine.step
+
+    def tick(actions, active=None):
+        """One tick of the engine: it plays what the policies answered for it."""
+        games = np.arange(engine.num_envs)
+        playing = np.ones(engine.num_envs, dtype=bool) if active is None else active
+        acting = engine.to_act & (engine.bots <= -2) & playing[:, None]
+        assert set(asked) == set(zip(*map(np.ndarray.tolist, np.nonzero(acting)))), (
+            "the policy seats asked are not those to act in this tick"
+        )
+        learner = engine.to_act[games, envs.learner] & playing
+        for (g, s), a in asked.items():
+            assert actions[g, s] == a, f"seat {s} of game {g} plays {actions[g, s]}, not {a}"
+            # an answer (not a wait) in the tick the learner answers too
+            counts["answered_with_the_learner"] += bool(
+                a and learner[g] and actions[g, envs.learner[g]]
+            )
+        if active is None:  # the learner's step: it acts in every game
+            assert learner.all()
+            counts["learner_ticks"] += 1
+        else:  # a tick played on inside the step: the learner does not act in it
+            assert not learner.any()
+            counts["other_ticks"] += 1
+        asked.clear()
+        return engine_step(actions, active=active)
+
+    engine.step = tick
     envs.reset()
     pick = RandomActions(64, 6)
     ended = 0
-    for _ in range(1000):
+    for _ in range(1000):  # the cap; a first game ends at about step 50
         actions = pick.pick(envs.action_masks().astype(np.int8)).copy()
         _, _, done, _, _ = envs.step(actions)
         ended += int(done.sum())
-    assert ended > 0 and np.mean(seen) > 2
+        if ended > 0:
+            break
+    assert ended > 0 and np.mean(seen) > 2, (ended, np.mean(seen))
+    assert counts["learner_ticks"] >= 10 and counts["answered_with_the_learner"] >= 100, counts
 
 
 # ------------------------------------------------- same-step autoreset: final_obs, final_info
