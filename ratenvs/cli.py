@@ -446,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int_in(1, 50),
         metavar="TURNS",
         help="the exact win-optimal play of the 2-player game with TURNS turns each (1 to 50; "
-        "10 takes a few minutes; needs numba)",
+        "10 takes about 15 s once numba has compiled it; needs numba)",
     )
     rep = sub.add_parser("replay", help="replay a saved game record, optionally as a GIF")
     rep.add_argument("record", help="game record JSON")

@@ -587,7 +587,7 @@ class WinSolution:
 
 MAX_TURNS = 100
 """The longest game the exact 2-player solvers take (turns per seat): the work grows about
-as the cube of the turns (10 turns take a minute or so), so 100 is hours, and more a
+as the cube of the turns (10 turns take about 15 s), so 100 is hours, and more a
 mistake (``ratenvs exploit --exact --turns`` allows 100, ``ratenvs solve --win`` 50)."""
 
 
