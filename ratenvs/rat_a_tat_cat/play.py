@@ -146,10 +146,21 @@ def describe(
     agents: list[str],
     private: bool,
 ) -> str:
-    """What everyone sees of a move (``private``: also what only the mover sees)."""
+    """What everyone sees of a move (``private``: also what only the mover sees). A Peek is
+    the mover's alone: nobody else sees which card it looked at, nor (outside a Draw 2
+    sequence) whether it was used at all (:class:`~ratenvs.rat_a_tat_cat.rules.PeekRecord`),
+    so the others read the same line for every way of playing it."""
     seat = before.current
     held = before.held
     held_name = rules.CARD_NAMES[rules.KIND[held]] if held != rules.NO_CARD else "?"
+    peek_held = held != rules.NO_CARD and held_name == "peek"
+    if not private and peek_held and action != rules.ACTION_USE_DRAW2:
+        peeked = rules.ACTION_PEEK <= action < rules.ACTION_PEEK + rules.SLOTS
+        if before.draw2_left > 0 and not peeked:  # declining it draws the next card: public
+            return f"{agent} declines the peek"
+        if before.draw2_left > 0:
+            return f"{agent} uses the peek on one of its cards"
+        return f"{agent} discards the peek (whether it looked, and at what, only it knows)"
     if action == rules.ACTION_DRAW:
         return f"{agent} draws" + (
             f" a {rules.CARD_NAMES[rules.KIND[after.held]]}" if private else ""

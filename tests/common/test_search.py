@@ -341,6 +341,39 @@ def _recorded(worth, seen):
     return recording
 
 
+def test_the_agent_search_reads_the_state_only_through_resample_and_sees_no_hidden_card():
+    """The ``search`` bot (PIMC with the shipped agent's play-outs): from a sealed state it
+    searches through ``game.resample`` alone; and from two states that differ only in the
+    cards its seat cannot see it runs the same search (every action's mean over the same
+    deals, the same random numbers drawn, the same choice), guarded or not."""
+    from ratenvs.agents import load_agent_checkpoint
+    from ratenvs.rat_a_tat_cat.search import AgentSearchBot
+
+    policy = load_agent_checkpoint("agent:rat_a_tat_cat_2p_one_round").bot()
+    plain = RatATatCat(num_players=2)
+    differed = 0
+    for options in ({"opponents": "heuristic"}, {"opponents": "both", "margin": 1.0}):
+        bot = AgentSearchBot(determinizations=16, policy=policy, **options)
+        bot.bind_game(_SealingRatCat(num_players=2), 0)
+        for state in _decisions(plain, 4)[:3]:
+            mask = plain.legal_mask(state, 0)
+            assert mask[bot.act_in_state(_Sealed(state), 0, mask, np.random.default_rng(1))]
+        canonical = _CanonicalRatCat(num_players=2)
+        for state in _decisions(plain, 5, count=6):
+            other = canonical.resample(state, 0, np.random.default_rng(5))
+            differed += canonical.to_json(other)["hands"][1] != canonical.to_json(state)["hands"][1]
+            mask = plain.legal_mask(state, 0)
+            seen = []
+            for s in (state, other):
+                bot = AgentSearchBot(determinizations=16, policy=policy, **options)
+                bot.bind_game(canonical, 0)
+                rng = np.random.default_rng(3)
+                action = bot.act_in_state(s, 0, mask, rng)
+                seen.append((action, bot.last_search.get("means"), rng.bit_generator.state))
+            assert seen[0] == seen[1]
+    assert differed >= 3  # the hidden cards really differed
+
+
 # ------------------------------------------------------------------ any game with a resampler
 @pytest.mark.parametrize(
     "bot",

@@ -528,3 +528,29 @@ def test_a_peek_with_no_decision_since_shows_in_the_memoryless_view_anew():
         assert len(seen) == 1 and seen[0][0] == 1 and seen[0][1] in (1, 2)
         looked.add(int(seen[0][1]))
     assert looked == {1, 2}
+
+
+@pytest.mark.parametrize("reward", ["zero_sum", "points", "win", "zero_sum_win"])
+def test_a_reward_tells_nothing_before_the_round_ends(reward):
+    """Rewards are a channel too: a seat is paid only at the step that ends a round (its
+    points, then public) or the game, never mid-round, where a reward could tell it what
+    the hidden cards are worth; every reward mode, three players, to a target."""
+    env = raw_env(num_players=3, target_score=40, reward=reward)
+    rng = np.random.default_rng(7)
+    paid = ended = 0
+    for seed in range(12):
+        env.reset(seed=seed)
+        while env.agents:
+            agent = env.agent_selection
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            rounds_before = env.truth.round_index
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            round_over = env.truth.round_index != rounds_before or env.truth.is_over
+            ended += round_over
+            if any(env.rewards.values()):
+                paid += 1
+                assert round_over, (seed, agent, env.rewards)
+    assert ended >= 30 and (paid >= 20 or reward == "win"), (ended, paid)
