@@ -196,24 +196,40 @@ def _channels(env, seat):
 
 @pytest.mark.parametrize(("spec", "options"), CASES)
 def test_no_channel_of_a_seat_depends_on_what_it_cannot_know(spec, options):
+    """Observation, mask, text and picture of every seat (the AEC door), and the parallel
+    door's observation and mask, are the same for every resample of what the seat cannot
+    know."""
     env = spec.load().raw_env(render_mode="rgb_array", **options)
+    par = spec.load().parallel_env(**options)
+    par.reset(seed=21)
     game = env.game
     rng = np.random.default_rng(7)
     env.reset(seed=21)
     differed = False
+
+    def channels(seat):
+        par.truth = env.truth
+        agent = par.possible_agents[seat]
+        door = par._observations().get(agent)
+        parallel = None if door is None else (door["observation"], door["action_mask"])
+        return (*_channels(env, seat), parallel)
+
     for _ in range(12):
         truth = env.truth
         for seat in range(env.num_players):
-            before = _channels(env, seat)
+            before = channels(seat)
             for k in range(2):
                 env.truth = game.resample(truth, seat, np.random.default_rng(100 * seat + k))
-                after = _channels(env, seat)
+                after = channels(seat)
                 differed |= env.game_state() != game.to_json(truth)
                 env.truth = truth
-                for name, a, b in zip(("observation", "mask", "text", "picture"), before, after):
-                    assert np.array_equal(a, b) if name != "text" else a == b, (
-                        f"{name} of seat {seat} changed with hidden information"
-                    )
+                names = ("observation", "mask", "text", "picture", "parallel")
+                for name, a, b in zip(names, before, after, strict=True):
+                    if name == "parallel":
+                        same = (a is None and b is None) or all(map(np.array_equal, a, b))
+                    else:
+                        same = np.array_equal(a, b) if name != "text" else a == b
+                    assert same, f"{name} of seat {seat} changed with hidden information"
         _random_steps(env, rng, 7)
         if not env.agents or env.terminations[env.agent_selection]:
             break
