@@ -19,16 +19,23 @@ its ``OptionSpec``; an optional integer option off, ``None``, is the parameter `
   is drawn one card at a time, each chance outcome a kind of card (0 - 9, peek, swap,
   draw2) with probability (cards of that kind left) / (cards left); a card turned back into
   the deck goes to a position drawn uniformly. The information state (string and tensor) is
-  the seat's ``knowledge`` view (perfect recall), the observation its ``memoryless`` view
-  (so the ``observation`` option is not a parameter here); ``resample_from_infostate``
+  the seat's ``knowledge`` view: every card the seat has seen and where it is, and the
+  counts of the cards it has not located; the string carries every entry the tensor does.
+  It is a summary of the seat's history, not the history itself: two histories the seat
+  could tell apart (its own earlier choices, discards since covered) may share it, so it
+  is not perfect recall in OpenSpiel's sense, and the guarantees of CFR-family methods,
+  which assume perfect recall, do not hold for it. The observation is the ``memoryless``
+  view (so the ``observation`` option is not a parameter here); ``resample_from_infostate``
   deals the hidden cards again with the game's resampler (``Game.resample``). It needs a
-  rounds cap (``rounds``).
+  rounds cap (``rounds``); ``max_game_length`` bounds a game but for Draw 2 chains after
+  a reshuffle (a bound holding with very high probability, not a hard one).
 - ``ratenvs_ratto_zakko``: simultaneous moves (one reaction tick, or the winner's
   relocation, per joint action: a seat that does not act may only wait), sampled chance
   (the perception glimpses are continuous): every state carries its own numpy generator,
   ``numpy.random.default_rng(rng_seed)`` (the game our envs deal for ``seed=rng_seed``: every
   initial state of such a game is that game) or fresh entropy for ``rng_seed=-1`` (the
-  default). A clone carries a copy of it, so a clone's future is its original's. OpenSpiel
+  default), drawn when the state is made. A clone carries a copy of it, so a clone's
+  future is its original's, a new state's clone too. OpenSpiel
   cannot serialise a Python game's sampled chance with ``serialize_game_and_state``;
   ``state.serialize()`` and ``game.deserialize_state`` keep the generator. The
   observation is the seat view of the ``observation`` option.
@@ -296,6 +303,10 @@ class _Spec:
     not_parameters: tuple[str, ...] = ()
     needs: Callable[[Game], str | None] = lambda game: None
     """Why a game with these options cannot be an OpenSpiel game (None: it can)."""
+    string_pieces: tuple[str, ...] = ()
+    """Pieces of the observation its text view leaves out, added to every string as
+    ``name: values`` lines, so that a string (the key of OpenSpiel's tabular methods) tells
+    apart every two views its tensor does."""
     terminal_rewards: Callable[[Game], bool] = lambda game: game.reward_mode == "win"  # type: ignore[attr-defined]
     """The game rewards only at its end (OpenSpiel's TERMINAL reward model, which its
     MCTS needs); otherwise it rewards as it goes (REWARDS)."""
@@ -470,6 +481,7 @@ def _specs() -> dict[str, _Spec]:
         action_name=_ratcat_action,
         info_state_kind="knowledge",
         observation_kind=lambda g: "memoryless",
+        string_pieces=("unseen_counts", "draw_pool"),
         terminal_rewards=lambda g: g.reward_mode == "win" or g.rounds == 1,  # type: ignore[attr-defined]
         permuted=_ratcat_permuted,
         kind_names=_rat_kind_names(),
@@ -632,8 +644,9 @@ class RatenvsGame(pyspiel.Game):
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> _Observer | None:
-        """The observer pyspiel asks for: perfect recall is the ``knowledge`` view (the
-        information state), otherwise the game's observation view; a view of every
+        """The observer pyspiel asks for: the information state (``perfect_recall``, what
+        OpenSpiel asks for it) is the ``knowledge`` view, a summary of the seat's history
+        (see the module docstring), otherwise the game's observation view; a view of every
         player's private information is the ``privileged`` view (the whole truth). None
         (OpenSpiel's "not supported") for a public-only or private-only view of a game with
         hidden information: every seat view holds both."""
@@ -655,7 +668,8 @@ class RatenvsGame(pyspiel.Game):
                 if self.spec.info_state_kind is None:
                     return None
                 kind = self.spec.info_state_kind
-        return _Observer(self.ours.observer(kind), kind)
+        pieces = self.spec.string_pieces if kind == self.spec.info_state_kind else ()
+        return _Observer(self.ours.observer(kind), kind, pieces)
 
     def _next_rng(self) -> np.random.Generator:
         """The generator of a new game: ``default_rng(rng_seed)`` (fresh entropy for -1)."""
@@ -666,11 +680,13 @@ class _Observer:
     """A ratenvs observer as OpenSpiel's Python observer (``tensor``, ``dict``,
     ``set_from``, ``string_from``)."""
 
-    def __init__(self, observer: Any, kind: str) -> None:
+    def __init__(self, observer: Any, kind: str, string_pieces: Sequence[str] = ()) -> None:
         self.observer = observer
         self.kind = kind
         self.tensor = np.zeros(observer.size, np.float32)
         self.dict = observer.views(self.tensor)
+        names = {piece.name for piece in observer.pieces}
+        self.string_pieces = tuple(p for p in string_pieces if p in names)
 
     def _seat(self, player: int) -> int | None:
         return None if self.kind == "privileged" else player
@@ -686,7 +702,15 @@ class _Observer:
         truth = state.truth()
         if truth is None:
             return "the deal is being shuffled"
-        return self.observer.string_from(truth, self._seat(player))
+        text = self.observer.string_from(truth, self._seat(player))
+        if not self.string_pieces:
+            return text
+        views = self.observer.views(self.observer.observe(truth, self._seat(player)))
+        lines = [text]
+        for name in self.string_pieces:
+            values = np.asarray(views[name]).reshape(-1)
+            lines.append(f"{name}: " + " ".join(f"{v:.6g}" for v in values.tolist()))
+        return "\n".join(lines)
 
 
 class RatenvsState(pyspiel.State):
@@ -705,6 +729,10 @@ class RatenvsState(pyspiel.State):
         self._outcomes: list[int] = []
         self._node: ChanceNode | None = None
         self._rng: np.random.Generator | None = None
+        if game.spec.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
+            # drawn now, not at the deal: a clone (or a serialised copy) of a state nobody
+            # has looked at yet deals the same game as its original
+            self._rng = game._next_rng()
         n = game.num_players()
         self._rewards = [0.0] * n
         self._returns = [0.0] * n
@@ -717,7 +745,6 @@ class RatenvsState(pyspiel.State):
         self._started = True
         game = self.get_game()
         if game.spec.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
-            self._rng = game._next_rng()
             self._truth = game.ours.init(self._rng)
         else:
             self._pending = ()

@@ -6,8 +6,9 @@ and the seat's picture (:mod:`ratenvs.rat_a_tat_cat.render`, drawn from
 :meth:`TableObserver.seat_view`) all come from the same :class:`TableObserver`. Two
 kinds of seat view (the env option ``observation``):
 
-- ``"knowledge"`` (perfect recall): for every slot, what the observer knows of
-  that card from everything it has seen this round (:attr:`rules.State.know`),
+- ``"knowledge"`` (every card the observer has seen, remembered): for every slot,
+  what the observer knows of that card from everything it has seen this round
+  (:attr:`rules.State.know`),
   ``unseen_counts`` and ``draw_pool``: which of the cards it has not located came
   with the draw pile's last shuffle. After the discard pile was reshuffled, everyone
   saw the new draw pile's cards face up, so its composition (less what was drawn

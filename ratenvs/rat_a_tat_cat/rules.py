@@ -897,8 +897,8 @@ class RatATatCat(Game):
             "observation",
             "choice",
             "knowledge",
-            '"knowledge" (perfect recall) or "memoryless" (the table now and what the '
-            "player saw since its last decision)",
+            '"knowledge" (every card the player has seen, remembered) or "memoryless" (the '
+            "table now and what the player saw since its last decision)",
             choices=OBSERVATION_MODES,
             view_only=True,
         ),

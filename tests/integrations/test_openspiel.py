@@ -283,6 +283,71 @@ def test_resample_from_infostate_keeps_the_information_state():
     assert len(hands) > 1  # the opponent's cards are dealt anew
 
 
+def test_a_string_tells_apart_what_its_tensor_does_and_hides_the_other_hands():
+    """OpenSpiel's tabular methods key on the strings, its networks read the tensors: two
+    states with one information-state (or observation) string have one tensor. And what a
+    player cannot see changes neither: the other hands and the draw pile dealt anew
+    (``resample_from_infostate`` for another player than the one looking) leave its strings
+    and tensors as they are, for every player."""
+    game = pyspiel.load_game("ratenvs_rat_a_tat_cat", {"num_players": 2, "max_turns_per_round": 8})
+    rng = np.random.default_rng(4)
+    tensors: dict[tuple, tuple] = {}
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    seen = resampled = 0
+    for _ in range(40):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            for p in range(2):
+                for key, tensor in (
+                    (
+                        ("info", state.information_state_string(p)),
+                        state.information_state_tensor(p),
+                    ),
+                    (("obs", state.observation_string(p)), state.observation_tensor(p)),
+                ):
+                    known = tensors.setdefault(key, tuple(tensor))
+                    assert known == tuple(tensor), key[1]
+                    seen += 1
+            mover = state.current_player()
+            if rng.random() < 0.2:  # the other player's view of a table dealt anew for it
+                other = 1 - mover
+                for _ in range(2):
+                    again = state.resample_from_infostate(other, sampler)
+                    for look in (
+                        "information_state_string",
+                        "information_state_tensor",
+                        "observation_string",
+                        "observation_tensor",
+                    ):
+                        assert getattr(again, look)(other) == getattr(state, look)(other), look
+                    resampled += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert seen > 1000 and resampled > 50 and len(tensors) > 500
+
+
+def test_a_clone_of_a_state_not_yet_looked_at_is_the_same_game():
+    """Sampled chance (Ratto Zakko) with fresh entropy (``rng_seed=-1``): a clone or a
+    serialised copy of a new state, before anything has read it, deals and plays the same
+    game as the original."""
+    zakko = pyspiel.load_game("ratenvs_ratto_zakko", {"num_players": 2})
+    for copier in (lambda s: s.clone(), lambda s: zakko.deserialize_state(s.serialize())):
+        fresh = zakko.new_initial_state()
+        twin = copier(fresh)
+        for _ in range(40):
+            assert str(twin) == str(fresh)
+            assert twin.observation_string(0) == fresh.observation_string(0)
+            if fresh.is_terminal():
+                break
+            fresh.apply_actions([0, 0])
+            twin.apply_actions([0, 0])
+    # and two new states of such a game are two games
+    assert str(zakko.new_initial_state()) != str(zakko.new_initial_state())
+
+
 def test_openspiel_search_bots_play_our_games():
     """OpenSpiel's IS-MCTS (resampling with our resampler) plays Rat-a-Tat Cat and its MCTS
     plays Catz, Ratz and Batz, through ``evaluate_bots``."""
