@@ -86,6 +86,11 @@ def test_runs_of_other_opponents_or_the_same_seed_are_refused():
         pool_evaluations([a, b, a])
     with pytest.raises(ValueError, match="at least one"):
         pool_evaluations([])
+    # a pooled result beside one of the runs it holds: the same games twice
+    pooled = pool_evaluations([a, b])
+    assert pooled["seed"] == [1, 2] and pooled["games"] == 4
+    with pytest.raises(ValueError, match=r"share a seed \(the same games twice\): \[\[1, 2\], 2\]"):
+        pool_evaluations([pooled, b])
     with pytest.raises(ValueError, match="differ in 'env_options'"):
         pool_evaluations([a, {**b, "env_options": {"num_players": 2, "rounds": 3}}])
 
