@@ -48,11 +48,11 @@ MAX_BATCH_SIZE = 65536
 
 def _check_budget(seconds: Any, rounds: Any, batch_sizes: Any = ()) -> None:
     """The bench's budget as the command line bounds it, else a ValueError naming it."""
-    import math
     import numbers
 
-    real = isinstance(seconds, numbers.Real) and not isinstance(seconds, bool)
-    if not (real and math.isfinite(seconds) and SECONDS[0] < seconds <= SECONDS[1]):
+    from ratenvs.common.options import finite_real
+
+    if not (finite_real(seconds) and SECONDS[0] < seconds <= SECONDS[1]):
         raise ValueError(f"seconds must be in ({SECONDS[0]:g}, {SECONDS[1]:g}], got {seconds!r}")
     whole = isinstance(rounds, numbers.Integral) and not isinstance(rounds, bool)
     if not (whole and ROUNDS[0] <= rounds <= ROUNDS[1]):

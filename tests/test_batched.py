@@ -21,6 +21,7 @@ from batched_helpers import (
     CHUNK_GAMES,
     FLOOR,
     SAME_GAMES_STEPS,
+    Events,
     assert_same_games,
     play_logged,
     replay_turn_based,
@@ -96,13 +97,11 @@ def catz_events(trace: Any) -> Counter:
 
 
 def rat_a_tat_cat_events(trace: Any) -> Counter:
-    """What happened in a Rat-a-Tat Cat trace (``Events`` of its own tests): knocks, top
+    """What happened in a Rat-a-Tat Cat trace (``batched_helpers.Events``): knocks, top
     discards taken, the power cards played (Peek, Swap, Draw 2), rounds after a game's
     first (games of several rounds) and eliminations (games to a target). Random play
     knocks early: the reshuffles, Draw 2 chains and the turn cap are the steered proofs' of
     tests/test_batched_rat_a_tat_cat.py."""
-    from test_batched_rat_a_tat_cat import Events
-
     game, ev = trace.engine.game, Events(trace)
     events = Counter(knocks=ev.knocks, take=ev.take, peeks=ev.peeks, swaps=ev.swaps, draw2=ev.draw2)
     if (game.rounds or 1) > 1 or (game.rounds is None and game.target_score is not None):

@@ -19,6 +19,7 @@ import pytest
 from batched_helpers import (
     CHUNK_GAMES,
     FLOOR,
+    Events,
     Trace,
     play_logged,
     replay_turn_based,
@@ -31,16 +32,10 @@ from ratenvs.rat_a_tat_cat import batched as rb
 from ratenvs.rat_a_tat_cat.batched import BatchedRatATatCat, unknown_value_table, unseen_piece
 from ratenvs.rat_a_tat_cat.bots import CeilingBot, HeuristicBot
 from ratenvs.rat_a_tat_cat.rules import (
-    ACTION_DECLINE,
-    ACTION_DISCARD,
     ACTION_DRAW,
     ACTION_KNOCK,
     ACTION_NO_KNOCK,
-    ACTION_PEEK,
-    ACTION_SWAP,
     ACTION_TAKE_DISCARD,
-    ACTION_USE_DRAW2,
-    DECK_SIZE,
     KIND_COUNTS,
     NUM_NUMBER_KINDS,
     PHASE_NAMES,
@@ -87,53 +82,6 @@ def play_steered(
         batch = engine.step(actions)
         keep(batch)
     return trace
-
-
-class Events:
-    """What happened in a trace, counted from its actions, observations and chance logs."""
-
-    def __init__(self, trace: Trace) -> None:
-        engine = trace.engine
-        views = engine.observer.views
-        acts = np.array(trace.actions)  # (steps, games)
-        obs = views(np.array(trace.observation))  # pieces of (steps + 1, games, ...)
-        done = np.array(trace.terminated)
-        self.finished = int(done.sum())
-        self.knocks = int((acts == ACTION_KNOCK).sum())
-        self.peeks = int(((acts >= ACTION_PEEK) & (acts < ACTION_PEEK + 4)).sum())
-        self.swaps = int((acts >= ACTION_SWAP).sum())
-        self.draw2 = int((acts == ACTION_USE_DRAW2).sum())
-        chain = obs["draw2_left"][:-1] > 0.5  # deciding on the first card of a Draw 2 chain
-        self.chain_second_draws = int(
-            (chain & ((acts == ACTION_DISCARD) | (acts == ACTION_DECLINE))).sum()
-        )
-        phase = np.argmax(obs["phase"], axis=-1)
-        self.chain_restarts = int((chain[:, :] & (phase[:-1] == PHASE_NAMES.index("draw2"))).sum())
-        self.take = int((acts == ACTION_TAKE_DISCARD).sum())
-        # a seat out of the game in a game still going on
-        live = obs["active"].sum(axis=-1)
-        self.eliminations = int(np.maximum(live[:-1] - live[1:], 0)[~done[1:]].sum())
-        # a round that ended with its last turn at the cap: the turn counter falls back (a new
-        # deal) or the game ends, right after a decision at max_turns - 1 turns played
-        cap = engine.game.max_turns_per_round
-        turns = obs["turns_played"]
-        ended = (turns[1:] < turns[:-1]) | done[1:]
-        capped = ended & (turns[:-1] == np.float32((cap - 1) / cap))
-        self.capped_rounds = int(capped.sum())
-        self.capped_unknocked = int((capped & (obs["knocked_by"][:-1].sum(axis=-1) == 0)).sum())
-        # a round whose knock was honoured past the cap: it ended after a decision with
-        # max_turns or more turns played (``turns_played`` stays at 1 there)
-        self.past_the_cap = int((ended & (turns[:-1] == np.float32(1.0))).sum())
-        self.reshuffles = 0
-        self.deals = 0
-        for g in range(engine.num_envs):
-            for episode in engine.chance_logs(g):
-                for kind, value in episode:
-                    if kind == "permutation":
-                        if len(value) == DECK_SIZE:
-                            self.deals += 1
-                        else:
-                            self.reshuffles += 1
 
 
 # ------------------------------------------------------------------ tables

@@ -44,20 +44,26 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     return value
 
 
+def finite_real(value: Any) -> bool:
+    """Whether ``value`` is a Python or numpy real (integers too), not a boolean, whose
+    float is finite: not NaN, not an infinity, not an int beyond a float."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an int beyond a float
+        return False
+
+
 def check_float(name: str, value: Any) -> float:
     """Return ``value`` as a finite float or raise a ValueError naming ``name``.
 
     Python and numpy reals are accepted (integers too: ``-1`` is ``-1.0``); booleans,
     NaN, infinities, strings, arrays and complex numbers are not (a NaN reward would
-    reach the learner's loss unseen)."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
-    try:
-        number = float(value) if real else math.nan
-    except OverflowError:  # an int beyond a float
-        number = math.inf
-    if not math.isfinite(number):
+    reach the learner's loss unseen): :func:`finite_real`."""
+    if not finite_real(value):
         raise ValueError(f"option {name!r} must be a finite number, got {value!r}")
-    return number
+    return float(value)
 
 
 def _is_choice(value: Any, choice: Any) -> bool:

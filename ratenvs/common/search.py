@@ -50,8 +50,6 @@ decision with one legal action is not searched.
 from __future__ import annotations
 
 import copy
-import math
-import numbers
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -60,6 +58,7 @@ import numpy as np
 
 from ratenvs.common.bots import Bot, GameStateRequired, RandomBot, searches_state
 from ratenvs.common.game import Game
+from ratenvs.common.options import finite_real
 
 VALUES = ("win", "reward")
 """What a play-out is worth to the searching seat (see the module docstring)."""
@@ -75,22 +74,12 @@ def copy_state(state: Any) -> Any:
     return own() if callable(own) else copy.deepcopy(state)
 
 
-def finite_number(value: Any) -> bool:
-    """``value`` is a real number (not a bool) with a finite float value."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        return False
-    try:
-        return math.isfinite(float(value))
-    except OverflowError:  # an int beyond a float
-        return False
-
-
 def search_count(name: str, value: Any) -> int | None:
     """A search's count budget (iterations, deals): None, or a whole number >= 1 (``3.0``
     is 3; ``2.9``, a bool or infinity is a ValueError naming ``name``)."""
     if value is None:
         return None
-    if not finite_number(value) or int(value) != value or int(value) < 1:
+    if not finite_real(value) or int(value) != value or int(value) < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     return int(value)
 
@@ -99,7 +88,7 @@ def search_seconds(value: Any) -> float | None:
     """A search's time budget per decision: None, or a finite number of seconds > 0."""
     if value is None:
         return None
-    if not finite_number(value) or not float(value) > 0:
+    if not finite_real(value) or not float(value) > 0:
         raise ValueError(f"seconds must be a finite number > 0, got {value!r}")
     return float(value)
 
@@ -324,7 +313,7 @@ class ISMCTSBot(_SearchBot):
         prior: Any = None,
     ) -> None:
         super().__init__(iterations, seconds, rollout, value, horizon)
-        if not finite_number(exploration) or not float(exploration) >= 0:
+        if not finite_real(exploration) or not float(exploration) >= 0:
             raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
         if prior is not None and not callable(getattr(prior, "logits", None)):
             raise ValueError(

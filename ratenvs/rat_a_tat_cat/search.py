@@ -42,7 +42,8 @@ import numpy as np
 
 from ratenvs.common.bots import GameStateRequired
 from ratenvs.common.game import Game
-from ratenvs.common.search import finite_number, legal_to_search, search_count, search_seconds
+from ratenvs.common.options import finite_real
+from ratenvs.common.search import legal_to_search, search_count, search_seconds
 
 VALUES = ("win", "points")
 """What a play-out is worth to the searching seat: the round won (a share of it when tied)
@@ -120,7 +121,7 @@ class AgentSearchBot:
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
         self.opponents = opponents
-        if margin is not None and (not finite_number(margin) or not float(margin) >= 0.0):
+        if margin is not None and (not finite_real(margin) or not float(margin) >= 0.0):
             raise ValueError(f"margin must be a finite number >= 0 or None, got {margin!r}")
         self.margin = None if margin is None else float(margin)
         self.value = value
