@@ -237,3 +237,23 @@ def test_random_play_terminates_with_consistent_totals(seed, players, turns):
             scores[seat] += pts
     assert scores == state.totals
     assert state.turns_taken == [turns] * players
+
+
+class _AllFives:
+    """A chance source whose every roll shows nothing but 5s."""
+
+    def multinomial(self, n, probs):
+        return np.array([0, n, 0, 0, 0, 0])
+
+
+def test_catz_a_tie_on_the_highest_total_shares_the_win():
+    """RULES.md 2: "highest total wins" (ties share, as everywhere): both seats roll nine 5s
+    (45 each) in a one-turn game."""
+    game = rules.CatzRatzBatz(num_players=2, turns=1, reward="win")
+    state = game.init(_AllFives())
+    rewards = None
+    while not game.is_terminal(state):
+        (seat,) = game.to_act(state)
+        rewards = game.apply(state, {seat: rules.ACTION_ROLL}, _AllFives())
+    assert state.totals == [45, 45]
+    assert game.winners(state) == [True, True] and rewards == [0.0, 0.0]

@@ -236,6 +236,35 @@ def test_draw2_as_second_card_declined_ends_and_used_restarts():
     assert state.phase == rules.PHASE_KNOCK
 
 
+def test_a_peek_used_as_first_card_of_a_draw2_sequence_ends_it():
+    """RULES.md 1, Draw 2: "If you use that card (place a number card, or use a Peek/Swap),
+    the sequence ends"."""
+    state = build_state([HAND, HAND], draw_top=[D2, P, 0])
+    play(state, [rules.ACTION_DRAW, rules.ACTION_USE_DRAW2, rules.ACTION_PEEK + 1])
+    assert state.phase == rules.PHASE_KNOCK and state.held == rules.NO_CARD
+    assert state.know[0, 0, 1] == 2 and rules.KIND[state.draw_pile[-1]] == 0  # 0 not drawn
+    assert kinds(state.discard_pile[-2:]) == [D2, P]
+
+
+def test_a_swap_used_as_first_card_of_a_draw2_sequence_ends_it():
+    state = build_state([HAND, [5, 6, 7, 8]], draw_top=[D2, S, 0])
+    play(state, [rules.ACTION_DRAW, rules.ACTION_USE_DRAW2, rules.swap_action(0, 1, 3)])
+    assert state.phase == rules.PHASE_KNOCK and state.held == rules.NO_CARD
+    assert kinds(state.hands[0]) == [8, 2, 3, 4] and kinds(state.hands[1]) == [5, 6, 7, 1]
+    assert rules.KIND[state.draw_pile[-1]] == 0 and kinds(state.discard_pile[-2:]) == [D2, S]
+
+
+def test_a_declined_draw2_as_first_card_of_a_sequence_draws_the_second_card():
+    """RULES.md 1, Draw 2: "If you discard it (number) or decline it (power), draw a second
+    card" - a Draw 2 is a power card too."""
+    state = build_state([HAND, HAND], draw_top=[D2, D2, 7, 6])
+    play(state, [rules.ACTION_DRAW, rules.ACTION_USE_DRAW2, rules.ACTION_DECLINE])
+    assert state.phase == rules.PHASE_NUMBER and rules.KIND[state.held] == 7
+    assert state.draw2_left == 0
+    play(state, [rules.ACTION_DISCARD])
+    assert state.phase == rules.PHASE_KNOCK and rules.KIND[state.draw_pile[-1]] == 6
+
+
 def test_draw2_declined_goes_to_the_knock_decision():
     state = build_state([HAND, HAND], draw_top=[D2, 0])
     play(state, [DRAW, DECLINE])

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ratenvs.ratto_zakko import observe as rz_observe
 from ratenvs.ratto_zakko import rules
 from ratenvs.ratto_zakko.rules import (
     COLOURS,
@@ -476,3 +477,30 @@ def test_resolution_matches_the_reference(data, n, window, card, shaker, fly):
     assert state.card_counts() == after
     assert len(state.jackpot) == jackpot_after
     assert state.cards_accounted() == GAME[id(state)].total_cards
+
+
+def test_rz_memoryless_hides_the_fly_at_a_new_card_when_it_did_not_move():
+    """RULES.md 3: a memoryless observation must not show where the fly hides (it is shown
+    only at the game's first tick and after it moved). Seat 0 wins plain (non-event) cards;
+    the next card's tick-0 observation hides the fly."""
+    options = {"level": "main", "perception": "clear", "observation": "memoryless"}
+    game = rules.RattoZakko(num_players=2, **options)
+    view = game.observer("memoryless")
+    rng = np.random.default_rng(0)
+    state = game.init(rng)
+    checked = 0
+    while not state.is_over and checked < 10:
+        if state.phase == rules.PHASE_RELOCATE:
+            game.apply(
+                state, {state.relocator: rules.ACTION_RELOCATE_FIRST + rules.LEAVE_BOTH}, rng
+            )
+            continue
+        right = game.correct(state)
+        plain = not rules.is_fly_or_rat_event(state.card, right)
+        game.apply(state, {0: rules.ACTION_RESPONSE_FIRST + right, 1: rules.ACTION_WAIT}, rng)
+        if plain and state.phase == rules.PHASE_REACT and state.tick == 0:
+            for seat in (0, 1):
+                o = view.observe(state, seat)
+                assert o[rz_observe.FLY_SHOWN] == 0 and not o[rz_observe.FLY_SLICE].any()
+            checked += 1
+    assert checked == 10
