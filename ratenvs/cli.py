@@ -329,6 +329,12 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         if args.exact:
             raise UsageError("--save-responder: --exact trains no responder")
         output_file("--save-responder", args.save_responder)
+        from ratenvs.agents.checkpoint import refuse_existing
+
+        try:
+            refuse_existing(args.save_responder, "--save-responder")
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     if args.init is not None and args.exact:
         raise UsageError("--init: --exact trains no responder")
     if args.exact:

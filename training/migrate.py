@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="PATH",
         help="SOURCE DEST: a checkpoint of an older env version or format (x.json or x.pt) "
-        "and where to write it (x); with --in-place, the checkpoints to rewrite",
+        "and where to write it (x: a new name, or SOURCE itself); with --in-place, the "
+        "checkpoints to rewrite",
     )
     parser.add_argument(
         "--in-place",
@@ -162,6 +163,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.in_place and len(args.paths) != 2:
         parser.error(f"give SOURCE DEST (or --in-place PATH...), got {len(args.paths)} paths")
     pairs = [(p, p) for p in args.paths] if args.in_place else [tuple(args.paths)]
+    if not args.in_place:  # a new name: a checkpoint already there is not replaced
+        from ratenvs.agents.checkpoint import card_path, refuse_existing
+        from ratenvs.common.arguments import report
+
+        source, dest = pairs[0]
+        if card_path(dest).resolve() != card_path(source).resolve():
+            try:
+                refuse_existing(dest, "DEST")
+            except ValueError as exc:
+                return report(exc)
     for source, dest in pairs:
         try:
             path = migrate(source, dest)

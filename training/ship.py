@@ -4,7 +4,7 @@ against each opponent set, record every result in its card, and draw its learnin
 Usage::
 
     python -m training.ship RUN_DIR/best.pt checkpoints/<game>/<name>
-        [--vs BOT[,BOT...][@KEY=VALUE,...] ...] [--games N] [--seed S]
+        [--vs BOT[,BOT...][@KEY=VALUE,...] ...] [--games N] [--seed S] [--replace]
 
 Each ``--vs`` is one evaluation (comma-separated bots, one per opponent seat or
 one for all; after ``@``, env options overridden for that evaluation only, e.g.
@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ratenvs.agents.checkpoint import is_checkpoint, legacy_weights_path
 from ratenvs.common.arguments import SEED, ArgumentParser, UsageError, int_in, output_file, report
 from ratenvs.evaluation import check_policy_fits, parse_env_overrides
 from ratenvs.games import GAMES
@@ -50,6 +51,7 @@ def ship(
     games: int,
     seed: int,
     env_overrides: Sequence[Sequence[str]] | None = None,
+    replace: bool = False,
 ) -> dict[str, Any]:
     """Evaluate, copy and document one agent; return its new card. Everything is checked
     before anything is written: the checkpoint (against its game), the destination, and
@@ -57,13 +59,18 @@ def ship(
     already at ``dest`` is left whole if one fails or is interrupted).
     ``env_overrides[i]`` (``KEY=VALUE`` texts) overrides env options for evaluation ``i``
     only (not the observation or action size); the evaluation's label and result record
-    them."""
+    them. A checkpoint already at ``dest`` is replaced only with ``replace`` (else a
+    UsageError before anything runs)."""
     ckpt = load_checkpoint(source)
     env = checkpoint_env(ckpt)
     src_w = card_path(source)  # a checkpoint is named by its card
     dst_w = card_path(dest)
     if dst_w.resolve() == src_w.resolve():
         raise UsageError(f"dest {dest}: is the source checkpoint itself; ship to another name")
+    if not replace and (is_checkpoint(dst_w) or legacy_weights_path(dst_w).is_file()):
+        raise UsageError(
+            f"dest {dest}: an agent is there already ({dst_w}); --replace ships over it"
+        )
     legacy = dst_w.with_suffix(".pt")  # an older-format agent there is replaced
     for target in (dst_w, legacy, dst_w.with_name(dst_w.stem + "_curve.png")):
         output_file("dest", target)
@@ -92,6 +99,7 @@ def ship(
     # the evaluations first: an agent already at dest stays whole (its weights and card)
     # until every figure of the new one is in hand, and an interrupted ship writes nothing
     card = dict(ckpt.card)
+    card.pop("learning_curve", None)  # the source's; set below when one is drawn for dest
     card["shipped_from"] = str(src_w)
     evaluations = {}
     for names, changed in zip(opponent_sets, overrides):
@@ -121,6 +129,8 @@ def ship(
         save_checkpoint(dst_w, ckpt.policy_state, card, ckpt.optimizer_state)
         if drawn.exists():
             os.replace(drawn, curve)
+        elif curve.exists():  # the curve of the agent this one replaced
+            curve.unlink()
     finally:
         with contextlib.suppress(OSError):
             drawn.unlink()
@@ -141,12 +151,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--games", type=int_in(1, MAX_GAMES), default=2000)
     parser.add_argument("--seed", type=SEED, default=2026)
+    parser.add_argument(
+        "--replace", action="store_true", help="ship over an agent already at dest (else refused)"
+    )
     args = parser.parse_args(argv)
     parsed = [parse_vs(v) for v in args.vs]
     sets = [names for names, _ in parsed] or [None]
     texts = [t for _, t in parsed] or [[]]
     try:
-        card = ship(args.source, args.dest, sets, args.games, args.seed, texts)
+        card = ship(args.source, args.dest, sets, args.games, args.seed, texts, args.replace)
     except (ValueError, OSError) as exc:  # a bad checkpoint or bot, an unwritable dest
         return report(exc)
     print(f"shipped {weights_path(args.dest)} with {card_path(args.dest)}")

@@ -435,6 +435,17 @@ def is_checkpoint(path: str | Path) -> bool:
     return card_path(path).is_file()
 
 
+def refuse_existing(path: str | Path, flag: str) -> None:
+    """Raise ValueError if a checkpoint (its card, or weights files of its name) is at
+    ``path`` (named by ``flag``): a command that writes a new checkpoint there would replace
+    it, and a replaced checkpoint is gone."""
+    if is_checkpoint(path) or owned_files(path):
+        raise ValueError(
+            f"{flag} {path}: a checkpoint is there already ({card_path(path)}); give a name "
+            "no checkpoint has, or remove it first"
+        )
+
+
 def owned_files(path: str | Path) -> list[Path]:
     """The weights files in the folder of checkpoint ``path`` that belong to it by name
     (``<name>.<digest>[.optimizer].safetensors`` and the older ``<name>.pt``), whether its

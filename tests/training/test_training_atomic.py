@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from ratenvs.common import atomic as common_atomic
+from ratenvs.common.arguments import UsageError
 from training import plots, ship
 from training.atomic import atomic_copy, atomic_write, atomic_write_text
 from training.checkpoint import (
@@ -176,7 +177,7 @@ def test_an_interrupted_ship_leaves_the_agent_at_dest_whole(tmp_path, monkeypatc
 
     monkeypatch.setattr(ship, "evaluate_agent", evaluate)
     with pytest.raises(KeyboardInterrupt):
-        ship.ship(src, dest, [None, None], games=1, seed=0)
+        ship.ship(src, dest, [None, None], games=1, seed=0, replace=True)
     assert {n: (dest.parent / n).read_bytes() for n in names(dest.parent)} == before
     load_checkpoint(dest, game="catz_ratz_batz")  # the old pair still verifies
 
@@ -257,13 +258,32 @@ def test_a_ship_failing_at_the_save_keeps_the_old_curve(tmp_path, monkeypatch):
 
     monkeypatch.setattr(ship, "save_checkpoint", fails)
     with pytest.raises(Boom):
-        ship.ship(src, dest, [None], 1, 0)
+        ship.ship(src, dest, [None], 1, 0, replace=True)
     assert {n: (dest.parent / n).read_bytes() for n in names(dest.parent)} == before
     monkeypatch.undo()
     monkeypatch.setattr(ship, "evaluate_agent", lambda *a, **k: {"opponents": [], "games": 1})
-    ship.ship(src, dest, [None], 1, 0)
+    ship.ship(src, dest, [None], 1, 0, replace=True)
     assert (dest.parent / "agent_curve.png").read_bytes() != before["agent_curve.png"]
     assert not [n for n in names(dest.parent) if "shipping" in n]
+
+
+def test_ship_replaces_an_agent_only_when_told_and_never_keeps_its_curve(tmp_path, monkeypatch):
+    """An agent at dest is refused before any evaluation unless ``replace``; shipped over
+    by one without a learning curve, the old agent's curve goes with it (card and file)."""
+    dest = tmp_path / "ship" / "agent"
+    old = make_checkpoint(tmp_path / "old" / "best", seed=1)
+    (old.parent / "progress.csv").write_text("timesteps,ep_reward_mean\n10,0.1\n20,0.2\n")
+    monkeypatch.setattr(ship, "evaluate_agent", lambda *a, **k: {"opponents": [], "games": 1})
+    ship.ship(old, dest, [None], 1, 0)
+    before = {n: (dest.parent / n).read_bytes() for n in names(dest.parent)}
+    src = make_checkpoint(tmp_path / "run" / "best", seed=2)  # no progress.csv: no curve
+    with pytest.raises(UsageError, match="an agent is there already"):
+        ship.ship(src, dest, [None], 1, 0)
+    assert {n: (dest.parent / n).read_bytes() for n in names(dest.parent)} == before
+    assert ship.main([str(src), str(dest), "--games", "1"]) == 2
+    ship.ship(src, dest, [None], 1, 0, replace=True)
+    assert "agent_curve.png" not in names(dest.parent)
+    assert "learning_curve" not in json.loads(card_path(dest).read_text())
 
 
 def test_the_plots_command_says_what_is_wrong_in_one_line(tmp_path, capsys):

@@ -119,6 +119,22 @@ def test_a_dest_that_cannot_be_written_is_one_error_line(tmp_path, capsys):
     assert old_path.read_bytes() == before
 
 
+def test_migrate_never_writes_over_another_checkpoint(tmp_path, capsys):
+    """DEST naming another checkpoint is one error line, and both are left whole; DEST the
+    source itself is a migration in place."""
+    old_path, _ = _v0_checkpoint(tmp_path)
+    other = migrate(old_path, tmp_path / "other")
+    files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert main([str(old_path), str(tmp_path / "other")]) == 2
+    err = capsys.readouterr().err
+    assert "a checkpoint is there already" in err and err.count("\n") == 1
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
+    assert main([str(old_path), str(old_path.with_suffix(""))]) == 0
+    assert card_version(json.loads(old_path.read_text())) == card_version(
+        json.loads(other.read_text())
+    )
+
+
 def test_a_checkpoint_of_a_newer_version_is_refused(tmp_path):
     old_path, _ = _v0_checkpoint(tmp_path)
     card_file = old_path.with_suffix(".json")
