@@ -39,6 +39,40 @@ class Demonstrations:
     mean_episode_reward: float
 
 
+def _load_base(cfg: TrainConfig) -> Any:
+    """The checkpoint ``pretrain.teacher_base`` (None without one), checked against the game."""
+    if cfg.pretrain.teacher_base is None:
+        return None
+    from training.checkpoint import load_checkpoint
+
+    return load_checkpoint(cfg.pretrain.teacher_base, game=cfg.game)
+
+
+def check_teacher_base(cfg: TrainConfig) -> None:
+    """The teacher plays one decision of ``cfg``'s env on top of ``pretrain.teacher_base``
+    (a checkpoint that does not load, is of another game or reads other observations is a
+    ConfigError naming the key), so a run finds out before it writes anything."""
+    from training.config import ConfigError
+
+    if cfg.pretrain.teacher_base is None:
+        return
+    from ratenvs.games import GAMES
+
+    try:
+        base = _load_base(cfg)
+        env = make_env(cfg, monitor=False)
+        plain = env.unwrapped.observation_space.shape[0]
+        bot = GAMES[cfg.game].bots()[cfg.pretrain.teacher](base=base.bot())
+        bind = getattr(bot, "bind", None)
+        if bind is not None:
+            bind(env.unwrapped.aec.observer)
+        obs, info = env.reset(seed=cfg.seed)
+        mask = np.asarray(info["action_mask"], dtype=np.int8)
+        bot.act(obs[:plain], mask, np.random.default_rng(0))
+    except ValueError as exc:
+        raise ConfigError(f"pretrain.teacher_base {cfg.pretrain.teacher_base}: {exc}") from None
+
+
 def collect(cfg: TrainConfig, teacher: str, games: int, seed: int) -> Demonstrations:
     """Let the bot ``teacher`` play the learner's seat of ``cfg``'s env for ``games`` games.
 
@@ -62,11 +96,7 @@ def collect(cfg: TrainConfig, teacher: str, games: int, seed: int) -> Demonstrat
     act_list: list[int] = []
     ret_list: list[float] = []
     totals = []
-    base = None
-    if cfg.pretrain.teacher_base is not None:
-        from training.checkpoint import load_checkpoint
-
-        base = load_checkpoint(cfg.pretrain.teacher_base, game=cfg.game)
+    base = _load_base(cfg)
     for g in range(games):
         # bots keep per-card state: a fresh one per game
         bot = bots[teacher]() if base is None else bots[teacher](base=base.bot())

@@ -372,20 +372,38 @@ OUTPUTS = ("results.jsonl", "config.yaml")
 """Files of a run in ``--out`` (besides the ``checkpoint_*`` folders)."""
 
 
+def _run_files(out: Path, overwrite: bool) -> list[Path]:
+    """The earlier run's files in ``out`` that ``overwrite`` may remove; a non-empty ``out``
+    without ``overwrite``, or one holding anything else, is a UsageError (nothing removed)."""
+    out = output_folder("--out", out)
+    if not (out.exists() and any(out.iterdir())):
+        return []
+    if not overwrite:
+        raise UsageError(f"--out {out}: not empty (pass --overwrite to replace the run)")
+    found = []
+    for entry in sorted(out.iterdir()):
+        run_folder = entry.is_dir() and entry.name.startswith(("checkpoint_", ".checkpoint_"))
+        if not run_folder and entry.name not in OUTPUTS:
+            raise UsageError(f"--out {out}: holds {entry.name}, not a file of a run")
+        found.append(entry)
+    return found
+
+
+def check_out(out: Path, overwrite: bool) -> None:
+    """What :func:`prepare_out` would refuse, refused now, removing nothing."""
+    _run_files(out, overwrite)
+
+
 def prepare_out(out: Path, overwrite: bool) -> Path:
     """``out`` ready for a run: new or empty, or (``overwrite``) cleared of an earlier run's
-    files (``checkpoint_*`` folders, :data:`OUTPUTS`); anything else in it is an error."""
-    out = output_folder("--out", out)
-    if out.exists() and any(out.iterdir()):
-        if not overwrite:
-            raise UsageError(f"--out {out}: not empty (pass --overwrite to replace the run)")
-        for entry in out.iterdir():
-            if entry.is_dir() and entry.name.startswith(("checkpoint_", ".checkpoint_")):
-                shutil.rmtree(entry)
-            elif entry.name in OUTPUTS:
-                entry.unlink()
-            else:
-                raise UsageError(f"--out {out}: holds {entry.name}, not a file of a run")
+    files (``checkpoint_*`` folders, :data:`OUTPUTS`); anything else in it is an error, found
+    before anything is removed."""
+    for entry in _run_files(out, overwrite):
+        if entry.is_dir():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     return out
 
@@ -486,7 +504,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.num_env_runners is not None:
             runners = dataclasses.replace(cfg.env_runners, num_env_runners=args.num_env_runners)
             cfg = dataclasses.replace(cfg, env_runners=runners)
-        out = prepare_out(args.out, args.overwrite)
+        check_out(args.out, args.overwrite)  # an earlier run is removed only once Ray is up
         try:
             import ray
 
@@ -505,6 +523,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"--address {args.address}" if args.address is not None else "a local Ray"
         return report(UsageError(f"{where}: {exc}"))
     try:
+        try:
+            out = prepare_out(args.out, args.overwrite)
+        except (ValueError, OSError) as exc:
+            return report(exc)
         rows = train(cfg, out)
     finally:
         ray.shutdown()

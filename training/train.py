@@ -612,10 +612,14 @@ def check_memory(cfg: TrainConfig, spec: PolicySpec) -> None:
 def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
     """Check everything the run needs, writing nothing: the env (options, opponents, seat),
     the evaluation's opponents (a checkpoint among them: that it fits the game), the
-    seed, and the ``--resume`` checkpoint (its game, observation and architecture)."""
+    warm start's teacher base, the seed, and the ``--resume`` checkpoint (its game,
+    observation and architecture)."""
     obs_size, n_actions, extra = probe_env(cfg)
     _check_eval_seats(cfg)
     _check_eval_checkpoints(cfg, obs_size)
+    from training.pretrain import check_teacher_base
+
+    check_teacher_base(cfg)
     algo = cfg.algorithm
     spec = PolicySpec(obs_size, n_actions, tuple(algo.net_arch), algo.activation, extra)
     check_memory(cfg, spec)

@@ -4,6 +4,7 @@ none of this needs Ray (the training itself is tests/integrations/test_rllib.py)
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,10 +125,24 @@ def test_out_folder_is_not_clobbered(tmp_path):
     with pytest.raises(ValueError, match="not empty"):
         prepare_out(out, overwrite=False)
     assert prepare_out(out, overwrite=True) == out and not any(out.iterdir())
+    (out / "checkpoint_000002").mkdir()
     (out / "notes.txt").write_text("mine")
     with pytest.raises(ValueError, match=r"notes\.txt"):
         prepare_out(out, overwrite=True)
     assert (out / "notes.txt").read_text() == "mine"
+    assert (out / "checkpoint_000002").is_dir()  # found before anything was removed
+
+
+def test_an_earlier_run_stays_when_ray_is_missing(tmp_path, monkeypatch, capsys):
+    """``--overwrite`` removes the earlier run only once Ray is there and up."""
+    out = tmp_path / "run"
+    (out / "checkpoint_000001").mkdir(parents=True)
+    (out / "results.jsonl").write_text("{}\n")
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails
+    args = ["--config", str(RLLIB_CONFIGS[0]), "--out", str(out), "--overwrite"]
+    assert main(args) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint_000001", "results.jsonl"]
 
 
 def test_command_line_mistakes_are_one_line(tmp_path, capsys):

@@ -104,3 +104,19 @@ def test_a_teacher_on_top_of_a_checkpoint_warm_starts_a_resumed_run(tmp_path):
 def test_bad_teacher_bases_are_named(pretrain, match):
     with pytest.raises(ConfigError, match=match):
         ratcat_config(pretrain=pretrain)
+
+
+def test_a_teacher_base_that_does_not_fit_is_refused_before_an_overwrite(tmp_path):
+    """A teacher base of other observations (here 3-player weights for a 4-player run) is a
+    ConfigError naming the key, raised before ``overwrite`` removes the earlier run."""
+    plain = train(ratcat_config(), tmp_path / "plain")  # 3 players, no owner_ceilings
+    out = tmp_path / "earlier"
+    train(ratcat_config(), out)
+    files = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    cfg = ratcat_config(
+        env_options={"num_players": 4, "owner_ceilings": True},
+        pretrain={"teacher": "ceiling", "teacher_base": str(plain), "games": 1, "epochs": 1},
+    )
+    with pytest.raises(ConfigError, match=r"pretrain\.teacher_base .*observation"):
+        train(cfg, out, overwrite=True)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == files
