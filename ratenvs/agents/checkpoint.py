@@ -761,7 +761,47 @@ def _read_optimizer(cpath: Path, card: Mapping[str, Any], spec: PolicySpec) -> A
     _, metadata = safetensors_header(opath, data, OPTIMIZER_DTYPES)
     tensors = _arrays(opath, data)
     check_finite(opath, tensors)
-    return tree_from_tensors(opath, tensors, metadata)
+    tree = tree_from_tensors(opath, tensors, metadata)
+    check_optimizer_shapes(opath, tree, spec)
+    return tree
+
+
+def check_optimizer_shapes(path: str | Path, tree: Any, spec: PolicySpec) -> None:
+    """An optimizer state (a torch optimizer's ``state_dict``: ``state`` by parameter index,
+    ``param_groups``) fits the card's architecture: one parameter per weight of
+    :meth:`PolicySpec.expected_shapes`, in its order, and every per-parameter moment of its
+    parameter's shape; else a CheckpointError (a resumed run would fail in its first update
+    with an error of torch's)."""
+    shapes = list(spec.expected_shapes().values())
+    if not isinstance(tree, Mapping) or not {"state", "param_groups"} <= set(tree):
+        raise CheckpointError(f"{path}: not an optimizer state (no 'state' and 'param_groups')")
+    groups = tree["param_groups"]
+    try:
+        indices = sorted(int(i) for group in groups for i in group["params"])
+    except (TypeError, KeyError, ValueError):
+        raise CheckpointError(f"{path}: the optimizer's param_groups are malformed") from None
+    if indices != list(range(len(shapes))):
+        raise CheckpointError(
+            f"{path}: the optimizer holds {len(indices)} parameters, the card's architecture "
+            f"{len(shapes)}"
+        )
+    state = tree["state"]
+    if not isinstance(state, Mapping):
+        raise CheckpointError(f"{path}: the optimizer's state is malformed")
+    for index, moments in state.items():
+        if not isinstance(index, int) or not 0 <= index < len(shapes):
+            raise CheckpointError(f"{path}: the optimizer's state names parameter {index!r}")
+        if not isinstance(moments, Mapping):
+            raise CheckpointError(
+                f"{path}: the optimizer's state of parameter {index} is malformed"
+            )
+        for name, value in moments.items():
+            shape = tuple(getattr(value, "shape", ()))
+            if shape and shape != shapes[index]:
+                raise CheckpointError(
+                    f"{path}: the optimizer's {name} of parameter {index} has shape {shape}, "
+                    f"the card's architecture needs {shapes[index]}"
+                )
 
 
 # ------------------------------------------------------- the older format

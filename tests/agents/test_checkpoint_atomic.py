@@ -41,11 +41,13 @@ def _state(seed: int) -> dict[str, np.ndarray]:
 def _optimizer(seed: int) -> dict:
     """An optimizer state shaped as torch's Adam writes one (no torch needed)."""
     rng = np.random.default_rng(seed)
-    moments = {
-        "step": np.array(seed, np.float32),
-        "exp_avg": rng.standard_normal(4).astype(np.float32),
+    shapes = list(SPEC.expected_shapes().values())
+    state = {
+        i: {"step": np.array(seed, np.float32), "exp_avg": rng.standard_normal(shape)}
+        for i, shape in enumerate(shapes)
     }
-    return {"state": {0: moments}, "param_groups": [{"lr": 1e-3, "betas": (0.9, 0.999)}]}
+    groups = [{"lr": 1e-3, "betas": (0.9, 0.999), "params": list(range(len(shapes)))}]
+    return {"state": state, "param_groups": groups}
 
 
 def _kill_at(monkeypatch: pytest.MonkeyPatch, step: int) -> list[str]:
@@ -111,3 +113,26 @@ def test_a_stale_temporary_file_is_removed_and_said_by_the_next_write(tmp_path, 
     assert not stale.exists() and other.exists()
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"removed {stale}: a temporary file an interrupted write")
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda o: o["state"][1].update(exp_avg=np.zeros(3)), "exp_avg of parameter 1 has shape"),
+        (lambda o: o["param_groups"][0]["params"].pop(), "holds 7 parameters"),
+        (lambda o: o["state"].update({9: {}}), "names parameter 9"),
+        (lambda o: o.pop("param_groups"), "not an optimizer state"),
+    ],
+)
+def test_an_optimizer_state_that_does_not_fit_the_architecture_is_refused(tmp_path, change, said):
+    """The moments of the optimizer are checked against the card's architecture at load (a
+    resumed run met them only in its first update, in torch's words); the policy alone,
+    without the optimizer, still loads."""
+    from ratenvs.agents.checkpoint import CheckpointError
+
+    optimizer = _optimizer(1)
+    change(optimizer)
+    path = save_checkpoint(tmp_path / "agent", _state(1), CARD, optimizer)
+    with pytest.raises(CheckpointError, match=said):
+        load_checkpoint(path, optimizer=True)
+    assert load_checkpoint(path).optimizer_state is None
