@@ -62,7 +62,41 @@ def read_result(path: str | Path) -> dict[str, Any]:
     missing = [k for k in NEEDED if k not in result]
     if missing:
         raise UsageError(f"result {path}: not an evaluation (no {', '.join(missing)})")
+    _check_figures(path, result)
     return result
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_figures(path: str | Path, result: Mapping[str, Any]) -> None:
+    """The figures pooling reads have their types and ranges (a UsageError naming the key):
+    ``env_options`` a mapping, ``games`` a positive whole number, ``wins`` from 0 to
+    ``games``, ``mean_reward`` a number, ``seed`` a whole number or a list of them, and the
+    intervals (where present) pairs of numbers."""
+
+    def bad(key: str, what: str) -> UsageError:
+        return UsageError(f"result {path}: {key} must be {what}, got {result[key]!r}")
+
+    if not isinstance(result["env_options"], Mapping):
+        raise bad("env_options", "a mapping of env options")
+    games = result["games"]
+    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+        raise bad("games", "a whole number of games above 0")
+    if not _real(result["wins"]) or not 0 <= result["wins"] <= games:
+        raise bad("wins", f"a number from 0 to its games ({games})")
+    if not _real(result["mean_reward"]):
+        raise bad("mean_reward", "a number")
+    seeds = result["seed"] if isinstance(result["seed"], list) else [result["seed"]]
+    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+        raise bad("seed", "a whole number or a list of them")
+    for key in ("win_rate_ci", "mean_reward_ci"):
+        pair = result.get(key)
+        if pair is not None and not (
+            isinstance(pair, list) and len(pair) == 2 and all(_real(v) for v in pair)
+        ):
+            raise bad(key, "a pair of numbers [low, high]")
 
 
 def pooled_entry(

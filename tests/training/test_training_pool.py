@@ -180,3 +180,31 @@ def test_results_of_a_bot_or_of_other_weights_are_refused(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "error: the result of seed 2 is of " in err and message in err
         assert (tmp_path / "rz.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        ("env_options", [1], "env_options must be a mapping"),
+        ("games", "two", "games must be a whole number of games above 0"),
+        ("games", 0, "games must be a whole number of games above 0"),
+        ("wins", 5, "wins must be a number from 0 to its games"),
+        ("wins", "1", "wins must be a number from 0 to its games"),
+        ("mean_reward", None, "mean_reward must be a number"),
+        ("seed", [1.5], "seed must be a whole number or a list of them"),
+        ("win_rate_ci", "wide", r"win_rate_ci must be a pair of numbers"),
+        ("mean_reward_ci", [0.1], r"mean_reward_ci must be a pair of numbers"),
+    ],
+)
+def test_figures_of_the_wrong_type_are_named_and_the_card_kept(tmp_path, capsys, key, value, said):
+    """A result whose figures are not what pooling reads is one error line naming the key
+    (it was a TypeError or ZeroDivisionError traceback, or a bad interval on the card)."""
+    ckpt = make_ratto_zakko_checkpoint(tmp_path / "rz")
+    results = checkpoint_results(ckpt, (7, 8))
+    results[1][key] = value
+    paths = write_results(tmp_path, results)
+    before = (tmp_path / "rz.json").read_bytes()
+    assert pool.main([str(ckpt), *paths]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err and err.count("\n") == 1
+    assert (tmp_path / "rz.json").read_bytes() == before
