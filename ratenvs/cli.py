@@ -26,10 +26,13 @@ from ratenvs.common.arguments import (
     only_with,
     output_file,
     report,
+    results_file,
 )
 from ratenvs.games import GAMES, available_games, get_game
 from ratenvs.rulebook import rules_text
 
+INTERRUPTED_STATUS = 130
+"""The exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
 BENCH_BATCH_SIZES = [1, 64, 1024, 4096]
 """The default ``bench --batched --batch-sizes``."""
 GIF_FPS = (0.01, 50.0)
@@ -251,7 +254,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     from ratenvs import evaluation
 
     if args.json is not None:  # before the games, not after them
-        output_file("--json", args.json, make_folder=False)
+        results_file("--json", args.json)
     ref = evaluation.resolve_agent(args.agent)
     overrides = evaluation.parse_env_overrides(ref.game, args.env or [])
     evaluation.apply_env_overrides(ref, overrides, flag="--env")  # named as on the command line
@@ -268,7 +271,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
     for flag, path in (("--json", args.json), ("--markdown", args.markdown)):
         if path is not None:  # before the games, not after them
-            output_file(flag, path, make_folder=False)
+            results_file(flag, path)
     refs = evaluation.tournament_agents(args.agents)
     overrides = evaluation.parse_env_overrides(refs[0].game, args.env or [])
     evaluation.tournament_env(  # named as on the command line, before any game
@@ -324,7 +327,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     """``exploit TARGET``: the exact (``--exact``, 2-player Catz) or approximate best response."""
     _exploit_flags(args)
     if args.json is not None:  # before the work, not after it
-        output_file("--json", args.json, make_folder=False)
+        results_file("--json", args.json)
     if args.save_responder is not None:
         if args.exact:
             raise UsageError("--save-responder: --exact trains no responder")
@@ -664,6 +667,9 @@ def main(argv: list[str] | None = None) -> int:
         if err.name in OPTIONAL_MODULES:
             return report(err)
         raise
+    except KeyboardInterrupt:  # Ctrl-C: what was being written is not (files go in whole)
+        print("\ninterrupted", file=sys.stderr)
+        return INTERRUPTED_STATUS
 
 
 if __name__ == "__main__":

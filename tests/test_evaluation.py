@@ -584,3 +584,39 @@ def test_a_tournament_in_text_names_its_env_options():
     result = tournament(names, games=2, seed=1, env_overrides={"turns": 2})
     first = format_tournament(result).splitlines()[0]
     assert first == "catz_ratz_batz, env options: num_players=2, turns=2 (env overrides turns=2)"
+
+
+def test_results_are_never_written_over_a_checkpoint_card(tmp_path, capsys):
+    """``--json`` naming a checkpoint's card (the evaluated one's here) is one error line
+    before any game, and the checkpoint still loads: results written there left its weights
+    without their card."""
+    import shutil
+
+    from ratenvs import agents
+    from ratenvs.cli import main
+
+    card = agents.agent_path("catz_ratz_batz_1p")
+    for path in card.parent.glob("catz_ratz_batz_1p.*"):
+        shutil.copy(path, tmp_path / path.name)
+    copy = tmp_path / card.name
+    before = copy.read_bytes()
+    for command in (["evaluate", str(copy)], ["tournament", str(copy), "catz-ratz-batz:lowest"]):
+        assert main([*command, "--games", "2", "--json", str(copy)]) == 2
+        err = capsys.readouterr().err
+        assert "is the card of a checkpoint" in err and err.count("\n") == 1
+    assert copy.read_bytes() == before
+    agents.load(str(copy))
+    assert main(["evaluate", str(copy), "--games", "2", "--json", str(tmp_path / "r.json")]) == 0
+
+
+def test_ctrl_c_is_one_line_and_status_130(monkeypatch, capsys):
+    """Ctrl-C in a command ends it with "interrupted" and status 130, not a traceback."""
+    from ratenvs.cli import INTERRUPTED_STATUS, main
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluation, "evaluate", interrupted)
+    assert main(["evaluate", "catz-ratz-batz:lowest", "--games", "2"]) == INTERRUPTED_STATUS == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "interrupted" and "Traceback" not in err

@@ -39,7 +39,7 @@ from typing import Any
 from ratenvs import evaluation
 from ratenvs.agents import AGENT_PREFIX, agent_path
 from ratenvs.agents.checkpoint import checkpoint_env
-from ratenvs.common.arguments import SEED, ArgumentParser, int_in, output_file, report
+from ratenvs.common.arguments import SEED, ArgumentParser, int_in, report, results_file
 from ratenvs.common.bots import Bot
 from ratenvs.evaluation import (
     MAX_GAMES,
@@ -234,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.json is not None:  # before the games, not after them
-            output_file("--json", args.json)
+            results_file("--json", args.json, make_folder=True)
         if args.checkpoint:
             if args.players is not None:
                 raise ValueError("--players applies to --tournament only")

@@ -163,6 +163,23 @@ def output_file(
     return path
 
 
+def results_file(
+    flag: str, path: str | Path, error: type[Exception] = UsageError, *, make_folder: bool = False
+) -> Path:
+    """:func:`output_file` for a file of results (``--json``, ``--markdown``), which is also
+    not a checkpoint's card (weights files of its name beside it): written there, the
+    results would leave the weights without the card that names them."""
+    from ratenvs.agents.checkpoint import owned_files
+
+    path = output_file(flag, path, error, make_folder=make_folder)
+    if path.suffix == ".json" and path.is_file() and owned_files(path):
+        raise error(
+            f"{flag} {path}: is the card of a checkpoint (its weights are beside it); write "
+            "the results to another file"
+        )
+    return path
+
+
 def output_folder(flag: str, path: str | Path, error: type[Exception] = UsageError) -> Path:
     """Files may be written in the folder ``path`` (named by ``flag``): it is a folder or
     does not exist yet, and the nearest existing folder on its way takes a new file."""
