@@ -928,7 +928,15 @@ def check_version(path: str | Path, card: Mapping[str, Any]) -> None:
     from ratenvs.games import GAMES
 
     have, spec = card_version(card), GAMES[card["game"]]
-    if have is None or have == spec.version:
+    if have is None:
+        return
+    named = str(card["gymnasium_id"]).rsplit("-v", 1)[0]
+    if named != spec.gymnasium_id.rsplit("-v", 1)[0]:
+        raise CheckpointError(
+            f"checkpoint {path}: its card's gymnasium_id {card['gymnasium_id']!r} is not an id "
+            f"of its game {card['game']!r} ({spec.gymnasium_id}): the card is damaged"
+        )
+    if have == spec.version:
         return
     if have < spec.version:
         raise CheckpointError(

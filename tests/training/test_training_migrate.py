@@ -145,6 +145,17 @@ def test_a_checkpoint_of_a_newer_version_is_refused(tmp_path):
         migrate(old_path, tmp_path / "new")
 
 
+def test_a_card_naming_another_games_id_is_called_damaged_not_old(tmp_path):
+    """A gymnasium_id of another game (the version alone was read) is said to be damaged, not
+    sent to the migration."""
+    path = migrate(_v0_checkpoint(tmp_path)[0], tmp_path / "new")
+    card = json.loads(path.read_text())
+    card["gymnasium_id"] = "ratenvs/CatzRatzBatz-v0"
+    path.write_text(json.dumps(card))
+    with pytest.raises(CheckpointError, match="is not an id of its game 'rat_a_tat_cat'"):
+        load_checkpoint(path)
+
+
 def _legacy_checkpoint(path):
     """A checkpoint of the older format, as ratenvs 0.2.0 wrote one: torch.save of the
     policy and optimizer into ``<name>.pt``, a format-1 card with its SHA-256."""
