@@ -38,8 +38,14 @@ BENCH_BATCH_SIZES = [1, 64, 1024, 4096]
 GIF_FPS = (0.01, 50.0)
 """``replay --fps``: a GIF frame lasts 20 ms (what viewers show) to 100 s."""
 DEFAULT_FPS = 2.0
-OPTIONAL_MODULES = ("torch", "numba", "pygame")
-"""Modules of the extras: a command that needs one that is missing says so in one line."""
+OPTIONAL_MODULES = {
+    "torch": 'pip install "ratenvs[train]"',
+    "numba": 'pip install "ratenvs[batched]"',
+    "pygame": 'pip install "ratenvs[render]"',
+    "safetensors": 'pip install "ratenvs[agents]"',
+}
+"""Modules of the extras and how to install each: a command that needs one that is missing
+says so in one line."""
 EVALUATE_GAMES = 200
 """The default ``evaluate --games`` and ``tournament --games`` (per pairing)."""
 
@@ -664,8 +670,12 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as err:  # UsageError, a bad record or agent, an unwritable file
         return report(err)
     except ModuleNotFoundError as err:  # an extra that is not installed (torch for agents)
-        if err.name in OPTIONAL_MODULES:
-            return report(err)
+        name = (err.name or "").split(".")[0]
+        if name in OPTIONAL_MODULES:
+            hint = OPTIONAL_MODULES[name]
+            return report(
+                err if "pip install" in str(err) else ModuleNotFoundError(f"{err}: {hint}")
+            )
         raise
     except KeyboardInterrupt:  # Ctrl-C: what was being written is not (files go in whole)
         print("\ninterrupted", file=sys.stderr)

@@ -156,6 +156,14 @@ def output_file(
     path = Path(path)
     if path.is_dir():
         raise error(f"{flag} {path}: is a folder, not a file")
+    from ratenvs.common.atomic import NotARegularFileError, check_regular_or_new
+
+    try:
+        check_regular_or_new(path)
+    except NotARegularFileError:
+        raise error(
+            f"{flag} {path}: not a regular file (a device, pipe or socket); give a file"
+        ) from None
     if not make_folder and not path.parent.is_dir():
         what = "no such folder" if not path.parent.exists() else "not a folder"
         raise error(f"{flag} {path}: {what}: {path.parent}")

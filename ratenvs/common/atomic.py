@@ -62,14 +62,38 @@ class DiskFullError(OSError):
         return f"no space left on device writing {self.filename}"
 
 
+class NotARegularFileError(OSError):
+    """The path to write exists and is not a regular file (a device, a pipe, a socket)."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: not a regular file (a device, pipe or socket); not written"
+
+
+def check_regular_or_new(path: str | os.PathLike[str]) -> None:
+    """``path`` (its symbolic links followed) does not exist or is a regular file; else a
+    :class:`NotARegularFileError` (a folder is left to the caller's own check)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError:
+        return  # unreadable: the write itself says why
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise NotARegularFileError(errno.EINVAL, "not a regular file", str(path))
+
+
 @contextlib.contextmanager
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A binary file to write ``path``'s new contents to, moved into place on success.
 
     Usage: ``with atomic_file(path) as fh: fh.write(data)``. The file gets the
-    permissions ``open()`` would give it (not ``mkstemp``'s 0600).
+    permissions ``open()`` would give it (not ``mkstemp``'s 0600). A symbolic link is
+    written through (its target replaced, the link kept); an existing path that is not a
+    regular file (a device such as ``/dev/null``, a pipe, a socket) is a
+    :class:`NotARegularFileError`, left as it is (a rename would replace the device).
     """
-    path = Path(path)
+    path = Path(os.path.realpath(path))
+    check_regular_or_new(path)
     remove_stale_temporaries(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)

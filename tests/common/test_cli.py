@@ -217,3 +217,32 @@ def test_the_parser_knows_what_was_typed():
     parser.parse_args([])
     assert parser.typed == frozenset()
     assert parser.get_default("players") == 2  # the defaults are back
+
+
+@pytest.mark.parametrize(
+    ("blocked", "argv", "hint"),
+    [
+        (
+            ("safetensors", "safetensors.numpy"),
+            ["evaluate", "agent:catz_ratz_batz_1p", "--games", "2"],
+            'pip install "ratenvs[agents]"',
+        ),
+        (
+            ("numba",),
+            ["exploit", "catz-ratz-batz:lowest", "--exact"],
+            'pip install "ratenvs[batched]"',
+        ),
+    ],
+)
+def test_a_missing_extra_is_one_line_with_its_install_command(
+    monkeypatch, capsys, blocked, argv, hint
+):
+    """Without the agents extra (safetensors) or the batched one (numba), a command that
+    needs it says what to install in one line, exit status 2 (a traceback before)."""
+    import sys
+
+    for name in blocked:
+        monkeypatch.setitem(sys.modules, name, None)  # import fails as if not installed
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and hint in err and err.count("\n") == 1
