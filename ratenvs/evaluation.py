@@ -627,8 +627,13 @@ def evaluate_agent(
     out["env_options"] = dict(env_options)
     out["players"] = n
     out["reward_mode"] = env.options.get("reward")  # what the mean reward sums (None: no option)
-    if extras.exact_grade is not None:
-        out.update(extras.exact_grade(agent, env_options))
+    if extras.exact_grade is not None:  # graded as it sees the game (its own view options)
+        from ratenvs.common.bots import OwnView
+
+        if isinstance(agent, OwnView):
+            out.update(extras.exact_grade(agent.bot, dict(agent.game.params)))
+        else:
+            out.update(extras.exact_grade(agent, env_options))
     out["seconds"] = round(time.perf_counter() - t0, 3)
     return out
 

@@ -620,3 +620,16 @@ def test_ctrl_c_is_one_line_and_status_130(monkeypatch, capsys):
     assert main(["evaluate", "catz-ratz-batz:lowest", "--games", "2"]) == INTERRUPTED_STATUS == 130
     err = capsys.readouterr().err
     assert err.strip() == "interrupted" and "Traceback" not in err
+
+
+def test_an_agent_seen_with_its_own_view_options_is_graded_exactly(capsys):
+    """A Catz agent evaluated at a table with other view options (``--env reward=win``)
+    plays through its own view and is graded by the solver on that view (the grade called
+    the wrapper's act after every game had been played, and the command ended in a
+    traceback)."""
+    from ratenvs.cli import main
+
+    assert main(["evaluate", "agent:catz_ratz_batz_1p", "--games", "4", "--env", "reward=win"]) == 0
+    out = capsys.readouterr().out
+    plain = evaluation.evaluate("agent:catz_ratz_batz_1p", None, 4, 0)
+    assert f"{plain['ratio_to_optimal']:.4%}" in out
