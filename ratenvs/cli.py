@@ -346,6 +346,13 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
             raise UsageError(str(err)) from None
     if args.init is not None and args.exact:
         raise UsageError("--init: --exact trains no responder")
+    if not args.no_card:  # a card that cannot be written is found before the work
+        from ratenvs.exploit import card_to_record
+
+        try:
+            card_to_record(args.target)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     if args.exact:
         from ratenvs.catz_ratz_batz.bestresponse import exact_report
 
