@@ -27,6 +27,7 @@ from ratenvs.common.arguments import (
     output_file,
     report,
     results_file,
+    same_file,
 )
 from ratenvs.games import GAMES, available_games, get_game
 from ratenvs.rulebook import rules_text
@@ -197,6 +198,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         only_with(args, "--gif", ("view", "fps"))
     else:
         output_file("--gif", args.gif, make_folder=False)
+        if same_file(args.gif, args.record):
+            raise UsageError(f"--gif {args.gif}: is the record itself; give another file")
     record = load_record(input_file("record", args.record))
     env = replay(record)
     checked = (
@@ -233,6 +236,7 @@ def _cmd_agents(args: argparse.Namespace) -> int:
                         "game": a.game,
                         "env_options": a.env_options,
                         "evaluation": a.evaluation,
+                        "exploitability": a.exploitability,
                     }
                     for a in shipped
                 ],
@@ -278,6 +282,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     for flag, path in (("--json", args.json), ("--markdown", args.markdown)):
         if path is not None:  # before the games, not after them
             results_file(flag, path)
+    if args.json is not None and args.markdown is not None and same_file(args.json, args.markdown):
+        raise UsageError(f"--json and --markdown name one file, {args.json}: give two")
     refs = evaluation.tournament_agents(args.agents)
     overrides = evaluation.parse_env_overrides(refs[0].game, args.env or [])
     evaluation.tournament_env(  # named as on the command line, before any game

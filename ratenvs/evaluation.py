@@ -733,10 +733,14 @@ def play_pairing(
 
 def tournament_agents(names: Sequence[str | AgentRef]) -> list[AgentRef]:
     """The agents of a tournament (:func:`resolve_agent`, or already resolved): at least
-    two, all of one game; else a ValueError."""
+    two, each named once, all of one game; else a ValueError."""
     if len(names) < 2:
         raise ValueError("a tournament needs at least two agents")
     refs = [n if isinstance(n, AgentRef) else resolve_agent(n) for n in names]
+    labels = [r.label for r in refs]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:  # two rows of one name: which rating is whose?
+        raise ValueError(f"a tournament names each agent once; given twice: {', '.join(twice)}")
     games_set = {r.game for r in refs}
     if len(games_set) != 1:
         raise ValueError(f"tournament agents play different games: {sorted(games_set)}")

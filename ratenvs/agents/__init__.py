@@ -83,9 +83,13 @@ class AgentInfo:
     intervals, opponents, ...), or None."""
     evaluations: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Every evaluation of its card, by the opponents it was played against."""
+    exploitability: dict[str, Any] | None = None
+    """Its card's ``exploitability`` block (``ratenvs exploit``: the best responder's win
+    rate with its interval, the budget, the command; or the exact figure), or None."""
 
     def summary(self) -> str:
-        """One line: name, game, env options and the headline figure."""
+        """One line: name, game, env options, the headline figure and, where its card has
+        one, what a trained best response wins from it (exploitability)."""
         options = ", ".join(f"{k}={v}" for k, v in self.env_options.items())
         line = f"{self.name:28} {self.game:15} {options}"
         ev = self.evaluation
@@ -101,6 +105,13 @@ class AgentInfo:
             line += f"; exact expected turn score {ev['ratio_to_optimal']:.2%} of optimal"
         elif ev and "mean_reward" in ev:
             line += f"; mean reward {ev['mean_reward']:.3f} over {ev['games']} games"
+        block = self.exploitability or {}
+        if "responder_win_rate" in block:
+            low, high = block["win_rate_ci"]
+            line += (
+                f"; a best response of {block['frames']:,} frames wins "
+                f"{block['responder_win_rate']:.3f} [{low:.3f}, {high:.3f}]"
+            )
         return line
 
 
@@ -142,6 +153,7 @@ def available() -> list[AgentInfo]:
                 path=weights_path(card_file, card),
                 evaluation=card.get("evaluation") or None,
                 evaluations=dict(evaluations) if isinstance(evaluations, dict) else {},
+                exploitability=card.get("exploitability") or None,
             )
         )
     return out

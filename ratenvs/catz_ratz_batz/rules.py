@@ -345,8 +345,9 @@ class CatzRatzBatz(Game):
             "int",
             None,
             "race: the game ends once someone reaches it, at the end of that round (ruling: "
-            "all seats had equal turns) or turn (`race_end`); `turns` (default 10) still "
-            "ends it after that many turns: `turns=None` for a race without a turn limit",
+            "all seats had equal turns) or turn (`race_end`); `turns` still ends it after that "
+            "many turns (whatever `turns` is set to): `turns=None` for a race without a "
+            "turn limit",
             low=1,
             high=MAX_TARGET_SCORE,
             optional=True,

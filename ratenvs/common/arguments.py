@@ -188,6 +188,12 @@ def results_file(
     return path
 
 
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (links followed; a path that does not
+    exist yet is compared by its resolved name)."""
+    return Path(a).resolve() == Path(b).resolve()
+
+
 def output_folder(flag: str, path: str | Path, error: type[Exception] = UsageError) -> Path:
     """Files may be written in the folder ``path`` (named by ``flag``): it is a folder or
     does not exist yet, and the nearest existing folder on its way takes a new file."""

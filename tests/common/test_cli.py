@@ -246,3 +246,21 @@ def test_a_missing_extra_is_one_line_with_its_install_command(
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and hint in err and err.count("\n") == 1
+
+
+def test_an_output_that_is_an_input_is_refused(tmp_path, capsys):
+    """``replay R --gif R`` turned the record into a GIF; ``tournament --json F --markdown F``
+    wrote F twice; one agent named twice gave two rows of one name. Each is one error line
+    before any work, the files as they were."""
+    record = tmp_path / "game.json"
+    record.write_text("{}")
+    assert cli.main(["replay", str(record), "--gif", str(record)]) == 2
+    assert "is the record itself" in capsys.readouterr().err
+    assert record.read_text() == "{}"
+    both = tmp_path / "t.out"
+    argv = ["tournament", "catz-ratz-batz:lowest", "catz-ratz-batz:optimal", "--games", "2"]
+    assert cli.main([*argv, "--json", str(both), "--markdown", str(both)]) == 2
+    assert "--json and --markdown name one file" in capsys.readouterr().err
+    assert not both.exists()
+    assert cli.main(["tournament", "catz-ratz-batz:lowest", "catz-ratz-batz:lowest"]) == 2
+    assert "given twice: catz_ratz_batz:lowest" in capsys.readouterr().err

@@ -36,6 +36,11 @@ def test_agents_lists_the_shipped_agents(capsys):
     two = next(a for a in listed if a["name"] == "rat_a_tat_cat_2p")
     assert two["env_options"] == card["env_options"]
     assert two["evaluation"] == card["evaluation"]
+    assert two["exploitability"] == card["exploitability"]  # the whole block
+    block = card["exploitability"]
+    low, high = block["win_rate_ci"]
+    said = f"best response of {block['frames']:,} frames wins {block['responder_win_rate']:.3f}"
+    assert f"{said} [{low:.3f}, {high:.3f}]" in out
 
 
 def test_evaluate_a_shipped_agent_writes_json(capsys, tmp_path):
