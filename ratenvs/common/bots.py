@@ -15,7 +15,7 @@ bot seeing the table with its own view options).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -84,14 +84,45 @@ def bind_bots(bots: Sequence[Any], game: Any, observer: Any) -> None:
 
 
 def with_own_view(bot: Any, game: Any) -> Any:
-    """``bot`` seated at a table of ``game``: as it is, or in an :class:`OwnView` when its
-    class declares ``view_options`` the table does not show (the Rat-a-Tat Cat
-    ``ceiling`` bot reads the ``owner_ceilings`` piece), seeing the table's play with
-    them, as evaluations seat it."""
-    wanted = dict(getattr(type(bot), "view_options", None) or {})
+    """``bot`` seated at a table of ``game``: as it is, or in an :class:`OwnView` when it
+    sees with values of the game's view options the table does not show, seeing the
+    table's play with them, as evaluations seat it: those its class declares
+    (``view_options``: the Rat-a-Tat Cat ``ceiling`` bot reads the ``owner_ceilings``
+    piece), or for a policy with a card (a :class:`~ratenvs.agents.checkpoint.PolicyBot`
+    of :func:`ratenvs.agents.load`: its ``game`` and ``env_options``) the card's.
+
+    A policy's card must be of ``game`` and of the table's rules (every option but the
+    view ones: an agent trained for 100 points does not play the one-round game); else a
+    ValueError saying what differs. A bot whose ``env_options`` is None has no card."""
+    view = _card_view(bot, game)
+    wanted = dict(getattr(type(bot), "view_options", None) or {}) if view is None else view
     if not wanted or all(game.params.get(k) == v for k, v in wanted.items()):
         return bot
     return OwnView(bot, type(game)(**{**game.params, **wanted}))
+
+
+def _card_view(bot: Any, game: Any) -> dict[str, Any] | None:
+    """The view options of ``bot``'s card (None: no card), once the card is found to be of
+    ``game`` and of the rules of its table (else a ValueError)."""
+    card = getattr(bot, "env_options", None)
+    if isinstance(bot, type) or not isinstance(card, Mapping):
+        return None
+    name = str(getattr(bot, "name", type(bot).__name__))
+    played = getattr(bot, "game", None)
+    if isinstance(played, str) and played != game.name:
+        raise ValueError(f"agent {name!r} plays {played}, not {game.name}")
+    options = type(game).options
+    mine = type(game)(**card).params  # as the game completes them (e.g. rounds)
+    table = options.rules_of(game.params)
+    differ = [k for k, v in options.rules_of(mine).items() if table[k] != v]
+    if differ:
+        raise ValueError(
+            f"agent {name!r} was trained for {game.name} with {dict(card)}; this table plays "
+            + ", ".join(f"{k}={table[k]!r} (its card: {mine[k]!r})" for k in differ)
+            + ": make the env with the card's options (only the view options "
+            f"{list(options.view_options())} may differ)"
+        )
+    return {k: mine[k] for k in options.view_options()}
 
 
 class OwnView:

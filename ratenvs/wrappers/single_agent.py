@@ -15,7 +15,7 @@ every game through the AEC env and counts them all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -41,9 +41,16 @@ class SingleAgentEnv(gym.Env):
     Args:
         game: game name (``"catz_ratz_batz"``, ``"rat-a-tat-cat"``, ...).
         opponents: who plays the other seats: ``None`` (the game's default bot),
-            one bot name or :class:`~ratenvs.common.bots.Bot` for every seat, a
+            one bot name, shipped agent (``"agent:NAME"``, :func:`ratenvs.agents.available`),
+            checkpoint path or :class:`~ratenvs.common.bots.Bot` for every seat, a
             list with one per other seat, or a callable ``rng -> list of bots``
-            called at every reset (self-play pools).
+            called at every reset (self-play pools). An agent (or a
+            :class:`~ratenvs.agents.checkpoint.PolicyBot` of :func:`ratenvs.agents.load`)
+            plays only the game and rules its card was trained for (e.g.
+            ``target_score=100``: give them as ``env_options``; a ValueError naming the
+            seat says what differs, when the env is made) and sees the table with its
+            card's view options (``owner_ceilings``, ...), as evaluations seat it; a
+            policy without a card must fit the observation and action sizes.
         learner_seat: the learner's seat index, or ``"random"`` to draw the seat
             at every reset (seat rotation).
         illegal_action: ``"terminate"`` (default; the episode ends with
@@ -91,8 +98,8 @@ class SingleAgentEnv(gym.Env):
         self._opponents_arg = opponents
         self._fixed_opponents = (
             None
-            if callable(opponents) and not isinstance(opponents, Bot)
-            else [with_own_view(bot, self.aec.game) for bot in self._resolve(opponents, n - 1)]
+            if callable(opponents) and not isinstance(opponents, (Bot, type))
+            else self._seated(self._resolve(opponents, n - 1))
         )
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)["observation"]
@@ -101,30 +108,80 @@ class SingleAgentEnv(gym.Env):
         self._bots: list[Bot] = []
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
 
+    def _maker(self, x: Any) -> Callable[[], Bot]:
+        """How to make the opponent ``x``: a bot name, a shipped agent ``agent:NAME``, a
+        checkpoint path (or ``game:bot``, as :func:`~ratenvs.evaluation.resolve_agent`
+        takes them) or a bot (itself); else a ValueError."""
+        game = self.spec_game.name
+        if isinstance(x, str):
+            bots = self.spec_game.bots()
+            if x in bots:
+                return bots[x]
+            if not x.strip():
+                raise ValueError(
+                    f"option 'opponents': an empty name; choose a bot from {sorted(bots)}, a "
+                    "shipped agent as agent:NAME or a checkpoint path"
+                )
+            from ratenvs.agents import AGENT_PREFIX, is_checkpoint_path
+
+            if x.startswith(AGENT_PREFIX) or ":" in x or is_checkpoint_path(x):
+                from ratenvs.evaluation import resolve_agent
+
+                try:
+                    return resolve_agent(x, game).make
+                except ValueError as exc:
+                    raise ValueError(f"option 'opponents': {exc}") from None
+            raise ValueError(
+                f"unknown opponent {x!r} for {game}; choose a bot from {sorted(bots)}, a "
+                "shipped agent as agent:NAME (ratenvs.agents.available()) or a checkpoint path"
+            )
+        if isinstance(x, type):
+            raise ValueError(f"opponent {x.__name__} is a class; give a bot: {x.__name__}()")
+        if hasattr(x, "act"):
+            return lambda: x
+        raise ValueError(f"opponent {x!r} is neither a bot name nor has act()")
+
     def _resolve(self, opponents: Any, count: int) -> list[Bot]:
-        bots = self.spec_game.bots()
-
-        def one(x: Any) -> Bot:
-            if isinstance(x, str):
-                if x not in bots:
-                    raise ValueError(
-                        f"unknown opponent {x!r} for {self.spec_game.name}; "
-                        f"choose from {sorted(bots)}"
-                    )
-                return bots[x]()
-            if hasattr(x, "act"):
-                return x
-            raise ValueError(f"opponent {x!r} is neither a bot name nor has act()")
-
         if opponents is None:
             opponents = self.spec_game.default_opponent
-        if isinstance(opponents, str) or hasattr(opponents, "act"):
-            first = one(opponents)  # checked also when there is no other seat
-            return [first, *(one(opponents) for _ in range(count - 1))][:count]
+        if isinstance(opponents, str | type) or hasattr(opponents, "act"):
+            make = self._maker(opponents)  # checked also when there is no other seat
+            return [make() for _ in range(count)]
+        if isinstance(opponents, bytes | Mapping) or not isinstance(opponents, Iterable):
+            raise ValueError(
+                "option 'opponents' takes a bot name, a shipped agent (agent:NAME), a "
+                "checkpoint path or a bot for every seat, a list of them (one per other "
+                f"seat) or a callable rng -> list of bots; got {opponents!r}"
+            )
         opponents = list(opponents)
         if len(opponents) != count:
             raise ValueError(f"option 'opponents' needs {count} entries, got {len(opponents)}")
-        return [one(x) for x in opponents]
+        return [self._maker(x)() for x in opponents]
+
+    def _seated(self, bots: list[Bot]) -> list[Bot]:
+        """``bots`` in the other seats, each as :func:`~ratenvs.common.bots.with_own_view`
+        seats it (a policy with a card: of this game and rules, seeing with its card's view
+        options) and fitting what it sees
+        (:func:`~ratenvs.evaluation.check_policy_fits`); else a ValueError naming its seat."""
+        from ratenvs.evaluation import check_policy_fits
+
+        seated = []
+        for i, bot in enumerate(bots):
+            name = repr(str(getattr(bot, "name", type(bot).__name__)))
+            try:
+                own = with_own_view(bot, self.aec.game)
+                # one in an OwnView sees its card's options: checked against its policy at load
+                if own is bot:
+                    label = f"agent {name}"
+                    check_policy_fits(label, bot, self.aec, self.spec_game.name, self.aec.options)
+            except ValueError as exc:
+                if self.learner_seat == "random":
+                    where = f"opponent {i + 1} of {len(bots)}"
+                else:
+                    where = f"seat {i if i < self.learner_seat else i + 1}"
+                raise ValueError(f"option 'opponents', {where}: {exc}") from None
+            seated.append(own)
+        return seated
 
     # ------------------------------------------------------------ gym API
     def reset(
@@ -135,8 +192,7 @@ class SingleAgentEnv(gym.Env):
         if self.learner_seat == "random":
             self._seat = int(self.np_random.integers(n))
         if self._fixed_opponents is None:
-            drawn = self._resolve(self._opponents_arg(self.np_random), n - 1)
-            self._bots = [with_own_view(bot, self.aec.game) for bot in drawn]
+            self._bots = self._seated(self._resolve(self._opponents_arg(self.np_random), n - 1))
         else:
             self._bots = self._fixed_opponents
         for i, bot in enumerate(self._bots):

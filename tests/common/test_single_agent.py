@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -144,3 +145,144 @@ def test_a_numpy_integer_seat_and_opponents_without_seats_are_read():
         SingleAgentEnv("catz_ratz_batz", learner_seat=np.bool_(True), num_players=2)
     with pytest.raises(ValueError, match="unknown opponent 'foo' for catz_ratz_batz"):
         SingleAgentEnv("catz_ratz_batz", opponents="foo", num_players=1)
+
+
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
+
+
+@pytest.mark.parametrize(
+    ("opponents", "options"),
+    [
+        ("agent:rat_a_tat_cat_2p", {"target_score": 100}),  # one name for every seat
+        (["agent:rat_a_tat_cat_2p_one_round"], {}),  # a list, one per seat
+        pytest.param(
+            str(CHECKPOINTS / "rat_a_tat_cat" / "rat_a_tat_cat_2p_one_round.json"),
+            {},
+            id="checkpoint-path",
+        ),
+        (
+            ["heuristic", "agent:rat_a_tat_cat_4p", "random"],
+            {"num_players": 4, "target_score": 100},
+        ),
+    ],
+)
+def test_a_shipped_agent_or_a_checkpoint_plays_by_name(opponents, options):
+    """The door takes the names the command lines take: ``agent:NAME`` and a checkpoint
+    path load the agent (:func:`ratenvs.agents.load`) wherever a bot name goes."""
+    from ratenvs.agents import PolicyBot
+
+    env = gymnasium.make("ratenvs/RatATatCat-v1", opponents=opponents, **options).unwrapped
+    _obs, info = env.reset(seed=0)
+    assert any(isinstance(bot, PolicyBot) for bot in env._bots)
+    rng = np.random.default_rng(0)
+    for _ in range(10):  # the agent plays its seat
+        _obs, _r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if term or trunc:
+            break
+
+
+def _bare(name):
+    """A shipped agent's policy without its card (``env_options`` None)."""
+    from ratenvs import agents
+
+    ckpt = agents.load_agent_checkpoint(name)
+    return agents.PolicyBot(ckpt.policy_state, ckpt.spec, name="bare")
+
+
+@pytest.mark.parametrize(
+    ("opponents", "options", "match"),
+    [
+        (  # four players' agent at a table of two
+            "rat_a_tat_cat_4p",
+            {"target_score": 100},
+            r"seat 1: agent 'rat_a_tat_cat_4p' was trained for rat_a_tat_cat with "
+            r"\{'num_players': 4, 'target_score': 100\}; this table plays num_players=2 "
+            r"\(its card: 4\)",
+        ),
+        (  # another game's agent (by name: refused as it loads)
+            "catz_ratz_batz_2p",
+            {},
+            r"seat 1: agent 'catz_ratz_batz_2p' plays catz_ratz_batz, not rat_a_tat_cat|"
+            r"^option 'opponents': checkpoint .*catz_ratz_batz_2p\.json is an agent for "
+            r"'catz_ratz_batz', not for 'rat_a_tat_cat'",
+        ),
+        (  # trained for 100 points: not the one-round default game
+            "rat_a_tat_cat_2p",
+            {},
+            r"seat 1: .*this table plays rounds=1 \(its card: None\), target_score=None "
+            r"\(its card: 100\): make the env with the card's options",
+        ),
+        (  # a policy without a card: its sizes, in the seat it has
+            "bare",
+            {"learner_seat": 1},
+            r"seat 0: agent 'bare': its policy reads observations of size 323 and has 63 "
+            r"actions; rat_a_tat_cat with .* gives 195 and 31",
+        ),
+    ],
+)
+def test_a_loaded_agent_is_checked_when_the_env_is_made(opponents, options, match):
+    """Not at its first decision ("observation size 195 does not fit this policy"): a
+    ValueError naming the seat and what differs, loaded or by name."""
+    from ratenvs import agents
+
+    bot = _bare("rat_a_tat_cat_4p") if opponents == "bare" else agents.load(opponents)
+    with pytest.raises(ValueError, match=match):
+        gymnasium.make("ratenvs/RatATatCat-v1", opponents=bot, **options)
+    if opponents != "bare":
+        with pytest.raises(ValueError, match=match):
+            gymnasium.make("ratenvs/RatATatCat-v1", opponents=f"agent:{opponents}", **options)
+
+
+def test_an_agent_trained_with_the_ceilings_view_sees_the_table_with_it():
+    """``rat_a_tat_cat_4p_ceilings`` reads the ``owner_ceilings`` piece (a view option): at a
+    table that does not show it, it sees the table's play with its card's view (as the
+    evaluator seats it), not a mis-sized observation at its first decision."""
+    from ratenvs import agents
+    from ratenvs.common.bots import OwnView
+
+    agent = agents.load("rat_a_tat_cat_4p_ceilings")
+    env = SingleAgentEnv(
+        "rat_a_tat_cat", opponents=agent, num_players=4, target_score=100, learner_seat="random"
+    )
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        _obs, info = env.reset(seed=seed)
+        assert all(isinstance(b, OwnView) and b.bot is agent for b in env._bots)
+        assert all(b.game.params["owner_ceilings"] for b in env._bots)  # its card's view
+        for _ in range(20):
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _obs, _r, term, trunc, info = env.step(action)
+            if term or trunc:
+                break
+    assert env.aec.options["owner_ceilings"] is False  # the learner's table
+
+
+class _Bot:
+    name = "mine"
+
+    def act(self, observation, action_mask, rng):
+        return int(np.flatnonzero(action_mask)[0])
+
+
+@pytest.mark.parametrize(
+    ("opponents", "match"),
+    [
+        (5, r"option 'opponents' takes a bot name, .*; got 5"),
+        (True, r"option 'opponents' takes a bot name, .*; got True"),
+        ({"heuristic": 1}, r"option 'opponents' takes a bot name, .*; got \{'heuristic': 1\}"),
+        (b"heuristic", r"option 'opponents' takes a bot name, .*; got b'heuristic'"),
+        ("", r"option 'opponents': an empty name; choose a bot from \[.*'heuristic'"),
+        ([" "], r"option 'opponents': an empty name"),
+        (
+            "genius",
+            r"unknown opponent 'genius' for rat_a_tat_cat; .* a shipped agent as agent:NAME",
+        ),
+        (_Bot, r"opponent _Bot is a class; give a bot: _Bot\(\)"),
+        ([_Bot], r"opponent _Bot is a class"),
+        ("agent:nobody", r"option 'opponents': unknown agent 'agent:nobody'; the shipped agents"),
+    ],
+)
+def test_a_mistaken_opponents_value_is_a_clear_error(opponents, match):
+    with pytest.raises(ValueError, match=match):
+        SingleAgentEnv("rat_a_tat_cat", opponents=opponents)
+    SingleAgentEnv("rat_a_tat_cat", opponents=_Bot()).reset(seed=0)  # an instance plays
