@@ -174,15 +174,18 @@ def load_checkpoint(
     game: str | None = None,
     observation_size: int | None = None,
     any_version: bool = False,
+    optimizer: bool = True,
 ) -> Checkpoint:
     """:func:`ratenvs.agents.checkpoint.load_checkpoint` (the safe load, every check, the
-    optimizer state included), as a training :class:`Checkpoint` of torch tensors."""
+    optimizer state included unless ``optimizer`` is False: what only plays the policy
+    does not read it, so a damaged optimizer file does not stop it), as a training
+    :class:`Checkpoint` of torch tensors."""
     ckpt = _library.load_checkpoint(
         path,
         game=game,
         observation_size=observation_size,
         any_version=any_version,
-        optimizer=True,
+        optimizer=optimizer,
     )
     return Checkpoint(
         ckpt.path,

@@ -125,7 +125,7 @@ def evaluate_checkpoint(
     it in its own game and env options; the result names it and its weights
     (``checkpoint``, ``weights_sha256``)."""
     shipped = str(checkpoint).startswith(AGENT_PREFIX)
-    ckpt = load_checkpoint(agent_path(str(checkpoint)) if shipped else checkpoint)
+    ckpt = load_checkpoint(agent_path(str(checkpoint)) if shipped else checkpoint, optimizer=False)
     env = checkpoint_env(ckpt)
     if opponents and env.num_players == 1:
         raise ValueError(

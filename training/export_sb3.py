@@ -53,7 +53,7 @@ def sb3_model(checkpoint: str | Path) -> tuple[Any, list[str]]:
 
     name = str(checkpoint)
     path = agent_path(name) if name.startswith(AGENT_PREFIX) else Path(checkpoint)
-    ckpt = load_checkpoint(path)
+    ckpt = load_checkpoint(path, optimizer=False)  # the zip holds no optimizer state
     env = checkpoint_env(ckpt)
     agent = env.possible_agents[0]
     spaces = _Spaces(env.observation_space(agent)["observation"], env.action_space(agent))

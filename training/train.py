@@ -895,7 +895,7 @@ def _final_evaluations(
     best_path = out / "best.json"
     if is_checkpoint(best_path):
         best_card = load_card(best_path)
-        best = load_checkpoint(best_path)
+        best = load_checkpoint(best_path, optimizer=False)
         best_card["evaluation"] = {
             **evaluate_agent(
                 cfg.game,

@@ -93,6 +93,22 @@ def test_sha256_mismatch_is_refused(tmp_path):
         load_checkpoint(path)
 
 
+def test_a_damaged_optimizer_state_stops_a_resume_but_not_an_evaluation(tmp_path):
+    """The optimizer state is read only where it is used (``--resume``): evaluating the
+    policy (``training.evaluate``, the final ``best`` evaluation, ``export_sb3``) plays it
+    as ``ratenvs evaluate`` does."""
+    path = make_checkpoint(tmp_path / "agent")
+    optimizer = path.with_name(load_card(path)["optimizer_file"])
+    data = bytearray(optimizer.read_bytes())
+    data[-4] ^= 0xFF
+    optimizer.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="SHA-256 mismatch"):
+        load_checkpoint(path)
+    assert load_checkpoint(path, optimizer=False).optimizer_state is None
+    result = evaluate_checkpoint(path, None, games=2, seed=0)
+    assert result["games"] == 2
+
+
 class _RunsCode:
     """An object whose unpickling would create a marker file."""
 
