@@ -504,3 +504,94 @@ def test_final_info_keeps_the_seat_of_the_game_that_ended():
             moved += int(info["learner_seat"][g] != seat)
             checked += 1
     assert checked >= 100 and moved >= 30, (checked, moved)
+
+
+class _FirstLegal(Opponents):
+    """Frozen policy 0 in every opponent seat: the first legal action (``fail``: its
+    forward pass raises instead)."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+
+    def draw(self, rng, games, slots, bot_index):
+        return np.full((games, slots), -2, dtype=np.int64)
+
+    def act(self, policy, observations, masks):
+        if self.fail:
+            raise MemoryError("the policy's forward pass failed")
+        return masks.argmax(axis=1).astype(np.int64)
+
+
+def test_a_new_game_a_policy_ends_before_the_learners_first_move_is_dropped():
+    """A race the policy in seat 0 wins before the learner (seat 1) decides is not the
+    learner's game: dropped, its reward with it, and another dealt, as the engines drop the
+    games their own bots end (it raised "a game ended twice", or put the loss into the
+    learner's next game)."""
+    env = BatchedVectorEnv(
+        "catz_ratz_batz", 64, opponents=_FirstLegal(), learner_seat=1, seed=0,
+        num_players=2, race_end="turn", target_score=10, reward="win",
+    )  # fmt: skip
+    env.reset(seed=0)
+    assert not env._carry.any()  # a win reward before the first move: only a dropped game's
+    returns, rewards_sum = [], np.zeros(64, np.float32)
+    for _ in range(40):
+        _, rewards, done, _, info = env.step(env.action_masks().argmax(axis=1))
+        rewards_sum += rewards
+        for g in np.flatnonzero(done):
+            returns.append(info["final_info"]["return"][g])
+            assert rewards_sum[g] == info["final_info"]["return"][g]  # the learner's game
+            rewards_sum[g] = 0.0
+    assert returns and set(returns) <= {-1.0, 0.0, 1.0}
+
+
+def test_a_failed_step_leaves_the_door_needing_a_reset():
+    """A policy that raises mid-step leaves the games half-played: every call but reset()
+    then says so (the next step played the learner's actions in the policy's seat)."""
+    policy = _FirstLegal()
+    env = BatchedVectorEnv("rat_a_tat_cat", 8, opponents=policy, seed=0, num_players=2)
+    env.reset(seed=1)
+    policy.fail = True
+    with pytest.raises(MemoryError):  # at the first step that ends the learner's turn
+        for _ in range(20):
+            env.step(env.action_masks().argmax(axis=1))
+    for call in (env.action_masks, lambda: env.step(np.zeros(8, np.int64))):
+        with pytest.raises(RuntimeError, match=r"step\(\) failed .*half-played; call reset"):
+            call()
+    policy.fail = False
+    env.reset(seed=1)
+    env.step(env.action_masks().argmax(axis=1))
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"opponents": "ceiling"}, "owner_ceilings=True"),
+        ({"opponents": 3}, "takes the engine's bot names"),
+        ({"opponents": lambda rng: []}, "takes the engine's bot names"),
+    ],
+)
+def test_opponents_the_batched_door_cannot_seat_are_refused(options, said):
+    with pytest.raises(ValueError, match=said):
+        BatchedVectorEnv("rat_a_tat_cat", 4, seed=0, num_players=2, **options)
+
+
+def test_an_opponents_pool_drawing_the_learners_code_is_refused():
+    class Learner(Opponents):
+        def draw(self, rng, games, slots, bot_index):
+            return np.full((games, slots), -1, dtype=np.int64)
+
+    with pytest.raises(ValueError, match="never the learner's"):
+        BatchedVectorEnv("rat_a_tat_cat", 4, opponents=Learner(), seed=0, num_players=2)
+
+
+def test_the_sb3_door_gives_the_terminal_observation_of_ended_games():
+    env = BatchedVectorEnv("catz_ratz_batz", 16, seed=0, num_players=1, turns=1)
+    venv = sb3_vec_env(env)
+    venv.reset()
+    for _ in range(10):
+        venv.step_async(np.array(venv.env_method("action_masks")).argmax(axis=1))
+        _, _, done, infos = venv.step_wait()
+        for g in np.flatnonzero(done):
+            assert infos[g]["terminal_observation"].shape == env.single_observation_space.shape
+            assert infos[g]["TimeLimit.truncated"] is False
+        assert all(not i for g, i in enumerate(infos) if not done[g])

@@ -1315,10 +1315,11 @@ class BatchedRatATatCat(BatchedGame):
             if stuck.size:
                 self.st[stuck, F_STAGE] = STAGE_DONE
                 raise RuntimeError(
-                    f"game {int(stuck[0])} ended before any external seat acted: the kernel's "
-                    "bots played all its decisions (every external seat comes after the "
-                    f"first max_turns_per_round={self.game.max_turns_per_round} turns); "
-                    "put an external seat among the first to play"
+                    f"a new deal of game {int(stuck[0])} ended before any external seat acted "
+                    "(the kernel's bots played its first "
+                    f"max_turns_per_round={self.game.max_turns_per_round} turns); this engine "
+                    "does not drop such deals (the gymnasium door does): raise "
+                    "max_turns_per_round or seat an external player among the first to play"
                 )
             self._tape_room(2 * TAPE_RESERVE)
             stopped = self._run(RUN_RESUME, actions, active)
@@ -1361,6 +1362,13 @@ class BatchedRatATatCat(BatchedGame):
         (it reads that part of the observation)."""
         self._check_ceiling_bot(bool((np.asarray(bots) == BOT_CEILING).any()))
         super().set_bots(bots)
+
+    def set_next_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
+        """As :meth:`BatchedGame.set_next_bots`; the ``ceiling`` bot needs
+        ``owner_ceilings=True`` here too (without it the kernel never fills that part of
+        the observation, and the bot would play blind to it)."""
+        self._check_ceiling_bot(bool((np.asarray(bots) == BOT_CEILING).any()))
+        super().set_next_bots(bots)
 
     def bot_actions(self, name: str) -> np.ndarray:
         """What bot ``name`` would play now in every game (drawing from the games'

@@ -33,7 +33,8 @@ tick, and the ticks in which the learner does not answer are played on inside th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -132,6 +133,15 @@ class BatchedVectorEnv(VectorEnv):
         self.learner_seat = learner_seat
         if opponents is None:
             opponents = self.spec_game.default_opponent
+        if not isinstance(opponents, Opponents | str) and not (
+            isinstance(opponents, Sequence) and all(isinstance(x, str) for x in opponents)
+        ):
+            raise ValueError(
+                "option 'opponents' of the batched door takes the engine's bot names (one for "
+                f"every seat, or a list of them: {list(self.engine.bot_names)}) or an "
+                f"Opponents pool (frozen policies); got {opponents!r} (a bot object or a "
+                "shipped agent plays at the gymnasium.make door)"
+            )
         self.opponents = opponents if isinstance(opponents, Opponents) else BotOpponents(opponents)
         self.num_envs = self.engine.num_envs
         self.num_players = n
@@ -150,13 +160,14 @@ class BatchedVectorEnv(VectorEnv):
         self._rng = np.random.default_rng(seed)
         self._carry = np.zeros(self.num_envs, dtype=np.float32)
         self._started = False
+        self._failed: str | None = None  # why the games are in no known state (a failed call)
         self.learner = np.zeros(self.num_envs, dtype=np.int64)
         # the games that ended in a step: the learner's seat, return and last observation
         self._final_obs = np.zeros((self.num_envs, size), dtype=np.float32)
         self._final_seat = np.zeros(self.num_envs, dtype=np.int64)
         self._final_return = np.zeros(self.num_envs, dtype=np.float32)
-        # a draw to fail early on bad opponents
-        self._lineups(1)
+        # a draw to fail early on bad opponents (the engine's checks too: set again at reset)
+        self.engine.set_next_bots(np.tile(self._lineups(1), (self.num_envs, 1)))
 
     # ------------------------------------------------------------ lineups
     def _lineups(self, games: int) -> np.ndarray:
@@ -167,6 +178,13 @@ class BatchedVectorEnv(VectorEnv):
         )
         if codes.shape != (games, n - 1):
             raise ValueError(f"opponents drew shape {codes.shape}, not {(games, n - 1)}")
+        bad = (codes == LEARNER) | (codes >= len(self.engine.bot_names))
+        if bad.any():
+            raise ValueError(
+                f"opponents drew seat code {int(codes[bad][0])}: a code is an engine bot "
+                f"(0..{len(self.engine.bot_names) - 1}) or a frozen policy (-2 - k), never "
+                f"the learner's ({LEARNER})"
+            )
         if self.learner_seat == "random":
             seats = self._rng.integers(n, size=games)
         else:
@@ -189,16 +207,30 @@ class BatchedVectorEnv(VectorEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         engine = self.engine
-        engine.set_next_bots(self._lineups(self.num_envs))
-        engine.reset(seed=int(self._rng.integers(2**63)) if seed is not None else None)
-        engine.set_next_bots(self._lineups(self.num_envs))
-        self._carry[:] = 0.0
-        self._started = True
-        rewards = np.zeros(self.num_envs, dtype=np.float32)
-        done = np.zeros(self.num_envs, dtype=np.bool_)
-        self._play_policies(rewards, done)
-        self._carry += rewards  # rewards before the learner's first decision count next step
+        self._started = False
+        with self._unknown_on_failure("reset()"):
+            engine.set_next_bots(self._lineups(self.num_envs))
+            engine.reset(seed=int(self._rng.integers(2**63)) if seed is not None else None)
+            engine.set_next_bots(self._lineups(self.num_envs))
+            self._carry[:] = 0.0
+            rewards = np.zeros(self.num_envs, dtype=np.float32)
+            done = np.zeros(self.num_envs, dtype=np.bool_)
+            # every game is new: its rewards before the learner's first decision count next step
+            self._play_policies(rewards, done, np.ones(self.num_envs, dtype=np.bool_))
+        self._started, self._failed = True, None
         return self._learner_view(engine.obs), self._info()
+
+    @contextlib.contextmanager
+    def _unknown_on_failure(self, call: str) -> Iterator[None]:
+        """A failure inside (a policy's error, an engine's refusal after the learner moved)
+        leaves the games half-played: the door then needs ``reset()`` before anything else
+        (else the next step would play the learner's actions in another seat)."""
+        try:
+            yield
+        except BaseException as exc:
+            self._started = False
+            self._failed = f"{call} failed ({type(exc).__name__}: {exc})"
+            raise
 
     def step(
         self, actions: np.ndarray
@@ -219,14 +251,15 @@ class BatchedVectorEnv(VectorEnv):
             full[np.arange(self.num_envs), self.learner] = acts
             acts = full
         batch = engine.step(acts)  # refuses illegal actions before anything moves
-        rewards = self._carry.copy()
-        self._carry[:] = 0.0
-        games = np.arange(self.num_envs)
-        rewards += batch.rewards[games, self.learner]
-        done = batch.terminated.copy()
-        self._keep_final(done, self.learner)
-        self._after_resets(done)
-        self._play_policies(rewards, done)
+        with self._unknown_on_failure("step()"):
+            rewards = self._carry.copy()
+            self._carry[:] = 0.0
+            games = np.arange(self.num_envs)
+            rewards += batch.rewards[games, self.learner]
+            done = batch.terminated.copy()
+            self._keep_final(done, self.learner)
+            self._after_resets(done)
+            self._play_policies(rewards, done, done.copy())
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
         info = self._info()
         if done.any():
@@ -241,6 +274,10 @@ class BatchedVectorEnv(VectorEnv):
     def _check_ready(self, call: str) -> None:
         """A RuntimeError saying what to do before the first reset or after close."""
         self._check_open(call)
+        if self._failed is not None:
+            raise RuntimeError(
+                f"{call} after {self._failed}: the games are half-played; call reset()"
+            )
         if not self._started:
             raise RuntimeError(f"{call} before reset(): call reset() first")
 
@@ -307,13 +344,21 @@ class BatchedVectorEnv(VectorEnv):
             self.engine.set_next_bots(nxt)
         self.learner = np.argmax(self.engine.bots == LEARNER, axis=1)
 
-    def _play_policies(self, rewards: np.ndarray, done: np.ndarray) -> None:
-        """Let the frozen policies move until the learner must decide in every game;
-        rewards of the learner's game go to ``rewards``, those of a game that started
-        after it ended to the next step."""
+    MAX_DROPS = 10_000
+    """How many new games in a row frozen policies may end before the learner's first
+    decision before the door gives up (the learner's seat never gets to act)."""
+
+    def _play_policies(self, rewards: np.ndarray, done: np.ndarray, fresh: np.ndarray) -> None:
+        """Let the frozen policies move until the learner must decide in every game. In a
+        game the learner has played (``~fresh``) their rewards go to ``rewards``, and its end
+        is the learner's (``done``); in a new game (``fresh``: since ``reset()`` or since
+        the learner's game ended in this step) they count at the learner's next step, and a
+        new game the policies end before the learner's first decision is dropped, its
+        rewards with it, and another dealt (as the engines drop those their own bots end)."""
         engine = self.engine
         self.learner = np.argmax(engine.bots == LEARNER, axis=1)
         games = np.arange(self.num_envs)
+        drops = np.zeros(self.num_envs, dtype=np.int64)
         while True:
             waiting = self._waiting()
             if not waiting.any():
@@ -322,14 +367,23 @@ class BatchedVectorEnv(VectorEnv):
             learner = self.learner.copy()
             batch = engine.step(actions, active=waiting)
             got = batch.rewards[games, learner]
-            rewards += np.where(done, 0.0, got)
-            self._carry += np.where(done, got, 0.0)
-            ended = batch.terminated & ~done
-            if (batch.terminated & done).any():
-                raise RuntimeError("a game ended twice before its learner moved")
-            done |= ended
-            self._keep_final(ended, learner)
-            self._after_resets(batch.terminated)
+            ended = batch.terminated
+            mine = ended & ~fresh  # the learner's game
+            dropped = ended & fresh  # ended before the learner's first decision
+            rewards += np.where(fresh, 0.0, got)
+            self._carry += np.where(fresh & ~ended, got, 0.0)
+            self._carry[dropped] = 0.0
+            done |= mine
+            self._keep_final(mine, learner)
+            fresh |= ended  # the new games
+            drops = np.where(dropped, drops + 1, 0)
+            if (drops > self.MAX_DROPS).any():
+                raise RuntimeError(
+                    f"game {int(np.argmax(drops))}: {self.MAX_DROPS:,} new games in a row ended "
+                    "before the learner's first decision (its seat never gets to act with "
+                    "these options and opponents)"
+                )
+            self._after_resets(ended)
 
     def _keep_final(self, ended: np.ndarray, learner: np.ndarray) -> None:
         """The games of ``ended`` just ended (the engine reset them): keep the learner's seat
@@ -395,7 +449,10 @@ def make_batched_vector(num_envs: int = 1, *, game: str, **kwargs: Any) -> Batch
 def sb3_vec_env(venv: BatchedVectorEnv, privileged: bool = False) -> Any:
     """``venv`` as a stable-baselines3 ``VecEnv`` (with ``action_masks`` for MaskablePPO);
     ``privileged``: the observation is followed by :meth:`BatchedVectorEnv.state_features`
-    (training's centralised critic)."""
+    (training's centralised critic). A game that ended has stable-baselines3's
+    ``terminal_observation`` in its info (with ``privileged``, followed by zeros: the ended
+    game's features are gone), ``TimeLimit.truncated`` False and the ``learner_seat`` it
+    played."""
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
     class _SB3(VecEnv):
@@ -432,8 +489,15 @@ def sb3_vec_env(venv: BatchedVectorEnv, privileged: bool = False) -> Any:
             if self._actions is None:
                 raise RuntimeError("step_wait() before step_async(): give the actions first")
             actions, self._actions = self._actions, None
-            obs, rewards, done, _trunc, _info = venv.step(actions)
+            obs, rewards, done, _trunc, info = venv.step(actions)
             infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+            for g in np.flatnonzero(done).tolist():  # stable-baselines3's keys of an end
+                final = info["final_obs"][g]
+                if privileged:  # the ended game's features are gone with it: zeros
+                    final = np.concatenate([final, np.zeros(self.extra, np.float32)])
+                infos[g]["terminal_observation"] = final
+                infos[g]["TimeLimit.truncated"] = False  # the games never truncate
+                infos[g]["learner_seat"] = int(info["final_info"]["learner_seat"][g])
             return self._obs(obs), rewards, done, infos
 
         def seed(self, seed: int | None = None) -> list[int | None]:
