@@ -197,7 +197,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if args.gif is None:
         only_with(args, "--gif", ("view", "fps"))
     else:
-        output_file("--gif", args.gif, make_folder=False)
+        results_file("--gif", args.gif)
         if same_file(args.gif, args.record):
             raise UsageError(f"--gif {args.gif}: is the record itself; give another file")
     record = load_record(input_file("record", args.record))

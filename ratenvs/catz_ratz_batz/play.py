@@ -98,9 +98,14 @@ def score_reason(dice: Dice) -> str:
 def _ask_action(env: raw_env, mask: np.ndarray, ask: InputFn, say: SayFn) -> int:
     """Ask the person for a legal action until the answer is one (``?`` prints the rules
     and asks again); EOFError propagates."""
-    if env.truth.phase != PHASE_KEEP:  # any answer but "?" rolls
-        ask_or_rules("Press Enter to roll all nine dice [? rules]: ", ask, say, TERMINAL_RULES)
-        return ACTION_ROLL
+    if env.truth.phase != PHASE_KEEP:  # Enter (or r) rolls; anything else asks again
+        while True:
+            answer = ask_or_rules(
+                "Press Enter to roll all nine dice [? rules]: ", ask, say, TERMINAL_RULES
+            )
+            if answer.strip().lower() in ("", "r", "roll"):
+                return ACTION_ROLL
+            say(f"  {answer.strip()!r}: press Enter to roll (? shows the rules)")
     legal = [k for a, k in enumerate(NUMBERS) if mask[a]]
     choices = "/".join(str(k) for k in legal)
     dice = env.truth.dice

@@ -174,9 +174,9 @@ def output_file(
 def results_file(
     flag: str, path: str | Path, error: type[Exception] = UsageError, *, make_folder: bool = False
 ) -> Path:
-    """:func:`output_file` for a file of results (``--json``, ``--markdown``), which is also
-    not a checkpoint's card (weights files of its name beside it): written there, the
-    results would leave the weights without the card that names them."""
+    """:func:`output_file` for a file of results (``--json``, ``--markdown``, a game record,
+    a GIF), which is also not a checkpoint's card (weights files of its name beside it):
+    written there, the results would leave the weights without the card that names them."""
     from ratenvs.agents.checkpoint import owned_files
 
     path = output_file(flag, path, error, make_folder=make_folder)

@@ -144,7 +144,7 @@ class ChanceReplay:
 
     def permutation(self, n: int) -> np.ndarray:
         out = self._next_ints("permutation")
-        if out.shape != (n,):
+        if out.shape != (n,) or not np.array_equal(np.sort(out), np.arange(n)):
             raise ChanceReplayError(f"draw {self.position - 1}: not a permutation of {n}")
         return out
 
@@ -157,17 +157,33 @@ class ChanceReplay:
             raise ChanceReplayError(f"draw {self.position - 1}: {value} not below {high}")
         return np.int64(value)
 
+    def _next_reals(self, kind: str) -> np.ndarray:
+        """The next draw as finite 64-bit reals (anything else is a
+        :class:`ChanceReplayError`)."""
+        value = self._next(kind)
+        try:
+            out = np.asarray(value, dtype=np.float64)
+        except (OverflowError, TypeError, ValueError):
+            out = None
+        if out is None or not np.isfinite(out).all():
+            raise ChanceReplayError(f"draw {self.position - 1}: {kind} values must be real numbers")
+        return out
+
     def standard_normal(self, size: Any = None) -> Any:
-        value = self._next("standard_normal")
+        out = self._next_reals("standard_normal")
         if size is None:
-            return float(value)
-        out = np.asarray(value, dtype=np.float64)
+            if out.shape != ():
+                raise ChanceReplayError(f"draw {self.position - 1}: not one real number")
+            return float(out)
         if out.shape != tuple(np.atleast_1d(size)):
             raise ChanceReplayError(f"draw {self.position - 1}: shape {out.shape}, not {size}")
         return out
 
     def random(self) -> float:
-        return float(self._next("random"))
+        out = self._next_reals("random")
+        if out.shape != () or not 0.0 <= float(out) < 1.0:
+            raise ChanceReplayError(f"draw {self.position - 1}: not one real in [0, 1)")
+        return float(out)
 
 
 class Game:

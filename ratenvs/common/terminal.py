@@ -22,7 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from ratenvs.common.arguments import MAX_SEED, SEED, ArgumentParser, UsageError, int_in, output_file
+from ratenvs.common.arguments import (
+    MAX_SEED,
+    SEED,
+    ArgumentParser,
+    UsageError,
+    int_in,
+    results_file,
+)
 from ratenvs.common.bots import Bot, opponent_bots, searches_state, with_own_view
 from ratenvs.common.game import Game
 from ratenvs.common.play import seed_streams
@@ -146,7 +153,7 @@ def set_table(
         else:
             env, names, bots = _against(parser, args, make_env, vs)
         if record_path is not None:
-            output_file("--record", record_path, make_folder=False)  # before the game
+            results_file("--record", record_path)  # before the game; never a checkpoint's card
     except (ValueError, UsageError) as err:
         parser.error(_as_flags(str(err), parser))
     bots = [with_own_view(bot, env.game) for bot in bots]  # e.g. the ceiling bot's view

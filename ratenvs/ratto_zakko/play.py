@@ -136,13 +136,23 @@ def _ask_response(ask: InputFn, say: SayFn, clock: Clock) -> tuple[int | None, f
         say("  not understood; " + HELP)
 
 
-def _ask_relocation(ask: InputFn, say: SayFn) -> int:
+def _ask_relocation(ask: InputFn, say: SayFn, mask: np.ndarray | None = None) -> int:
+    """Ask until the answer parses and, given the seat's action ``mask``, is a legal move
+    now (with ``relocation="both"`` the fly moves first, then the shaker)."""
     prompt = "move? [fly <food> | shaker <food> | leave | ? rules]: "
     while True:
         choice = parse_relocation(ask_or_rules(prompt, ask, say, TERMINAL_RULES))
-        if choice is not None:
+        if choice is None:
+            say("  not understood; e.g. 'fly egg', 'shaker apple' or 'leave'")
+        elif mask is not None and not mask[rules.ACTION_RELOCATE_FIRST + choice]:
+            legal = [
+                describe_relocation(a - rules.ACTION_RELOCATE_FIRST)
+                for a in np.flatnonzero(mask)
+                if a >= rules.ACTION_RELOCATE_FIRST
+            ]
+            say(f"  not a move now; you may: {'; '.join(legal)}")
+        else:
             return choice
-        say("  not understood; e.g. 'fly egg', 'shaker apple' or 'leave'")
 
 
 def _table_line(env: raw_env) -> str:
@@ -241,7 +251,8 @@ def main(
             state = env.truth
             seat = env.agent_name_mapping[agent]
             if seat == 0 and state.phase == rules.PHASE_RELOCATE:
-                action = rules.ACTION_RELOCATE_FIRST + _ask_relocation(ask, say)
+                mask = env.observe(agent)["action_mask"]
+                action = rules.ACTION_RELOCATE_FIRST + _ask_relocation(ask, say, mask)
             elif seat == 0:
                 if state.cards_dealt != card_seen:
                     card_seen = state.cards_dealt

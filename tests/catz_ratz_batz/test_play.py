@@ -25,6 +25,18 @@ def test_a_keep_answer_that_is_no_ascii_number_asks_again():
     assert len(said) == 4 and all("not a number you can keep" in s for s in said[1:])
 
 
+def test_only_enter_rolls_the_dice():
+    """At the roll prompt Enter (or r) rolls; other text asks again (any text rolled)."""
+    env = SimpleNamespace(truth=SimpleNamespace(phase=rules.PHASE_ROLL))
+    answers = iter(["quit", "7", " R "])
+    said: list[str] = []
+    assert play._ask_action(env, None, lambda _: next(answers), said.append) == rules.ACTION_ROLL
+    assert said == [
+        "  'quit': press Enter to roll (? shows the rules)",
+        "  '7': press Enter to roll (? shows the rules)",
+    ]
+
+
 @pytest.mark.parametrize(
     ("dice", "points", "reason"),
     [

@@ -259,3 +259,27 @@ def test_an_output_that_is_an_input_is_refused(tmp_path, capsys):
     assert not both.exists()
     assert cli.main(["tournament", "catz-ratz-batz:lowest", "catz-ratz-batz:lowest"]) == 2
     assert "given twice: catz_ratz_batz:lowest" in capsys.readouterr().err
+
+
+def test_a_record_or_gif_is_never_written_over_a_checkpoint_card(tmp_path, capsys):
+    """``play --record CARD`` (the card of the agent played against) and ``replay R --gif
+    CARD`` replaced the card, and the agent no longer loaded: refused before anything."""
+    import shutil
+
+    from ratenvs import agents
+
+    card = agents.agent_path("catz_ratz_batz_2p")
+    for path in card.parent.glob("catz_ratz_batz_2p.*"):
+        shutil.copy(path, tmp_path / path.name)
+    copy = tmp_path / card.name
+    before = copy.read_bytes()
+    argv = ["play", "catz-ratz-batz", "--vs", str(copy), "--record", str(copy)]
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(argv)
+    assert exit_.value.code == 2 and "is the card of a checkpoint" in capsys.readouterr().err
+    record = tmp_path / "game.json"
+    record.write_text("{}")
+    assert cli.main(["replay", str(record), "--gif", str(copy)]) == 2
+    assert "is the card of a checkpoint" in capsys.readouterr().err
+    assert copy.read_bytes() == before
+    agents.load(str(copy))

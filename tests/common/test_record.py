@@ -345,3 +345,24 @@ def test_a_chance_log_value_that_is_no_draw_is_a_chance_replay_error(kind, value
 
     with pytest.raises(ChanceReplayError, match=r"^draw 0: "):
         getattr(ChanceReplay([[kind, value]]), kind)(*args)
+
+
+@pytest.mark.parametrize(
+    ("draws", "call", "said"),
+    [
+        ([("permutation", [0] * 5)], lambda r: r.permutation(5), "not a permutation of 5"),
+        ([("permutation", [0, 1, 2, 3, 9])], lambda r: r.permutation(5), "not a permutation"),
+        ([("standard_normal", {"a": 1})], lambda r: r.standard_normal(), "must be real"),
+        ([("standard_normal", [1.0])], lambda r: r.standard_normal(), "not one real number"),
+        ([("random", 1.5)], lambda r: r.random(), r"not one real in \[0, 1\)"),
+        ([("random", "x")], lambda r: r.random(), "must be real"),
+    ],
+)
+def test_a_chance_log_of_impossible_draws_is_refused(draws, call, said):
+    """A replayed draw the generator could not have given (a "permutation" of zeros or out
+    of range, a normal that is no number) is a ChanceReplayError (it dealt a deck of 54
+    zeros, or was an IndexError or TypeError traceback)."""
+    from ratenvs.common.game import ChanceReplay, ChanceReplayError
+
+    with pytest.raises(ChanceReplayError, match=said):
+        call(ChanceReplay(draws))

@@ -181,3 +181,19 @@ def test_a_card_nobody_answered_keeps_its_answer_where_the_fly_hides(observation
     named = [line for line in unanswered if "answer was" in line]
     assert named == ([] if observation == "memoryless" else unanswered)
     assert any("answer was" in line and " wins " in line for line in out)
+
+
+def test_a_relocation_the_mask_forbids_asks_again():
+    """With ``relocation="both"`` the fly moves first: a shaker move then is not played (it
+    reached env.step as an illegal action, ending the game and losing the record)."""
+    import numpy as np
+
+    mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
+    for choice in range(rules.RELOCATE_SHAKER_FIRST):  # the fly's moves and "leave"
+        mask[rules.ACTION_RELOCATE_FIRST + choice] = 1
+    mask[rules.ACTION_RELOCATE_FIRST + rules.LEAVE_BOTH] = 1
+    answers = iter(["shaker apple", "fly egg"])
+    said: list[str] = []
+    choice = play._ask_relocation(lambda _: next(answers), said.append, mask)
+    assert choice == rules.RELOCATE_FLY_FIRST + play.parse_food("egg")
+    assert len(said) == 1 and said[0].startswith("  not a move now; you may: ")
