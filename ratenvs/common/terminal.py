@@ -232,17 +232,23 @@ def _log_moves(env: Any) -> list[int]:
 
 def play_out(table: Table, play: Callable[[], None], say: SayFn, final_view: str) -> int:
     """Run ``play()`` (the game's loop); then show the table from ``final_view``, or say the
-    game was abandoned when input ended (Ctrl-D) or was interrupted. The exit code: 0."""
+    game was abandoned when input ended (Ctrl-D) or was interrupted (Ctrl-C); the record
+    (``--record``) is saved either way. The exit code: 0, or 130 after Ctrl-C (as every
+    ``ratenvs`` command)."""
     try:
         play()
-    except (EOFError, KeyboardInterrupt):
+    except (EOFError, KeyboardInterrupt) as stop:
         say("\nGame abandoned.")
         save_table_record(table, say)
-        return 0
+        return INTERRUPTED_STATUS if isinstance(stop, KeyboardInterrupt) else 0
     say("")
     say(table.env.render_text(final_view))
     save_table_record(table, say)
     return 0
+
+
+INTERRUPTED_STATUS = 130
+"""The exit status of a game abandoned with Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
 def save_table_record(table: Table, say: SayFn, extra: Mapping[str, Any] | None = None) -> None:

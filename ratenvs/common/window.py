@@ -33,7 +33,7 @@ from PIL import Image, ImageDraw
 
 from ratenvs.common.arguments import UsageError
 from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE, Canvas, Colour, font, label
-from ratenvs.common.terminal import SayFn, Table, save_table_record
+from ratenvs.common.terminal import INTERRUPTED_STATUS, SayFn, Table, save_table_record
 
 PYGAME_MISSING = 'the window needs pygame: pip install "ratenvs[render]"'
 """The error when pygame is not installed."""
@@ -472,13 +472,20 @@ def play_window(
     fps: float = FPS,
 ) -> int:
     """Open the window, play ``game`` in it, then print the report and save the record
-    (``--record``), finished or not; the exit code 0."""
+    (``--record``), finished or not (Ctrl-C in the terminal that launched it included); the
+    exit code 0, or 130 after Ctrl-C."""
     pygame = require_pygame()
     window = Window(game.title, clock if clock is not None else Clock(), pygame)
     try:
         outcome = run(game, window, fps)
+    except KeyboardInterrupt:
+        outcome = None
     finally:
         window.close()
+    if outcome is None:
+        say("\nGame abandoned.")
+        save_table_record(table, say, game.record_extra())
+        return INTERRUPTED_STATUS
     say("" if outcome.finished else "Game abandoned.")
     for line in outcome.report:
         say(line)

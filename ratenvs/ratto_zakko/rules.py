@@ -693,7 +693,7 @@ class RattoZakko(Game):
             "answers are refused (masked) before this tick of a card (ticks count from 0; an "
             "answer lands at its tick's end, so the earliest lands (min_reaction_ticks + 1) * "
             "tick_ms after the reveal); 0: no floor; 7 at 25 ms ticks is the human-fair "
-            "200 ms (rules.human_fair_min_reaction_ticks)",
+            "200 ms (rules.human_fair_min_reaction_ticks); below `window_ticks`",
             low=0,
             high=MAX_WINDOW_TICKS - 1,
         ),

@@ -345,6 +345,30 @@ def test_cli_window_esc_quits_and_saves_the_record(tmp_path, capsys, monkeypatch
     assert record["actions"][0] == rtc_rules.ACTION_DRAW
 
 
+def test_cli_window_ctrl_c_saves_the_record_and_exits_130(tmp_path, capsys, monkeypatch):
+    """Ctrl-C in the terminal that launched the window ends the game as Esc does, the record
+    saved (it was lost), with the exit status of an interrupt."""
+    path = tmp_path / "interrupted.json"
+
+    class CtrlCClock(FakeClock):
+        def __init__(self):
+            super().__init__(self.drive)
+
+        def drive(self, clock):
+            if self.waits == 3:
+                post("d")  # draw: the first move
+            elif self.waits == 6:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(window, "Clock", CtrlCClock)
+    argv = ["play", "rat-a-tat-cat", "--window", "--seed", "2", "--record", str(path)]
+    assert cli.main(argv) == 130
+    out = capsys.readouterr().out
+    assert "Game abandoned." in out and "Record saved" in out
+    record = replays(path, capsys)
+    assert record["actions"][0] == rtc_rules.ACTION_DRAW
+
+
 def test_cli_window_without_pygame_is_one_error_line(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "pygame", None)  # import pygame fails
     argv = ["play", "catz-ratz-batz", "--window", "--bots", "lowest", "--seed", "1"]

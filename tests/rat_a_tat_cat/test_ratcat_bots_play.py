@@ -303,3 +303,15 @@ def test_the_gymnasium_door_seats_the_ceiling_bot_with_its_own_view(monkeypatch)
         # it read observations with the owner_ceilings block, larger than the learner's
         assert seen and set(seen) == {env.aec.observer.size + 3 * 4 * 2}, (seen, seed)
     assert len(learners) > 1
+
+
+def test_terminal_play_interrupted_by_ctrl_c_says_so_and_exits_130():
+    """Ctrl-C abandons the game as Ctrl-D does (record saved), with the exit status of an
+    interrupt, as every ratenvs command (it was 0)."""
+    said: list[str] = []
+
+    def ask(prompt):
+        raise KeyboardInterrupt
+
+    assert play.main(["--players", "2", "--seed", "1"], ask=ask, say=said.append) == 130
+    assert "Game abandoned." in said[-1]
