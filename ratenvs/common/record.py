@@ -103,10 +103,13 @@ def _check(record: Any, game: str | None) -> str:
         raise ValueError(f"record 'game' must be a game name, got {name!r}")
     if game is not None and name != get_game(game).name:
         raise ValueError(f"not a {get_game(game).name} record: game={name!r}")
-    if record.get("version") != RECORD_VERSION:
-        raise ValueError(f"unsupported record version {record.get('version')!r}")
+    version = record.get("version")
+    if not _is_int(version) or version != RECORD_VERSION:
+        raise ValueError(f"unsupported record version {version!r}")
     spec = get_game(name)
     played_on = record.get("env_version", 0)
+    if not _is_int(played_on) or played_on < 0:
+        raise ValueError(f"record 'env_version' must be an integer >= 0, got {played_on!r}")
     if played_on != spec.version:
         raise ValueError(
             f"a record of {spec.name} v{played_on!r} cannot be replayed: this ratenvs plays "

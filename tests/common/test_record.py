@@ -366,3 +366,23 @@ def test_a_chance_log_of_impossible_draws_is_refused(draws, call, said):
 
     with pytest.raises(ChanceReplayError, match=said):
         call(ChanceReplay(draws))
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        ("version", False, "unsupported record version False"),
+        ("version", 0.0, "unsupported record version 0.0"),
+        ("env_version", True, "'env_version' must be an integer >= 0"),
+        ("env_version", 0.0, "'env_version' must be an integer >= 0"),
+    ],
+)
+def test_a_record_header_of_the_wrong_type_is_refused(key, value, said):
+    """``version`` and ``env_version`` were compared with ``==``, so False or 0.0 passed."""
+    from ratenvs.common.record import RECORD_VERSION, _check
+
+    record = {"game": "catz_ratz_batz", "version": RECORD_VERSION, "seed": 1, "options": {}}
+    record["actions"] = []
+    record[key] = value
+    with pytest.raises(ValueError, match=said):
+        _check(record, None)
