@@ -1,16 +1,17 @@
 """Game records for every game: a game as JSON (seed, options, actions), replayed identically.
 
 A record is ``{"game", "version", "env_version", "seed", "options", "actions",
-"final_state"}`` (``version``: the record format; ``env_version``: the game's env version
-it was played on, 0 when absent),
+"final_state", "views"}`` (``version``: the record format; ``env_version``: the game's
+env version it was played on, 0 when absent; ``views``: the SHA-256 of every seat's
+observation at every position, absent from older records),
 and optionally ``"chance"``: the game's chance log (every outcome drawn, in order;
 :class:`~ratenvs.common.game.ChanceLog`). Replaying builds the game's
 ``raw_env(**options)`` and plays the actions; chance comes from the record's log
 when it has one (so the replay is the same game whatever generator first drew it),
 else from the env's generator seeded with ``seed``. :func:`replay` checks the final
-``game_state()`` against the recorded one. :func:`iter_replay_frames` draws every
-position of a replay (``rgb_array``) one at a time, for GIFs; :func:`replay_frames`
-lists them.
+``game_state()`` and what every seat saw (``views``) against the recorded ones.
+:func:`iter_replay_frames` draws every position of a replay (``rgb_array``) one at a
+time, for GIFs; :func:`replay_frames` lists them.
 """
 
 from __future__ import annotations
@@ -61,7 +62,30 @@ def make_record(
     if chance is not None:
         record["chance"] = [list(draw) for draw in chance]
     record["final_state"] = (env if env is not None else _play(record)).game_state()
+    record["views"] = _replayed_views(record)[1]
     return record
+
+
+def _views_of(env: GameAECEnv, digest: Any) -> None:
+    """Add every seat's observation of ``env``'s state (its observer's vectors, seat by
+    seat) to ``digest``."""
+    for seat in range(len(env.possible_agents)):
+        view = np.ascontiguousarray(env.observer.observe(env.truth, seat), dtype=np.float32)
+        digest.update(view.tobytes())
+
+
+def _replayed_views(record: dict[str, Any]) -> tuple[GameAECEnv, str]:
+    """Replay ``record``: the env after its last action, and the SHA-256 of what every seat
+    saw at every position (what ``game_state()`` leaves out: a Peek at another slot
+    changes what its seat knows, not the cards)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    env = None
+    for env in _positions(record):
+        _views_of(env, digest)
+    assert env is not None
+    return env, digest.hexdigest()
 
 
 def _positions(record: dict[str, Any], **extra: Any) -> Iterator[GameAECEnv]:
@@ -156,10 +180,16 @@ def replay(record: dict[str, Any], game: str | None = None) -> GameAECEnv:
     of another game (when ``game`` is given), a malformed one, or a replay that does not reach
     the recorded final state."""
     name = _check(record, game)
-    env = _play({**record, "game": name})
+    env, views = _replayed_views({**record, "game": name})
     expected = record.get("final_state")
     if expected is not None and env.game_state() != expected:
         raise ValueError("replay diverged from the recorded final state")
+    recorded = record.get("views")  # records since 2026-12-06; older ones have none
+    if recorded is not None and views != recorded:
+        raise ValueError(
+            "replay diverged from the recorded views (what a seat saw differs at some "
+            "position: an action was changed)"
+        )
     return env
 
 

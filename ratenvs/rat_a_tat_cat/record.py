@@ -1,9 +1,9 @@
 """Rat-a-Tat Cat game records: a game as JSON (seed, options, actions), replayed identically.
 
 The format and replay are those of :mod:`ratenvs.common.record`: ``{"game",
-"version", "seed", "options", "actions", "final_state"}``; replaying builds
-``raw_env(**options)``, resets it with ``seed`` and plays the actions, then
-checks the final ``game_state()`` against the recorded one. ``env.options``
+"version", "seed", "options", "actions", "final_state", "views"}``; replaying builds
+``raw_env(**options)``, resets it with ``seed`` and plays the actions, then checks the
+final ``game_state()`` and what every seat saw against the recorded ones. ``env.options``
 holds the options of an env in the form a record stores.
 """
 

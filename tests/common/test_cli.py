@@ -139,7 +139,7 @@ def test_play_record_saves_a_game_that_replays(tmp_path):
 def test_play_record_of_an_abandoned_game_and_a_bad_path(tmp_path, capsys):
     from ratenvs.common.record import load_record, replay
 
-    answers = iter(["3", "5"])
+    answers = iter(["", "5"])  # Enter rolls, then keep the 5s (or asked again)
 
     def ask(_prompt):
         answer = next(answers, None)

@@ -386,3 +386,34 @@ def test_a_record_header_of_the_wrong_type_is_refused(key, value, said):
     record[key] = value
     with pytest.raises(ValueError, match=said):
         _check(record, None)
+
+
+def test_a_changed_peek_is_found_by_the_views():
+    """A Peek at another slot leaves the cards (``final_state``) as they are and changes what
+    the seat knows: the record's ``views`` finds it (it replayed as matching)."""
+    from ratenvs.common.record import make_record, replay
+    from ratenvs.rat_a_tat_cat import rules as rtc
+    from ratenvs.rat_a_tat_cat.env import raw_env
+
+    for seed in range(200):
+        env = raw_env(num_players=2)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        actions, peek_at = [], None
+        while env.agents and not env.terminations[env.agent_selection]:
+            mask = env.observe(env.agent_selection)["action_mask"]
+            peeks = [a for a in np.flatnonzero(mask) if rtc.ACTION_PEEK <= a < rtc.ACTION_PEEK + 4]
+            if peek_at is None and len(peeks) >= 2:
+                peek_at, action = len(actions), int(peeks[0])
+            else:
+                action = int(rng.choice(np.flatnonzero(mask)))
+            actions.append(action)
+            env.step(action)
+        if peek_at is not None:
+            break
+    record = make_record("rat_a_tat_cat", seed, {"num_players": 2}, actions, env)
+    replay(record)
+    tampered = {**record, "actions": list(actions)}
+    tampered["actions"][peek_at] += 1  # the next slot: legal, the cards unchanged
+    with pytest.raises(ValueError, match="recorded views"):
+        replay(tampered)
