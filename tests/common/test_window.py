@@ -322,35 +322,21 @@ def test_ratto_zakko_window_refuses_a_key_before_the_floor(monkeypatch):
 
 
 # ------------------------------------------------------------ the command line
-def test_cli_window_esc_quits_and_saves_the_record(tmp_path, capsys, monkeypatch):
+def _esc() -> None:
+    post("escape")
+
+
+def _ctrl_c() -> None:
+    raise KeyboardInterrupt  # Ctrl-C in the terminal that launched the window
+
+
+@pytest.mark.parametrize(("stop", "status"), [(_esc, 0), (_ctrl_c, 130)])
+def test_cli_window_quit_saves_the_record(tmp_path, capsys, monkeypatch, stop, status):
+    """Esc quits and saves the record; Ctrl-C too (the record was lost), with the exit
+    status of an interrupt."""
     path = tmp_path / "abandoned.json"
 
-    class EscClock(FakeClock):
-        def __init__(self):
-            super().__init__(self.drive)
-            self.moves = 0
-
-        def drive(self, clock):
-            if self.waits == 3:
-                post("d")  # draw: the first move
-            elif self.waits == 6:
-                post("escape")
-
-    monkeypatch.setattr(window, "Clock", EscClock)
-    argv = ["play", "rat-a-tat-cat", "--window", "--seed", "2", "--record", str(path)]
-    assert cli.main(argv) == 0
-    out = capsys.readouterr().out
-    assert "Game abandoned." in out and "Record saved" in out
-    record = replays(path, capsys)
-    assert record["actions"][0] == rtc_rules.ACTION_DRAW
-
-
-def test_cli_window_ctrl_c_saves_the_record_and_exits_130(tmp_path, capsys, monkeypatch):
-    """Ctrl-C in the terminal that launched the window ends the game as Esc does, the record
-    saved (it was lost), with the exit status of an interrupt."""
-    path = tmp_path / "interrupted.json"
-
-    class CtrlCClock(FakeClock):
+    class StopClock(FakeClock):
         def __init__(self):
             super().__init__(self.drive)
 
@@ -358,11 +344,11 @@ def test_cli_window_ctrl_c_saves_the_record_and_exits_130(tmp_path, capsys, monk
             if self.waits == 3:
                 post("d")  # draw: the first move
             elif self.waits == 6:
-                raise KeyboardInterrupt
+                stop()
 
-    monkeypatch.setattr(window, "Clock", CtrlCClock)
+    monkeypatch.setattr(window, "Clock", StopClock)
     argv = ["play", "rat-a-tat-cat", "--window", "--seed", "2", "--record", str(path)]
-    assert cli.main(argv) == 130
+    assert cli.main(argv) == status
     out = capsys.readouterr().out
     assert "Game abandoned." in out and "Record saved" in out
     record = replays(path, capsys)
