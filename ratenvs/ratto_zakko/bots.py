@@ -9,10 +9,11 @@
 - ``bayes``: an ideal observer that treats the card's identity and colour as independent:
   no latency, answers the most likely response once it is 97% likely (by the product of its
   identity and colour posteriors and the table it knows).
-- ``ideal``: the true ideal observer: as ``bayes``, but it counts cards (the public
-  record: the cards not yet face up, the answers already given, which it sees at any
-  table) with the deck's joint prior over (food, colour) (a food's cards are mostly in its
-  original colour: option ``original_colour_cards``, taken from the game when bound).
+- ``ideal``: the ideal observer (up to one approximation, docs/ratto_zakko.md): as
+  ``bayes``, but it counts cards (the public record: the cards not yet face up, the
+  answers already given, which it sees at any table) with the deck's joint prior over
+  (food, colour) (a food's cards are mostly in its original colour: option
+  ``original_colour_cards``, taken from the game when bound).
 - ``racer``: ``ideal`` answering once a response is 50% likely, not 97%: the threshold
   that other thresholds gain least from in the race for the card.
 

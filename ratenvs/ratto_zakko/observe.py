@@ -325,7 +325,8 @@ def joint_response_beliefs(
     original_colour_cards: int = CARDS_PER_FOOD_IN_ORIGINAL_COLOUR,
 ) -> np.ndarray:
     """How likely each of the 13 responses is the correct answer, with the deck's joint
-    prior over (food, colour): the true ideal observer's beliefs (the ``ideal`` bot's).
+    prior over a food card's colour (the identities' prior uniform): the ``ideal`` bot's
+    beliefs without the public record.
 
     :func:`response_beliefs` weighs a food card (f, c) by ``identity[f] * colour[c]``, as if
     identity and colour were independent with uniform priors; but of a food's 8 cards

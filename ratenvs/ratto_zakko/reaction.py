@@ -468,7 +468,9 @@ class BayesBot(_CardBot):
 
 
 class IdealBot(BayesBot):
-    """The true ideal observer: :class:`BayesBot` with the right prior over the card.
+    """The ideal observer (up to one approximation: fly and rat cards weigh their identity
+    posterior, :func:`observe.counted_response_beliefs`): :class:`BayesBot` with the right
+    prior over the card.
 
     With the public record in its observation (option ``public_record``, which it asks
     for: ``view_options``) it counts cards: the card showing is one of the cards not yet
