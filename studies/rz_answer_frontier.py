@@ -10,8 +10,8 @@ together with >= 97% of its answers right. A card goes to whoever answers it fir
 answering more cards means answering sooner, on less evidence. This study plays the
 observers of :mod:`ratenvs.ratto_zakko.reaction` in the evaluated seat - ``ideal`` (the
 ideal observer up to one approximation: the posterior of each response from the seat's
-evidence and the deck's joint prior) or ``bayes`` - with their ``certainty`` (the posterior at which they
-answer) swept, through the evaluator (:func:`ratenvs.evaluation.evaluate_agent`; seat
+evidence and the deck's joint prior) or ``bayes`` - with their ``certainty`` (the posterior
+at which they answer) swept, through the evaluator (:func:`ratenvs.evaluation.evaluate_agent`; seat
 rotated, game ``g`` seeded by the evaluator's rule from ``--seed``). Each row: the games
 where the seat held the most cards, the share of its answers that were right, and the
 answer rate of every response type (the lowest and the highest). At any moment the most
