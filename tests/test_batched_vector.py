@@ -585,6 +585,7 @@ def test_an_opponents_pool_drawing_the_learners_code_is_refused():
 
 
 def test_the_sb3_door_gives_the_terminal_observation_of_ended_games():
+    pytest.importorskip("stable_baselines3")
     env = BatchedVectorEnv("catz_ratz_batz", 16, seed=0, num_players=1, turns=1)
     venv = sb3_vec_env(env)
     venv.reset()

@@ -9,7 +9,7 @@
 - ``bayes``: an ideal observer that treats the card's identity and colour as independent:
   no latency, answers the most likely response once it is 97% likely (by the product of its
   identity and colour posteriors and the table it knows).
-- ``ideal``: the ideal observer (up to one approximation, docs/ratto_zakko.md): as
+- ``ideal``: the ideal observer (up to one approximation: see :class:`IdealBot`): as
   ``bayes``, but it counts cards (the public record: the cards not yet face up, the
   answers already given, which it sees at any table) with the deck's joint prior over
   (food, colour) (a food's cards are mostly in its original colour: option
