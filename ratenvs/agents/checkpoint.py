@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from ratenvs.common.atomic import TEMP_SUFFIX, atomic_file
+from ratenvs.common.atomic import PROCESS_STARTED, TEMP_SUFFIX, atomic_file
 from ratenvs.common.safe_load import LoadError, loads_json, read_regular_file
 
 CHECKPOINT_FORMAT = "ratenvs-checkpoint/2"
@@ -1049,7 +1049,9 @@ def _write_bytes(path: Path, data: bytes) -> None:
 
 def remove_stale_temporaries(path: str | Path) -> list[Path]:
     """Remove the temporary files a killed write of checkpoint ``path`` left in its folder
-    (said on stderr, one line each); return them. Called at the start of every write."""
+    (said on stderr, one line each); return them. Called at the start of every write. Only
+    files last modified before this process started (``atomic.PROCESS_STARTED``) are a
+    killed write's: a newer one may be another process's write under way."""
     base = checkpoint_base(path)
     pattern = re.compile(
         STALE_TEMPORARY.format(
@@ -1059,7 +1061,11 @@ def remove_stale_temporaries(path: str | Path) -> list[Path]:
     removed = []
     if base.parent.is_dir():
         for entry in sorted(base.parent.iterdir()):
-            if pattern.match(entry.name) and entry.is_file():
+            if (
+                pattern.match(entry.name)
+                and entry.is_file()
+                and entry.stat().st_mtime < PROCESS_STARTED
+            ):
                 entry.unlink()
                 removed.append(entry)
                 print(

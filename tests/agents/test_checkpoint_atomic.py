@@ -23,6 +23,7 @@ from ratenvs.agents.checkpoint import (
     owned_files,
     save_checkpoint,
 )
+from ratenvs.common.atomic import PROCESS_STARTED
 
 SPEC = PolicySpec(observation_size=12, num_actions=4, net_arch=(8,))
 CARD = {"game": "catz_ratz_batz", "env_options": {"num_players": 1}, "policy": SPEC.to_dict()}
@@ -94,6 +95,8 @@ def test_a_writer_killed_at_any_step_leaves_the_old_or_the_new_checkpoint(tmp_pa
         seen.append(_which(path, old, new))
         assert seen[-1] == ("new" if k > commit else "old"), (k, steps)
         leftovers = [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+        for p in leftovers:  # the killed writer was an earlier process
+            os.utime(p, (PROCESS_STARTED - 3600, PROCESS_STARTED - 3600))
         save_checkpoint(path, new, CARD, _optimizer(3))  # the next write cleans up
         card = load_checkpoint(path).card
         named = {card["weights_file"], card["optimizer_file"], "agent.json"}
@@ -107,10 +110,13 @@ def test_a_stale_temporary_file_is_removed_and_said_by_the_next_write(tmp_path, 
     save_checkpoint(path, _state(1), CARD)
     stale = tmp_path / ".agent.json.k1ll3d_x.tmp"  # as atomic_file names them
     stale.write_bytes(b"half a card")
+    os.utime(stale, (PROCESS_STARTED - 3600, PROCESS_STARTED - 3600))  # an earlier process's
     other = tmp_path / ".agent_other.json.abcdefgh.tmp"  # another checkpoint's: kept
     other.write_bytes(b"")
+    under_way = tmp_path / ".agent.json.w0rk1ng_.tmp"  # a write under way now: kept
+    under_way.write_bytes(b"")
     save_checkpoint(path, _state(2), CARD)
-    assert not stale.exists() and other.exists()
+    assert not stale.exists() and other.exists() and under_way.exists()
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"removed {stale}: a temporary file an interrupted write")
 
