@@ -22,6 +22,7 @@ pygame is the ``render`` extra; without it :func:`require_pygame` raises a
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,15 +62,28 @@ Line = tuple[str, Colour]
 HEADLESS_DRIVERS = ("offscreen", "dummy")
 """SDL's video drivers that show nothing: it falls back on one where there is no screen."""
 NO_DISPLAY = (
-    "no screen to open the window on (no DISPLAY or WAYLAND_DISPLAY: SDL could only draw "
-    "off screen, and the game would wait for keys forever); play in the terminal, without "
-    "--window"
+    "no screen to open the window on (no DISPLAY or WAYLAND_DISPLAY, and no SDL_VIDEODRIVER "
+    "chosen: SDL could only draw off screen, and the game would wait for keys forever); play "
+    "in the terminal, without --window"
 )
 
 
 def headless_asked() -> bool:
     """The user chose a screenless driver on purpose (``SDL_VIDEODRIVER``, e.g. in tests)."""
     return os.environ.get("SDL_VIDEODRIVER", "") in HEADLESS_DRIVERS
+
+
+def no_screen_in_env() -> bool:
+    """On Linux, the environment names no screen (no ``DISPLAY``, no ``WAYLAND_DISPLAY``)
+    and no video driver (``SDL_VIDEODRIVER``): SDL would find none, after printing an error
+    line of its own."""
+    env = os.environ
+    return (
+        sys.platform.startswith("linux")
+        and not env.get("DISPLAY")
+        and not env.get("WAYLAND_DISPLAY")
+        and not env.get("SDL_VIDEODRIVER")
+    )
 
 
 def require_pygame() -> Any:
@@ -134,6 +148,8 @@ class Window:
     """The pygame window: shows frames and hands over key presses, timed by ``clock``."""
 
     def __init__(self, title: str, clock: Clock, pygame: Any | None = None) -> None:
+        if pygame is None and no_screen_in_env():  # before SDL prints its own complaint
+            raise UsageError(NO_DISPLAY)
         self.pygame = pygame if pygame is not None else require_pygame()
         self.clock = clock
         self.pygame.display.init()
@@ -474,6 +490,8 @@ def play_window(
     """Open the window, play ``game`` in it, then print the report and save the record
     (``--record``), finished or not (Ctrl-C in the terminal that launched it included); the
     exit code 0, or 130 after Ctrl-C."""
+    if clock is None and no_screen_in_env():  # before SDL prints its own complaint
+        raise UsageError(NO_DISPLAY)
     pygame = require_pygame()
     window = Window(game.title, clock if clock is not None else Clock(), pygame)
     try:

@@ -406,3 +406,24 @@ def test_no_screen_is_one_clear_error_not_a_window_that_waits_forever(monkeypatc
     display.get_driver = lambda: "x11"
     monkeypatch.delenv("SDL_VIDEODRIVER")
     win.Window("t", win.Clock(), fake)
+
+
+def test_no_screen_in_the_environment_is_found_before_sdl_speaks(monkeypatch):
+    """On Linux with no DISPLAY, WAYLAND_DISPLAY or SDL_VIDEODRIVER the window refuses before
+    pygame opens a display (SDL printed a line of its own, XDG_RUNTIME_DIR..., before ours)."""
+    from ratenvs.common import window as win
+    from ratenvs.common.arguments import UsageError
+
+    monkeypatch.setattr(win.sys, "platform", "linux")
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    real = win.require_pygame
+    monkeypatch.setattr(win, "require_pygame", lambda: pytest.fail("pygame was opened"))
+    with pytest.raises(UsageError, match=r"^no screen to open the window on"):
+        win.Window("t", win.Clock())
+    monkeypatch.setattr(win, "require_pygame", real)  # the command imports it: no display yet
+    argv = ["play", "catz-ratz-batz", "--window", "--bots", "lowest", "--seed", "1"]
+    monkeypatch.setattr(win, "Window", lambda *a, **k: pytest.fail("a window was opened"))
+    assert cli.main(argv) == 2  # the command: one line, ours
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert not win.no_screen_in_env()
