@@ -16,6 +16,7 @@ from ratenvs.bench import MAX_BATCH_SIZE
 from ratenvs.bench import ROUNDS as BENCH_ROUNDS
 from ratenvs.bench import SECONDS as BENCH_SECONDS
 from ratenvs.common.arguments import (
+    INTERRUPTED_STATUS,
     SEED,
     ArgumentParser,
     UsageError,
@@ -32,8 +33,6 @@ from ratenvs.common.arguments import (
 from ratenvs.games import GAMES, available_games, get_game
 from ratenvs.rulebook import rules_text
 
-INTERRUPTED_STATUS = 130
-"""The exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
 BENCH_BATCH_SIZES = [1, 64, 1024, 4096]
 """The default ``bench --batched --batch-sizes``."""
 GIF_FPS = (0.01, 50.0)
@@ -346,19 +345,13 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         output_file("--save-responder", args.save_responder)
         from ratenvs.agents.checkpoint import refuse_existing
 
-        try:
-            refuse_existing(args.save_responder, "--save-responder")
-        except ValueError as err:
-            raise UsageError(str(err)) from None
+        refuse_existing(args.save_responder, "--save-responder")  # main says it in one line
     if args.init is not None and args.exact:
         raise UsageError("--init: --exact trains no responder")
     if not args.no_card:  # a card that cannot be written is found before the work
         from ratenvs.exploit import card_to_record
 
-        try:
-            card_to_record(args.target)
-        except ValueError as err:
-            raise UsageError(str(err)) from None
+        card_to_record(args.target)
     if args.exact:
         from ratenvs.catz_ratz_batz.bestresponse import exact_report
 

@@ -48,6 +48,16 @@ def _load_base(cfg: TrainConfig) -> Any:
     return load_checkpoint(cfg.pretrain.teacher_base, game=cfg.game)
 
 
+def _teacher(make: Any, base: Any, env: Any) -> Any:
+    """A new teacher bot (``make()``, on top of checkpoint ``base`` when there is one), bound
+    to the views of ``env``'s table when it reads named pieces."""
+    bot = make() if base is None else make(base=base.bot())
+    bind = getattr(bot, "bind", None)
+    if bind is not None:
+        bind(env.unwrapped.aec.observer)
+    return bot
+
+
 def check_teacher_base(cfg: TrainConfig) -> None:
     """The teacher plays one decision of ``cfg``'s env on top of ``pretrain.teacher_base``
     (a checkpoint that does not load, is of another game or reads other observations is a
@@ -62,10 +72,7 @@ def check_teacher_base(cfg: TrainConfig) -> None:
         base = _load_base(cfg)
         env = make_env(cfg, monitor=False)
         plain = env.unwrapped.observation_space.shape[0]
-        bot = GAMES[cfg.game].bots()[cfg.pretrain.teacher](base=base.bot())
-        bind = getattr(bot, "bind", None)
-        if bind is not None:
-            bind(env.unwrapped.aec.observer)
+        bot = _teacher(GAMES[cfg.game].bots()[cfg.pretrain.teacher], base, env)
         obs, info = env.reset(seed=cfg.seed)
         mask = np.asarray(info["action_mask"], dtype=np.int8)
         bot.act(obs[:plain], mask, np.random.default_rng(0))
@@ -98,11 +105,7 @@ def collect(cfg: TrainConfig, teacher: str, games: int, seed: int) -> Demonstrat
     totals = []
     base = _load_base(cfg)
     for g in range(games):
-        # bots keep per-card state: a fresh one per game
-        bot = bots[teacher]() if base is None else bots[teacher](base=base.bot())
-        bind = getattr(bot, "bind", None)
-        if bind is not None:  # bots read named views
-            bind(env.unwrapped.aec.observer)
+        bot = _teacher(bots[teacher], base, env)  # bots keep per-card state: one per game
         obs, info = env.reset(seed=seed + g)
         rewards: list[float] = []
         done = False

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ratenvs.agents.checkpoint import is_checkpoint, legacy_weights_path
+from ratenvs.agents.checkpoint import checkpoint_there
 from ratenvs.common.arguments import SEED, ArgumentParser, UsageError, int_in, output_file, report
 from ratenvs.evaluation import check_policy_fits, parse_env_overrides
 from ratenvs.games import GAMES
@@ -67,7 +67,7 @@ def ship(
     dst_w = card_path(dest)
     if dst_w.resolve() == src_w.resolve():
         raise UsageError(f"dest {dest}: is the source checkpoint itself; ship to another name")
-    if not replace and (is_checkpoint(dst_w) or legacy_weights_path(dst_w).is_file()):
+    if not replace and checkpoint_there(dst_w):
         raise UsageError(
             f"dest {dest}: an agent is there already ({dst_w}); --replace ships over it"
         )

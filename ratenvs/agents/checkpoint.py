@@ -435,11 +435,17 @@ def is_checkpoint(path: str | Path) -> bool:
     return card_path(path).is_file()
 
 
+def checkpoint_there(path: str | Path) -> bool:
+    """A checkpoint is at ``path``: its card, or weights files of its name (a card lost, an
+    older ``.pt``)."""
+    return is_checkpoint(path) or bool(owned_files(path))
+
+
 def refuse_existing(path: str | Path, flag: str) -> None:
-    """Raise ValueError if a checkpoint (its card, or weights files of its name) is at
-    ``path`` (named by ``flag``): a command that writes a new checkpoint there would replace
+    """Raise ValueError if a checkpoint is at ``path`` (named by ``flag``;
+    :func:`checkpoint_there`): a command that writes a new checkpoint there would replace
     it, and a replaced checkpoint is gone."""
-    if is_checkpoint(path) or owned_files(path):
+    if checkpoint_there(path):
         raise ValueError(
             f"{flag} {path}: a checkpoint is there already ({card_path(path)}); give a name "
             "no checkpoint has, or remove it first"

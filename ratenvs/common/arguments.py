@@ -26,6 +26,8 @@ from typing import NoReturn
 from ratenvs.common.safe_load import MAX_BYTES, LoadError, read_regular_file
 
 EXIT_USAGE = 2
+INTERRUPTED_STATUS = 130
+"""The exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
 """The exit status of every mistake on the command line (argparse's own)."""
 
 MAX_SEED = 2**32 - 1

@@ -61,8 +61,9 @@ def make_record(
     }
     if chance is not None:
         record["chance"] = [list(draw) for draw in chance]
-    record["final_state"] = (env if env is not None else _play(record)).game_state()
-    record["views"] = _replayed_views(record)[1]
+    replayed, views = _replayed_views(record)
+    record["final_state"] = (env if env is not None else replayed).game_state()
+    record["views"] = views
     return record
 
 
@@ -108,11 +109,6 @@ def _positions(record: dict[str, Any], **extra: Any) -> Iterator[GameAECEnv]:
         yield env
     if chance is not None and not env.np_random.exhausted:
         raise ValueError("the record's chance log holds draws its actions never used")
-
-
-def _play(record: dict[str, Any]) -> GameAECEnv:
-    *_, env = _positions(record)
-    return env
 
 
 def _check(record: Any, game: str | None) -> str:

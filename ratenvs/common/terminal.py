@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.common.arguments import (
+    INTERRUPTED_STATUS,
     MAX_SEED,
     SEED,
     ArgumentParser,
@@ -245,10 +246,6 @@ def play_out(table: Table, play: Callable[[], None], say: SayFn, final_view: str
     say(table.env.render_text(final_view))
     save_table_record(table, say)
     return 0
-
-
-INTERRUPTED_STATUS = 130
-"""The exit status of a game abandoned with Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
 def save_table_record(table: Table, say: SayFn, extra: Mapping[str, Any] | None = None) -> None:

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw
 
-from ratenvs.common.arguments import UsageError
+from ratenvs.common.arguments import INTERRUPTED_STATUS, UsageError
 from ratenvs.common.render import HIGHLIGHT, MUTED, WHITE, Canvas, Colour, font, label
-from ratenvs.common.terminal import INTERRUPTED_STATUS, SayFn, Table, save_table_record
+from ratenvs.common.terminal import SayFn, Table, save_table_record
 
 PYGAME_MISSING = 'the window needs pygame: pip install "ratenvs[render]"'
 """The error when pygame is not installed."""
