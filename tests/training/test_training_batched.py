@@ -58,19 +58,27 @@ def test_batched_config_checks(change, message):
         config_from_dict(data)
 
 
-def test_a_reward_shaping_is_refused_on_the_batched_door():
+def test_a_reward_shaping_without_a_batched_form_is_refused(monkeypatch):
+    """Every shipped shaping has its batched form; one without it (here win_chance with
+    its form taken away) is refused by the config, not when the run starts."""
+    import dataclasses
+
+    from ratenvs.games import GAMES
+    from training.games.rat_a_tat_cat import HOOKS
+
+    if not GAMES["rat_a_tat_cat"].has_batched:
+        pytest.skip("no batched Rat-a-Tat Cat engine")
     data = {
         "game": "rat_a_tat_cat",
-        "env_options": {"num_players": 4, "target_score": 100, "elimination": True},
+        "env_options": {"num_players": 4, "target_score": 100},
         "vec_env": "batched",
         "n_envs": 64,
         "algorithm": {"n_steps": 2, "batch_size": 64},
         "reward_shaping": {"win_chance": {"scale": 5.0}},
     }
-    from ratenvs.games import GAMES
-
-    if not GAMES["rat_a_tat_cat"].has_batched:
-        pytest.skip("no batched Rat-a-Tat Cat engine")
+    config_from_dict(data)  # the shipped form
+    shaping = dataclasses.replace(HOOKS.reward_shapings["win_chance"], batched=None)
+    monkeypatch.setitem(HOOKS.reward_shapings, "win_chance", shaping)
     with pytest.raises(ConfigError, match=r"reward_shaping\.win_chance: has no batched form"):
         config_from_dict(data)
 

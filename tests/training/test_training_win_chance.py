@@ -12,15 +12,17 @@ import numpy as np
 import pytest
 from small_configs import small_ratcat_config
 
+from ratenvs.rat_a_tat_cat.rules import CODE_UNKNOWN, NUM_CODES
 from training.config import ConfigError, config_from_dict
 from training.games import rat_a_tat_cat_win_chance as win_chance
 from training.games.rat_a_tat_cat_win_chance import (
     WinChance,
     WinChanceReward,
+    final_win_share,
     round_points_table,
     win_share,
 )
-from training.selfplay import make_env
+from training.selfplay import make_batched_vec_env, make_env
 from training.train import train
 
 
@@ -192,3 +194,130 @@ def test_training_with_the_win_chance_reward(shared3, tmp_path):
     )
     final = train(cfg, tmp_path / "run")
     assert final.exists()
+
+
+@pytest.mark.parametrize(
+    ("players", "options"),
+    [
+        (3, {}),
+        (4, {"eliminate_at": "reaches", "owner_ceilings": True}),
+        (2, {"elimination_tiebreak": "shared"}),
+    ],
+)
+def test_the_share_read_from_the_end_is_the_games(players, options):
+    """``final_win_share`` reads the learner's share of the win from its observation of
+    the end; the engine's own "win" reward (``p/(p-1) * (share - 1/p)``, the game's
+    return) says what it was. Played until every way a game ends has been seen: one
+    player left (the learner or another), nobody left (the learner among the last
+    round's players or out before), the learner winning and losing."""
+    from ratenvs.wrappers.batched_vector import make_batched_vector
+
+    door = make_batched_vector(
+        64,
+        game="rat_a_tat_cat",
+        opponents="heuristic",
+        seed=players,
+        num_players=players,
+        target_score=30,
+        reward="win",
+        **options,
+    )
+    observer = door.engine.observer
+    shared = options.get("elimination_tiebreak") == "shared"
+    active_at = observer.offset("active")
+    rng = np.random.default_rng(players)
+    door.reset(seed=players)
+    slots_at = observer.offset("slots")
+    seen: set[tuple[str, bool]] = set()
+    wanted = {("one left", True), ("one left", False), ("nobody left", True)}
+    if not shared:  # shared: the last round's players all win
+        wanted.add(("nobody left", False))
+    if players > 2:  # the learner out, the others play on
+        wanted.add(("learner out before", False))
+    for _ in range(3000):
+        masks = door.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, _, done, _, info = door.step(acts)
+        for g in np.flatnonzero(done).tolist():
+            final = info["final_obs"][g]
+            truth = info["final_info"]["return"][g] * (players - 1) / players + 1 / players
+            share = final_win_share(final, observer, players, shared)
+            assert share == pytest.approx(truth, abs=1e-6)
+            left = int((final[active_at : active_at + players] > 0.5).sum())
+            seen.add(("one left" if left == 1 else "nobody left", share > 0))
+            mine = final[slots_at : slots_at + 4 * NUM_CODES].reshape(4, NUM_CODES)
+            if (mine.argmax(axis=1) == CODE_UNKNOWN).all():  # no cards: out before the end
+                seen.add(("learner out before", share > 0))
+        if wanted <= seen:
+            break
+    assert wanted <= seen, f"endings never seen: {wanted - seen}"
+
+
+BATCHED_WIN_CHANCE = {
+    "game": "rat_a_tat_cat",
+    "env_options": {"num_players": 3, "target_score": 100},
+    "opponents": ["heuristic"],
+    "learner_seat": "random",
+    "vec_env": "batched",
+    "n_envs": 16,
+    "seed": 7,
+    "algorithm": {"n_steps": 2, "batch_size": 32, "reward_scale": 0.0},
+}
+
+
+@pytest.mark.parametrize("gamma", [1.0, 0.9])
+def test_the_batched_reward_adds_up_to_the_win_minus_the_first_chance(shared3, gamma):
+    """The batched form (``vec_env: batched``): in every game of the batch the shaping,
+    discounted step by step, adds up to ``gamma**T`` times the learner's share of the win
+    minus its chance at its first decision, as the one-env wrapper's; the chance is the
+    estimator's of the engine's standings."""
+    from ratenvs.rat_a_tat_cat.batched import C_ACTIVE, F_TOTALS
+
+    options = {"scale": 2.0, "gamma": gamma}
+    cfg = config_from_dict({**BATCHED_WIN_CHANCE, "reward_shaping": {"win_chance": options}})
+    venv = make_batched_vec_env(cfg, monitor=False)
+    door = venv.unwrapped.venv
+    engine, n = door.engine, 3
+
+    def first_chances() -> np.ndarray:
+        totals = engine.st[:, F_TOTALS : F_TOTALS + n]
+        active = engine.cs[:, C_ACTIVE : C_ACTIVE + n] != 0
+        return np.array(
+            [shared3.chance(totals[g], active[g])[s] for g, s in enumerate(door.learner)]
+        )
+
+    rng = np.random.default_rng(0)
+    venv.reset()
+    first = first_chances()
+    total = np.zeros(cfg.n_envs)
+    steps = np.zeros(cfg.n_envs, dtype=np.int64)
+    ended = checked = 0
+    while ended < 2 * cfg.n_envs or not checked:  # and a game the learner won
+        assert ended < 5000, "the learner never won"
+        masks = np.array(venv.env_method("action_masks"))
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, rewards, dones, infos = venv.step(acts)
+        total += gamma**steps * rewards
+        steps += 1
+        new_first = first_chances()
+        for g in np.flatnonzero(dones).tolist():
+            share = final_win_share(infos[g]["terminal_observation"], engine.observer, n)
+            want = 2.0 * (gamma ** steps[g] * share - first[g])
+            assert total[g] == pytest.approx(want, abs=1e-4)
+            checked += share > 0
+            total[g], steps[g], first[g] = 0.0, 0, new_first[g]
+            ended += 1
+
+
+def test_a_batched_run_with_the_win_chance_reward(shared3, tmp_path):
+    cfg = config_from_dict(
+        {
+            **BATCHED_WIN_CHANCE,
+            "timesteps": 64,
+            "algorithm": {**BATCHED_WIN_CHANCE["algorithm"], "n_epochs": 1, "net_arch": [16]},
+            "eval": {"every": 0, "games": 2, "final_games": 2},
+            "logging": {"progress_bar": False},
+            "reward_shaping": {"win_chance": {"scale": 5.0}},
+        }
+    )
+    assert train(cfg, tmp_path / "run").exists()

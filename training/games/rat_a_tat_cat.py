@@ -5,6 +5,7 @@ entries."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import gymnasium as gym
 
@@ -51,6 +52,12 @@ def _wrap_win_chance(env: gym.Env, options: WinChanceOptions) -> gym.Env:
     return WinChanceReward(env, options.scale, gamma)
 
 
+def _batched_win_chance(venv: Any, door: Any, options: WinChanceOptions) -> Any:
+    from training.games.rat_a_tat_cat_win_chance import batched_win_chance
+
+    return batched_win_chance(venv, door, options)
+
+
 HOOKS = GameHooks(
     game="rat_a_tat_cat",
     reward_shapings={
@@ -58,6 +65,7 @@ HOOKS = GameHooks(
             options=WinChanceOptions,
             wrap=_wrap_win_chance,
             check=_check_win_chance,
+            batched=_batched_win_chance,
             scaled=False,
             summary="scale times the change of the learner's chance to win (elimination game)",
         ),

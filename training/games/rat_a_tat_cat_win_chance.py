@@ -37,12 +37,15 @@ import numpy as np
 
 from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
-from ratenvs.rat_a_tat_cat.rules import RatATatCat, State
+from ratenvs.rat_a_tat_cat.observe import TOTAL_SCALE
+from ratenvs.rat_a_tat_cat.rules import CODE_UNKNOWN, NUM_CODES, SLOTS, RatATatCat, State
 
 __all__ = [
     "MAX_ROUNDS",
     "WinChance",
     "WinChanceReward",
+    "batched_win_chance",
+    "final_win_share",
     "round_points_table",
     "shared_win_chance",
     "win_share",
@@ -280,3 +283,96 @@ class WinChanceReward(gym.Wrapper):
         reward = float(reward) + self.scale * (self.gamma * after - self._before)
         self._before = after
         return obs, reward, terminated, truncated, info
+
+
+def final_win_share(
+    observation: np.ndarray, observer: Any, num_players: int, shared: bool = False
+) -> float:
+    """The observer's share of the win of a finished elimination game, read from its
+    observation of the end (the engine's ``final_obs``; offset 0 is the observer): at the
+    end every hand of the last round is revealed, so the players of that round are the
+    ones with cards. One player left in wins; nobody left: the lowest total among the
+    last round's players (all of them with ``shared``, the option
+    ``elimination_tiebreak="shared"``); several left (a game of ``rounds``): the lowest
+    total among them."""
+    n = num_players
+    totals_at, active_at = observer.offset("totals"), observer.offset("active")
+    totals = np.rint(observation[totals_at : totals_at + n] * TOTAL_SCALE)
+    active = observation[active_at : active_at + n] > 0.5
+    slots_at = observer.offset("slots")
+    codes = observation[slots_at : slots_at + n * SLOTS * NUM_CODES]
+    played = (codes.reshape(n, SLOTS, NUM_CODES).argmax(axis=2) != CODE_UNKNOWN).any(axis=1)
+    left = int(active.sum())
+    if left == 1:
+        winners = active
+    elif left == 0 and shared:
+        winners = played
+    else:
+        contenders = active if left > 1 else played
+        winners = contenders & (totals == totals[contenders].min())
+    return 1.0 / int(winners.sum()) if winners[0] else 0.0
+
+
+def batched_win_chance(venv: Any, door: Any, options: Any) -> Any:
+    """:class:`WinChanceReward` for ``vec_env: batched`` (all the games of the batch at
+    once): a stable-baselines3 VecEnv around ``venv`` whose learner rewards get ``scale *
+    (gamma * after - before)``, the learner's chance to win from the standings (the
+    batched engine's totals and who is in, at each of its decisions; its share of the win
+    read from its observation of the end, :func:`final_win_share`, when its game ends)."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    from ratenvs.rat_a_tat_cat.batched import C_ACTIVE, F_TOTALS
+
+    engine = door.engine
+    game = engine.game
+    if game.target_score is None:
+        raise ValueError(
+            "reward_shaping.win_chance: needs the elimination game (env option target_score)"
+        )
+    n = engine.num_players
+    chances = shared_win_chance(
+        n, int(game.target_score), game.eliminate_at, game.elimination_tiebreak
+    )
+    shared = game.elimination_tiebreak == "shared"
+    observer = engine.observer
+    scale = float(options.scale)
+    gamma = 1.0 if options.gamma is None else float(options.gamma)
+    memo: dict[bytes, np.ndarray] = {}
+
+    def now() -> np.ndarray:
+        """Each game's learner's chance at its decision now."""
+        totals = engine.st[:, F_TOTALS : F_TOTALS + n]
+        active = engine.cs[:, C_ACTIVE : C_ACTIVE + n] != 0
+        out = np.empty(engine.num_envs)
+        for g, seat in enumerate(door.learner.tolist()):
+            key = totals[g].tobytes() + active[g].tobytes()
+            hit = memo.get(key)
+            if hit is None:
+                if len(memo) > 1_000_000:
+                    memo.clear()
+                hit = memo[key] = chances.chance(totals[g], active[g])
+            out[g] = hit[seat]
+        return out
+
+    class _WinChance(VecEnvWrapper):
+        def __init__(self) -> None:
+            super().__init__(venv)
+            self._before = np.zeros(engine.num_envs)
+
+        def reset(self) -> Any:
+            obs = self.venv.reset()
+            self._before = now()
+            return obs
+
+        def step_wait(self) -> Any:
+            obs, rewards, dones, infos = self.venv.step_wait()
+            after = now()
+            end = after.copy()
+            for g in np.flatnonzero(dones).tolist():
+                final = np.asarray(infos[g]["terminal_observation"])[: observer.size]
+                end[g] = final_win_share(final, observer, n, shared)
+            shaped = rewards + np.float32(scale) * (gamma * end - self._before).astype(np.float32)
+            self._before = after
+            return obs, shaped.astype(np.float32), dones, infos
+
+    return _WinChance()
