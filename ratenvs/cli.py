@@ -7,6 +7,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import os
 import shlex
 import sys
 from typing import Any
@@ -642,6 +643,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _dispatch(args: argparse.Namespace, rest: list[str], parser: argparse.ArgumentParser) -> int:
+    """Run the command ``args`` names; its exit status."""
+    if args.command == "play":
+        return _cmd_play(args, rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command == "list":
+        return _cmd_list(args)
+    if args.command == "rules":
+        print(rules_text(args.game), end="")
+        return 0
+    if args.command == "solve":
+        return _cmd_solve(args)
+    if args.command == "replay":
+        return _cmd_replay(args)
+    if args.command == "agents":
+        return _cmd_agents(args)
+    if args.command == "evaluate":
+        return _cmd_evaluate(args)
+    if args.command == "tournament":
+        return _cmd_tournament(args)
+    if args.command == "exploit":
+        return _cmd_exploit(args)
+    return _cmd_bench(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ratenvs`` console script."""
     argv = sys.argv[1:] if argv is None else argv
@@ -651,28 +678,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     try:
-        if args.command == "play":
-            return _cmd_play(args, rest)
-        if rest:
-            parser.error(f"unrecognized arguments: {' '.join(rest)}")
-        if args.command == "list":
-            return _cmd_list(args)
-        if args.command == "rules":
-            print(rules_text(args.game), end="")
-            return 0
-        if args.command == "solve":
-            return _cmd_solve(args)
-        if args.command == "replay":
-            return _cmd_replay(args)
-        if args.command == "agents":
-            return _cmd_agents(args)
-        if args.command == "evaluate":
-            return _cmd_evaluate(args)
-        if args.command == "tournament":
-            return _cmd_tournament(args)
-        if args.command == "exploit":
-            return _cmd_exploit(args)
-        return _cmd_bench(args)
+        status = _dispatch(args, rest, parser)
+        sys.stdout.flush()  # a reader that stopped reading is found here, not at the exit
+        return status
+    except BrokenPipeError:  # the output's reader stopped reading (ratenvs agents | head -1)
+        # what is still buffered goes nowhere: Python's own flush at the exit would fail too
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (ValueError, OSError) as err:  # UsageError, a bad record or agent, an unwritable file
         return report(err)
     except ModuleNotFoundError as err:  # an extra that is not installed (torch for agents)

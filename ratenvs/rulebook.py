@@ -55,8 +55,8 @@ def rules_text(game: str | None = None) -> str:
         ValueError: for a name that is no game (the message lists the games).
     """
     text = rules_page()
-    if game is None:
-        return text
+    if game is None:  # the page without the maintainers' comment that opens it
+        return re.sub(r"\A<!--.*?-->\s*", "", text, flags=re.S)
     spec = _game(game)
     title = re.escape(spec.title)
     rules = re.search(rf"^## \d+\. {title}\b.*$", text, flags=re.M)

@@ -189,6 +189,11 @@ def test_wheel_and_sdist_install_and_run_outside_the_repo_without_torch(tmp_path
     with tarfile.open(sdist) as tar:
         members = tar.getnames()
     assert any(n.endswith("checkpoints/rat_a_tat_cat/rat_a_tat_cat_2p.json") for n in members)
+    # the docs the description points to are in the sdist; the tests (which need the
+    # repository's training/ and conftest) are not
+    for linked in re.findall(r"`(docs/[^`]+)` in the source distribution", description):
+        assert any(n.endswith("/" + linked.split("#")[0]) for n in members), linked
+    assert not [n for n in members if "/tests/" in n]
 
     # ratenvs[agents] needs no torch: the closure of the wheel's own requirements
     requires = [line.split(":", 1)[1].strip() for line in description.splitlines()

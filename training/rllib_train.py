@@ -1,7 +1,7 @@
 """Self-play PPO with RLlib (new API stack) on any number of env runners, on this machine
 or on a Ray cluster: ``python -m training.rllib_train``.
 
-Needs the ``rllib`` extra (``pip install "ratenvs[rllib]"``, with ``train`` for PyYAML).
+Needs the ``rllib`` extra (``pip install "ratenvs[rllib]"``: Ray RLlib, torch, PyYAML).
 One YAML per run, validated as strictly as the SB3 configs (:mod:`training.config`: an
 unknown key, a wrong type, an out-of-range value, an option the game does not have is a
 :class:`~training.config.ConfigError` naming the key). The layout (``configs/rllib_*.yaml``)::

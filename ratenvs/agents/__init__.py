@@ -64,6 +64,8 @@ SHIPPED_PACKAGE = "ratenvs._checkpoints"
 """The package the shipped checkpoints are installed as (``checkpoints/`` in the repository)."""
 AGENT_PREFIX = "agent:"
 """How command lines name a shipped agent: ``agent:NAME``."""
+NAME_WIDTH = 30
+"""The width of the name column of ``ratenvs agents`` (every shipped name fits)."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class AgentInfo:
         """One line: name, game, env options, the headline figure and, where its card has
         one, what a trained best response wins from it (exploitability)."""
         options = ", ".join(f"{k}={v}" for k, v in self.env_options.items())
-        line = f"{self.name:28} {self.game:15} {options}"
+        line = f"{self.name:{NAME_WIDTH}} {self.game:15} {options}"
         ev = self.evaluation
         if ev and "win_rate" in ev and ev.get("opponents"):
             low, high = ev["win_rate_ci"]

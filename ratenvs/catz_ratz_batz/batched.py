@@ -31,7 +31,6 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
 
 from ratenvs.catz_ratz_batz.observe import TOTAL_SCALE, max_total
 from ratenvs.catz_ratz_batz.rules import (
@@ -60,6 +59,7 @@ from ratenvs.common.batched import (
     tape_put,
     uniform,
 )
+from ratenvs.common.jit import njit
 
 ACTION_ROLL = 3
 BOT_RANDOM, BOT_MOST_COMMON, BOT_LOWEST, BOT_OPTIMAL = range(4)

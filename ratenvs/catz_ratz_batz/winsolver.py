@@ -58,7 +58,6 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from ratenvs.catz_ratz_batz.observe import MAX_TURN_SCORE
 from ratenvs.catz_ratz_batz.rules import (
@@ -80,6 +79,7 @@ from ratenvs.catz_ratz_batz.solver import (
     policy_probabilities,
     solve,
 )
+from ratenvs.common.jit import njit
 
 IMPROVE_TOL = 1e-14
 """Policy iteration switches a keep only when another is better by more than this (times the

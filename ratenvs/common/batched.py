@@ -31,16 +31,8 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-try:
-    from numba import carray, njit, types
-    from numba.core import cgutils
-    from numba.extending import intrinsic
-except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError(
-        "the batched engines need numba: pip install 'ratenvs[batched]'"
-    ) from exc
-
 from ratenvs.common.game import Game
+from ratenvs.common.jit import carray, cgutils, intrinsic, njit, types
 from ratenvs.common.options import check_seed
 
 INT64_MAX = int(np.iinfo(np.int64).max)

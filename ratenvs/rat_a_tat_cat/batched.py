@@ -39,7 +39,6 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
 
 from ratenvs.common.batched import (
     TAPE_EPISODE,
@@ -56,6 +55,7 @@ from ratenvs.common.batched import (
     lean_open,
     shuffle_into,
 )
+from ratenvs.common.jit import njit
 from ratenvs.rat_a_tat_cat.bots import (
     BLIND_SWAP_MIN,
     CEILING_KNOCK_MARGIN,

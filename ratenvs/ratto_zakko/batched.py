@@ -44,7 +44,6 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
 
 from ratenvs.common.batched import (
     TAPE_EPISODE,
@@ -68,6 +67,7 @@ from ratenvs.common.batched import (
     tape_put,
     uniform,
 )
+from ratenvs.common.jit import njit
 from ratenvs.ratto_zakko import observe as ob
 from ratenvs.ratto_zakko import reaction, rules
 from ratenvs.ratto_zakko.perception import clear_evidence, posteriors, prior_evidence

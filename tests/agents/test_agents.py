@@ -316,3 +316,11 @@ def test_the_docs_page_example_runs(capsys):
     (block,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
     exec(compile(block, "docs/agents.md", "exec"), {})
     assert "rat_a_tat_cat_2p" in capsys.readouterr().out
+
+
+def test_the_listing_keeps_its_columns():
+    """``ratenvs agents``: every shipped name fits the name column, so the game column
+    starts at the same place on every line."""
+    infos = agents.available()
+    assert max(len(info.name) for info in infos) < agents.NAME_WIDTH
+    assert {info.summary().index(f" {info.game} ") for info in infos} == {agents.NAME_WIDTH}

@@ -283,3 +283,18 @@ def test_a_record_or_gif_is_never_written_over_a_checkpoint_card(tmp_path, capsy
     assert "is the card of a checkpoint" in capsys.readouterr().err
     assert copy.read_bytes() == before
     agents.load(str(copy))
+
+
+def test_a_reader_that_stops_reading_gets_no_error():
+    """``ratenvs rules | head -1``: the reader closes the pipe before the output is
+    written; the command stops quietly (exit 1, nothing on stderr), not with an error line
+    or Python's "Exception ignored" at the exit."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ratenvs.cli", "rules"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # the reader is gone before anything is written
+    _, err = proc.communicate(timeout=120)
+    assert err == b""
+    assert proc.returncode == 1
