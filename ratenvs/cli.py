@@ -331,13 +331,23 @@ def _exploit_flags(args: argparse.Namespace) -> None:
     for name, default in EXPLOIT_TRAINING.items():
         if getattr(args, name) is None:
             setattr(args, name, default)
-    args.games = EVALUATE_GAMES if args.games is None else args.games
+    if args.games is None:
+        from ratenvs.exploit import DEFAULT_GAMES
+
+        args.games = DEFAULT_GAMES
     args.seed = 0 if args.seed is None else args.seed
 
 
 def _cmd_exploit(args: argparse.Namespace) -> int:
     """``exploit TARGET``: the exact (``--exact``, 2-player Catz) or approximate best response."""
     _exploit_flags(args)
+    if args.json is not None and args.save_responder is not None:
+        from ratenvs.agents.checkpoint import card_path
+
+        if same_file(args.json, card_path(args.save_responder)):
+            raise UsageError(
+                f"--json {args.json}: is the card of --save-responder {args.save_responder}"
+            )
     if args.json is not None:  # before the work, not after it
         results_file("--json", args.json)
     if args.save_responder is not None:
@@ -349,10 +359,14 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         refuse_existing(args.save_responder, "--save-responder")  # main says it in one line
     if args.init is not None and args.exact:
         raise UsageError("--init: --exact trains no responder")
-    if not args.no_card:  # a card that cannot be written is found before the work
+    if args.replace_card and args.no_card:
+        raise UsageError("--replace-card: not with --no-card (nothing is recorded)")
+    if not args.no_card:  # a card that cannot take the figure is found before the work
         from ratenvs.exploit import card_to_record
 
-        card_to_record(args.target)
+        card_to_record(
+            args.target, frames=None if args.exact else args.frames, replace=args.replace_card
+        )
     if args.exact:
         from ratenvs.catz_ratz_batz.bestresponse import exact_report
 
@@ -371,7 +385,8 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
             from ratenvs.exploit import record_on_card
 
             command = f"ratenvs exploit {shlex.quote(args.target)} --exact"
-            print(f"recorded on {record_on_card(args.target, result, command)}")
+            path = record_on_card(args.target, result, command, replace=args.replace_card)
+            print(f"recorded on {path}")
         _write_json(args.json, result)
         return 0
     from ratenvs import exploit
@@ -423,21 +438,34 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         print(f"the responder: {result['responder_checkpoint']}")
     _write_json(args.json, result)
     if not args.no_card and result["target"].split(":", 1)[0] not in GAMES:
-        print(f"recorded on {exploit.record_on_card(args.target, result, command)}")
+        path = exploit.record_on_card(args.target, result, command, replace=args.replace_card)
+        print(f"recorded on {path}")
     return 0
 
 
-def _add_match_arguments(parser: argparse.ArgumentParser, games: str) -> None:
+def _add_match_arguments(
+    parser: argparse.ArgumentParser,
+    games: str,
+    max_games: int | None = None,
+    max_seed: int | None = None,
+    default_games: int = EVALUATE_GAMES,
+) -> None:
+    """``--games`` (1..``max_games``, by default the evaluator's limit), ``--seed`` (0..
+    ``max_seed``, by default any seed the doors take) and ``--json``."""
     from ratenvs.evaluation import MAX_GAMES
 
+    most = MAX_GAMES if max_games is None else max_games
     parser.add_argument(
         "--games",
-        type=int_in(1, MAX_GAMES),
-        default=EVALUATE_GAMES,
-        help=f"{games} (1..{MAX_GAMES:,}; default: {EVALUATE_GAMES})",
+        type=int_in(1, most),
+        default=default_games,
+        help=f"{games} (1..{most:,}; default: {default_games:,})",
     )
     parser.add_argument(
-        "--seed", type=SEED, default=0, help="seed of the whole evaluation (default: 0)"
+        "--seed",
+        type=SEED if max_seed is None else int_in(0, max_seed),
+        default=0,
+        help="seed of the whole evaluation (default: 0)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON here")
 
@@ -568,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
         "with the command line that regenerates it",
     )
     _add_match_arguments(tour, "games per pairing")
-    from ratenvs.exploit import FRAMES, RESTARTS
+    from ratenvs.exploit import DEFAULT_GAMES, FRAMES, GAME_COUNTS, RESTARTS, SEEDS
 
     exp = sub.add_parser(
         "exploit",
@@ -579,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
         "rotated: its win rate (Wilson 95%) is a lower bound of the target's "
         "exploitability; a checkpoint's or shipped agent's card gets an 'exploitability' "
         "block. --exact: the exact best response of the 2-player Catz game (a bot, or a "
-        "2-player Catz checkpoint of a short game). Targets: " + AGENT_NAMES + ".",
+        "2-player Catz checkpoint of a fixed number of turns). Targets: " + AGENT_NAMES + ".",
     )
     exp.add_argument("target", help=AGENT_NAMES)
     exp.add_argument(
@@ -624,6 +652,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exp.add_argument("--no-card", action="store_true", help="do not write the target's card")
     exp.add_argument(
+        "--replace-card",
+        action="store_true",
+        help="record on the target's card even over a stronger figure (its exact "
+        "exploitability, or a best response of a larger budget), which is refused otherwise",
+    )
+    exp.add_argument(
         "--save-responder",
         metavar="PATH",
         help="write the kept responder there as a checkpoint (x.json and its weights), to "
@@ -638,7 +672,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"--exact with a bot: turns per seat (default {EXACT_TURNS})",
     )
-    _add_match_arguments(exp, "fresh games of the final evaluation")
+    _add_match_arguments(
+        exp, "fresh games of the final evaluation", GAME_COUNTS[1], SEEDS[1], DEFAULT_GAMES
+    )
     exp.set_defaults(games=None, seed=None)  # given or not: --exact refuses them
     return parser
 

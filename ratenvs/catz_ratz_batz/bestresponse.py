@@ -66,7 +66,8 @@ from ratenvs.catz_ratz_batz.winsolver import (
 
 MAX_TOTALS_PAIRS = 300_000
 """Most undecided pairs of totals :func:`best_response_totals` tabulates (each is a turn
-MDP, and for an agent 1,452 observations): 3 turns per seat need about 160,000."""
+MDP, and for an agent 1,452 observations): 3 turns per seat need 106,551
+(:func:`totals_pairs`)."""
 SEATS = (0, 1)
 
 
@@ -548,6 +549,7 @@ def exact_report(target: str, turns: int = 10) -> dict[str, Any]:
         agent = ckpt.bot()
         result = agent_exploitability(agent, turns)
         method = "best_response" if reads_the_lead(agent) else "best_response_totals"
+        weights = {"target_weights_sha256": ckpt.card["weights_sha256"]}
     else:
         name = target.split(":", 1)[1] if ":" in target else target
         game = target.split(":", 1)[0] if ":" in target else "catz_ratz_batz"
@@ -557,10 +559,12 @@ def exact_report(target: str, turns: int = 10) -> dict[str, Any]:
             )
         result = exploitability(bot_policy(name, _check_turns(turns)), turns)
         target, method = f"catz_ratz_batz:{name}", "best_response"
+        weights = {}
     return {
         "target": target,
         "game": "catz_ratz_batz",
         "num_players": 2,
         "method": method,
         **result.to_dict(),
+        **weights,  # a checkpoint's: the card is written only for the weights computed on
     }
