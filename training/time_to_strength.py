@@ -179,8 +179,21 @@ def commands(card: dict[str, Any], agent: str) -> list[str]:
         line = f"python -m training.train --config {path} --out runs/{agent}_{i + 1}"
         if i:
             line += f" --resume runs/{agent}_{i}/{named[i - 1][1]}"
-        out.append(line + (f"  # {edit}" if edit else ""))
+        out.append(line + _edit_flags(edit))
     return out
+
+
+def _edit_flags(edit: str) -> str:
+    """A leg's edit of its config (``with seed: 9``, ``with learning_rate_schedule: linear
+    and seed: 5``) as the command takes it: the seed as ``--seed N``, anything no flag sets
+    as a comment saying to make it in a copy of the config."""
+    parts = [p.strip() for p in re.split(r",| and ", edit.removeprefix("with ")) if p.strip()]
+    seeds = [p for p in parts if re.fullmatch(r"seed: \d+", p)]
+    rest = [p for p in parts if p not in seeds]
+    flags = "".join(f" --seed {p.split(': ')[1]}" for p in seeds[:1])
+    if rest:
+        flags += f"  # with {' and '.join(rest)} in a copy of the config (no flag sets it)"
+    return flags
 
 
 def earliest_leg_resumed(card: dict[str, Any]) -> str | None:

@@ -104,3 +104,15 @@ def test_a_resumed_card_without_history_says_its_earlier_legs_are_missing() -> N
     assert any(
         "warm start of `configs/rat_a_tat_cat_4p.yaml`" in n for n in row(named, "a")["notes"]
     )
+
+
+def test_a_legs_edit_of_its_config_becomes_the_flag_or_a_comment():
+    """A seed is ``--seed N`` (pasting the line runs that seed); what no flag sets stays a
+    comment saying to make it in a copy of the config."""
+    from training.time_to_strength import _edit_flags
+
+    assert _edit_flags("with seed: 9") == " --seed 9"
+    assert _edit_flags("with learning_rate_schedule: linear and seed: 5") == (
+        " --seed 5  # with learning_rate_schedule: linear in a copy of the config (no flag sets it)"
+    )
+    assert _edit_flags("") == ""
