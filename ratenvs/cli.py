@@ -560,7 +560,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents",
         nargs="+",
         metavar="NAME",
-        help="one for every other seat, or one per seat: bot names (bare or game:bot), "
+        help="one for every other seat, or one per seat (the table rotates game by game: "
+        "the k-th name plays k + 1 turns after the agent, each in every seat alike): bot "
+        "names (bare or game:bot), "
         "agent:NAME or checkpoints (default: the game's default bot)",
     )
     _add_match_arguments(ev, "games")
@@ -571,7 +573,10 @@ def build_parser() -> argparse.ArgumentParser:
         "2), the two sharing the seats: one in the even seats, the other in the odd ones, "
         "alternated game by game. A pairing's score is the agent's share of the wins (a win "
         "shared by w seats counts 1/w to each), with its Wilson 95% interval; Bradley-Terry "
-        "ratings on the Elo scale with bootstrap 95% intervals. Agents: " + AGENT_NAMES + ".",
+        "ratings on the Elo scale with bootstrap 95% intervals (0.5 pseudo-wins each way "
+        "between every pair keep them finite when one side won every game; 200 bootstrap "
+        "fits, the games resampled within every pairing; --json's rating_method says it "
+        "whole). Agents: " + AGENT_NAMES + ".",
     )
     tour.add_argument("agents", nargs="+", metavar="AGENT", help="two or more: " + AGENT_NAMES)
     tour.add_argument(

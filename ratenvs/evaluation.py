@@ -44,7 +44,13 @@ from ratenvs.common.bots import Bot, OwnView
 from ratenvs.common.options import Option, OptionSpec
 from ratenvs.common.play import game_seed
 from ratenvs.common.play import play_game as harness_play
-from ratenvs.common.stats import Z_95, bootstrap_bradley_terry, mean_interval, wilson_interval
+from ratenvs.common.stats import (
+    RATING_METHOD,
+    Z_95,
+    bootstrap_bradley_terry,
+    mean_interval,
+    wilson_interval,
+)
 from ratenvs.games import GAMES, GameSpec, get_game
 
 MAX_GAMES = 1_000_000
@@ -151,8 +157,11 @@ def play_match(
     first_seat: int = 0,
     extras: EvaluationExtras | None = None,
 ) -> list[GameResult]:
-    """``games`` games of ``agent`` against ``opponents`` (one per other seat), seats rotated
-    (game ``g``: the agent in seat ``(first_seat + g) mod players``)."""
+    """``games`` games of ``agent`` against ``opponents`` (one per other seat), the whole
+    table rotated: game ``g`` seats the agent in seat ``s = (first_seat + g) mod players``
+    and ``opponents[k]`` in seat ``(s + 1 + k) mod players``, so each player sits in every
+    seat equally often and the order of play around the table stays the same (the k-th
+    opponent always plays k + 1 turns after the agent)."""
     games, seed = check_run(games, seed)
     env = spec.load().raw_env(**env_options)
     n = env.num_players
@@ -162,8 +171,8 @@ def play_match(
     results = []
     for g in range(games):
         seat = (first_seat + g) % n
-        players = list(opponents)
-        players.insert(seat, agent)
+        table = [agent, *opponents]
+        players = [table[(j - seat) % n] for j in range(n)]
         tracker = None if make_tracker is None else make_tracker(seat)
         totals, winners = play_game(
             spec, env_options, players, seed * GAME_SEED_STRIDE + g, env, tracker
@@ -416,6 +425,26 @@ def make_opponents(
     return [seat_maker(r, env_options)() for r in refs], [r.label for r in refs]
 
 
+def opponent_details(
+    game: str, labels: Sequence[str], env_options: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """For each opponent (by label) that is a checkpoint or sees the table with view options
+    of its own: the SHA-256 of its weights (``weights_sha256``) and those options
+    (``own_view``), so a result says which weights and which views played."""
+    out: dict[str, dict[str, Any]] = {}
+    for label in dict.fromkeys(labels):
+        ref = resolve_agent(label, game)
+        info: dict[str, Any] = {}
+        if ref.checkpoint is not None:
+            info["weights_sha256"] = ref.checkpoint.card["weights_sha256"]
+        own = own_view_options(ref, env_options)
+        if own:
+            info["own_view"] = own
+        if info:
+            out[label] = info
+    return out
+
+
 def own_view_options(
     ref: AgentRef, table_options: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
 ) -> dict[str, Any] | None:
@@ -623,6 +652,9 @@ def evaluate_agent(
     t0 = time.perf_counter()
     out = summarise(play_match(spec, env_options, agent, opponents, games, seed, extras=extras))
     out["opponents"] = labels
+    details = opponent_details(game, labels, env_options)
+    if details:
+        out["opponent_details"] = details
     out["seed"] = seed
     out["env_options"] = dict(env_options)
     out["players"] = n
@@ -893,6 +925,11 @@ def tournament(
             views[r.label] = {**env_options, **own}
     if views:
         out["own_views"] = views
+    weights = {
+        r.label: r.checkpoint.card["weights_sha256"] for r in refs if r.checkpoint is not None
+    }
+    if weights:
+        out["weights_sha256"] = weights  # which weights played, by agent
     out.update(
         {
             "players": seats,
@@ -901,6 +938,7 @@ def tournament(
             "agents": [r.label for r in refs],
             "pairs": pairs,
             "ratings": ratings,
+            "rating_method": RATING_METHOD,
         }
     )
     return out
@@ -1031,6 +1069,9 @@ def format_evaluation(result: dict[str, Any]) -> str:
     )
     if result.get("env_overrides"):
         title += f" (env overrides {result['env_overrides']})"
+    for label, info in (result.get("opponent_details") or {}).items():
+        if info.get("own_view"):
+            title += f"\n{label} sees the table with its own {info['own_view']}"
     text = title + "\n" + _table(("figure", "value", "95% interval"), rows, right=(1, 2))
     by_response = response_rows(result)
     if by_response:

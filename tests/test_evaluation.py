@@ -62,6 +62,30 @@ def test_play_match_puts_the_agent_in_every_seat_in_turn():
     assert [r.seat for r in results] == [0, 1, 2, 0, 1]
 
 
+def test_play_match_rotates_the_whole_table(monkeypatch):
+    """With different opponents every player sits in every seat alike, and the order of play
+    around the table stays: the k-th opponent always k + 1 turns after the agent (only the
+    agent's seat rotated before, the first-named opponent mostly in seat 0)."""
+    spec = GAMES["catz_ratz_batz"]
+    bots = spec.bots()
+    agent, a, b, c = (bots["random"]() for _ in range(4))
+    seatings = []
+    real = evaluation.play_game
+
+    def watch(spec_, options, players, seed, env, tracker):
+        seatings.append(list(players))
+        return real(spec_, options, players, seed, env, tracker)
+
+    monkeypatch.setattr(evaluation, "play_game", watch)
+    results = evaluation.play_match(spec, {"num_players": 4}, agent, [a, b, c], 8, 0)
+    for g, (players, result) in enumerate(zip(seatings, results, strict=True)):
+        seat = g % 4
+        assert result.seat == seat and players[seat] is agent
+        assert [players[(seat + k) % 4] for k in (1, 2, 3)] == [a, b, c]
+    for bot in (agent, a, b, c):
+        assert sorted(p.index(bot) for p in seatings) == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
 def test_ratto_zakko_evaluations_count_answers():
     result = evaluate("ratto_zakko:adult", ["ratto_zakko:child"], games=2, seed=0)
     assert result["answers"] > 0 and 0 <= result["answer_accuracy"] <= 1
@@ -169,6 +193,10 @@ def test_a_tournament_of_bots_rates_them():
     assert tournament(names, games=4, seed=3) == result
     text = format_tournament(result)
     assert "Bradley-Terry ratings" in text and names[0] in text
+    assert (
+        "0.5 pseudo-wins" in result["rating_method"]
+        and "200 bootstrap" in (result["rating_method"])
+    )
 
 
 @pytest.mark.parametrize(
@@ -633,3 +661,24 @@ def test_an_agent_seen_with_its_own_view_options_is_graded_exactly(capsys):
     out = capsys.readouterr().out
     plain = evaluation.evaluate("agent:catz_ratz_batz_1p", None, 4, 0)
     assert f"{plain['ratio_to_optimal']:.4%}" in out
+
+
+def test_the_results_name_the_weights_and_views_that_played(tmp_path):
+    """An evaluation's result names each checkpoint opponent's weights and the view options
+    it saw the table with (it said nothing of them); a tournament's, each checkpoint's
+    weights."""
+    from ratenvs import agents
+
+    ceilings = "agent:rat_a_tat_cat_4p_ceilings"
+    card = agents.load_agent_checkpoint(ceilings).card
+    result = evaluation.evaluate(
+        "agent:rat_a_tat_cat_4p", [ceilings, "heuristic", "heuristic"], games=4, seed=1
+    )
+    assert result["opponent_details"] == {
+        ceilings: {"weights_sha256": card["weights_sha256"], "own_view": {"owner_ceilings": True}}
+    }
+    assert f"{ceilings} sees the table with its own" in evaluation.format_evaluation(result)
+    plain = evaluation.evaluate("agent:rat_a_tat_cat_4p", ["heuristic"], games=2, seed=1)
+    assert "opponent_details" not in plain
+    played = tournament([ceilings, "rat_a_tat_cat:heuristic"], games=2, seed=1)
+    assert played["weights_sha256"] == {ceilings: card["weights_sha256"]}

@@ -39,6 +39,13 @@ def mean_interval(values: Sequence[float], z: float = Z_95) -> tuple[float, tupl
 
 ELO_SCALE = 400.0 / math.log(10.0)
 """Natural-log Bradley-Terry strengths times this are Elo points."""
+RATING_METHOD = (
+    "Bradley-Terry fit by Hunter's MM algorithm with 0.5 pseudo-wins each way between every "
+    "pair that met (a prior: finite ratings when one side won every game), on the Elo scale, "
+    "mean 0; 95% intervals: 2.5-97.5 percentiles of 200 bootstrap fits, the games resampled "
+    "with replacement within every pairing"
+)
+"""How :func:`bootstrap_bradley_terry` rates (its defaults), in words: for outputs and docs."""
 
 
 def bradley_terry(
