@@ -184,6 +184,20 @@ def test_bad_input_is_a_clear_error_and_loses_nothing(spec):
         cls(4, num_players=99)
     with pytest.raises(ValueError, match="log_games"):
         cls(4, log_games=[4])
+    # indices are integers: a float, a bool, a string or one bare number is refused, not
+    # read as some other game (1.5 and True were game 1, "01" games 0 and 1)
+    for bad in ([1.5], [True], "01", 5, [2**64]):
+        with pytest.raises(ValueError, match="log_games"):
+            cls(4, log_games=bad)
+    assert cls(4, log_games={2, 1}).log_games == (1, 2)
+    probe = cls(2, seed=3)
+    probe.reset()
+    for bad in (0.7, True, float("nan"), 2**63, "random"):  # 0.7 was bot 0, True bot 1
+        table = [[-1] + [bad] * (probe.num_players - 1)] * 2
+        with pytest.raises(ValueError, match="bots"):
+            probe.set_bots(table)
+        with pytest.raises(ValueError, match="bots"):
+            probe.set_next_bots(table)
     engine = cls(8, seed=3, log_games=[0])
     batch = engine.reset()
     before = batch.observation.copy(), batch.mask.copy(), engine.rng.copy()

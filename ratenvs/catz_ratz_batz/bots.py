@@ -82,6 +82,11 @@ class OptimalBot(_DiceBot):
         return self._policy[dice]
 
 
+MAX_WIN_BOT_TURNS = 50
+"""The longest game (turns per seat) the ``optimal_win`` bot takes, as ``ratenvs solve
+--win``: it solves the game exactly at its first keep, in time about the cube of the turns."""
+
+
 class OptimalWinBot:
     """Keeps the number that maximises the seat's chance to win the 2-player game (a tie
     counts half), playing the exact win-optimal policy of
@@ -93,8 +98,9 @@ class OptimalWinBot:
     the game's ``turns``. Unbound it reads the default game's observations (2 players, 10
     turns): in a game of other ``turns`` its first turn is played as a 10-turn game's (the
     first turn's observation looks the same), and the next raises a ValueError saying to
-    bind it. The game is solved on the first keep (about a minute for 10 turns, then
-    cached).
+    bind it. The game is solved on the first keep (about 15 s for 10 turns once numba has
+    compiled the solver, then cached; the time grows as the cube of the turns, so binding
+    refuses more than :data:`MAX_WIN_BOT_TURNS`).
     """
 
     name = "optimal_win"
@@ -112,6 +118,12 @@ class OptimalWinBot:
                 "the 'optimal_win' bot plays the 2-player game with a fixed number of turns "
                 f"(no target_score), not num_players={game.num_players}, turns={game.turns}, "
                 f"target_score={game.target_score}"
+            )
+        if game.turns > MAX_WIN_BOT_TURNS:
+            raise ValueError(
+                f"the 'optimal_win' bot plays games of 1..{MAX_WIN_BOT_TURNS} turns (its exact "
+                f"solve, at its first keep, grows as the cube of the turns: 10 take about 15 s, "
+                f"{MAX_WIN_BOT_TURNS} about half an hour), not turns={game.turns}"
             )
         self.observer = observer
         self.turns = int(game.turns)

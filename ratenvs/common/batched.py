@@ -400,8 +400,9 @@ vector door's peak memory, 20,000 games stepped: 1.1x to 2.7x its engine's array
 
 
 def memory_limit() -> int:
-    """Bytes of memory a batch may use at most: the machine's physical memory, or the memory
-    limit of the control group (container) this process runs in, if smaller."""
+    """Bytes of memory a batch may use at most: the machine's physical memory, or, if
+    smaller, the memory limit of the control group (container) this process runs in or the
+    process's own address-space limit (``ulimit -v``)."""
     limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
@@ -410,7 +411,44 @@ def memory_limit() -> int:
             continue
         if text.isdigit():
             limit = min(limit, int(text))
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on this platform (Windows)
+        return int(limit)
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY and soft > 0:
+        limit = min(limit, soft)
     return int(limit)
+
+
+def _holds_a_bool(value: Any) -> bool:
+    """A bool anywhere in nested lists or tuples (a mixed list's True would become 1)."""
+    if isinstance(value, bool | np.bool_):
+        return True
+    if isinstance(value, list | tuple):
+        return any(_holds_a_bool(v) for v in value)
+    return False
+
+
+def integers(name: str, value: Any, ndim: int | None = None) -> np.ndarray:
+    """``value`` as an int64 array: integers only (Python or numpy ints, in a sequence or an
+    array of ``ndim`` dimensions when given), else a ValueError naming ``name`` (a float, a
+    bool, a string or a number beyond int64 is not silently converted)."""
+    if not isinstance(value, np.ndarray) and _holds_a_bool(value):  # numpy reads True as 1
+        raise ValueError(f"{name}: must be integers, got a bool")
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as exc:  # ragged
+        raise ValueError(f"{name}: must be integers ({exc})") from None
+    if array.size == 0 and array.dtype == np.float64:  # () or []: no integers at all
+        array = array.astype(np.int64)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"{name}: must be integers, got {array.dtype} values")
+    if array.dtype == np.uint64 and array.size and int(array.max()) > INT64_MAX:
+        raise ValueError(f"{name}: must be integers of at most {INT64_MAX:,}")
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name}: must be {ndim}-dimensional, got {array.ndim} dimensions")
+    return array.astype(np.int64, copy=False)
 
 
 def _gigabytes(size: int) -> str:
@@ -512,7 +550,9 @@ class BatchedGame:
         self.observation_size = self.observer.size
         self.state_observer = self.game.observer("privileged")
         self.state_size = self.state_observer.size
-        logged = sorted({int(g) for g in log_games})
+        if isinstance(log_games, set | frozenset):
+            log_games = sorted(log_games)  # a set of indices, as an array takes them
+        logged = sorted({int(g) for g in integers("log_games", log_games, 1)})
         if any(not 0 <= g < self.num_envs for g in logged):
             raise ValueError(f"log_games must be game indices 0..{self.num_envs - 1}")
         self.log_games = tuple(logged)
@@ -710,7 +750,7 @@ class BatchedGame:
         self.next_bots[:] = self._check_bots(bots)
 
     def _check_bots(self, bots: Any) -> np.ndarray:
-        b = np.asarray(bots, dtype=np.int64)
+        b = integers("bots", bots)
         if b.shape != (self.num_envs, self.num_players):
             raise ValueError(f"bots must have shape {(self.num_envs, self.num_players)}")
         if (b >= len(self.bot_names)).any():

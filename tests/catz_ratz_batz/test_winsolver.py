@@ -343,6 +343,15 @@ def test_bot_refuses_other_tables_and_unbound_observations_of_another_size():
     keep = np.array([1, 1, 0, 0], dtype=np.int8)
     with pytest.raises(ValueError, match="bind it"):
         bot.act(np.zeros(12, np.float32), keep, np.random.default_rng(0))
+    # a game longer than it solves in reasonable time is refused when it sits down (101
+    # turns failed at its second keep, mid-game; 51 to 100 solved for hours at its first)
+    from ratenvs.catz_ratz_batz.bots import MAX_WIN_BOT_TURNS
+
+    for turns in (MAX_WIN_BOT_TURNS + 1, 101):
+        game = CatzRatzBatz(num_players=2, turns=turns)
+        with pytest.raises(ValueError, match=rf"plays games of 1\.\.50 turns .* turns={turns}"):
+            bot.bind(game.observer("knowledge"))
+    bot.bind(CatzRatzBatz(num_players=2, turns=MAX_WIN_BOT_TURNS).observer("knowledge"))
 
 
 def test_an_unbound_bot_in_a_game_of_other_turns_says_to_bind_it():

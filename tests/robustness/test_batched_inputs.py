@@ -54,6 +54,17 @@ def test_the_memory_limit_is_the_machine_s_at_most():
     assert 0 < batched.memory_limit() <= physical
 
 
+def test_the_memory_limit_is_the_process_s_at_most(monkeypatch):
+    """Under ``ulimit -v`` the limit is the process's address space: a batch too large for
+    it gets the one-line num_envs error, not numpy's MemoryError halfway through."""
+    import resource
+
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (123_456_789, resource.RLIM_INFINITY))
+    assert batched.memory_limit() == 123_456_789
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY,) * 2)
+    assert batched.memory_limit() > 123_456_789
+
+
 @SPECS
 def test_the_vector_door_before_reset_and_after_close_says_what_to_do(spec):
     door = BatchedVectorEnv(spec.name, 2, seed=0)
