@@ -49,6 +49,7 @@ from ratenvs.common.batched import (
     below,
     borrow,
     first_illegal,
+    integers,
     lean_1d,
     lean_2d,
     lean_int,
@@ -1360,15 +1361,17 @@ class BatchedRatATatCat(BatchedGame):
     def set_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
         """As :meth:`BatchedGame.set_bots`; the ``ceiling`` bot needs ``owner_ceilings=True``
         (it reads that part of the observation)."""
-        self._check_ceiling_bot(bool((np.asarray(bots) == BOT_CEILING).any()))
-        super().set_bots(bots)
+        b = integers("bots", bots)  # before reading it: a string table is refused here
+        self._check_ceiling_bot(bool((b == BOT_CEILING).any()))
+        super().set_bots(b)
 
     def set_next_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
         """As :meth:`BatchedGame.set_next_bots`; the ``ceiling`` bot needs
         ``owner_ceilings=True`` here too (without it the kernel never fills that part of
         the observation, and the bot would play blind to it)."""
-        self._check_ceiling_bot(bool((np.asarray(bots) == BOT_CEILING).any()))
-        super().set_next_bots(bots)
+        b = integers("bots", bots)
+        self._check_ceiling_bot(bool((b == BOT_CEILING).any()))
+        super().set_next_bots(b)
 
     def bot_actions(self, name: str) -> np.ndarray:
         """What bot ``name`` would play now in every game (drawing from the games'
