@@ -690,24 +690,20 @@ def _dispatch(args: argparse.Namespace, rest: list[str], parser: argparse.Argume
         return _cmd_play(args, rest)
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    if args.command == "list":
-        return _cmd_list(args)
     if args.command == "rules":
         print(rules_text(args.game), end="")
         return 0
-    if args.command == "solve":
-        return _cmd_solve(args)
-    if args.command == "replay":
-        return _cmd_replay(args)
-    if args.command == "agents":
-        return _cmd_agents(args)
-    if args.command == "evaluate":
-        return _cmd_evaluate(args)
-    if args.command == "tournament":
-        return _cmd_tournament(args)
-    if args.command == "exploit":
-        return _cmd_exploit(args)
-    return _cmd_bench(args)
+    commands = {
+        "list": _cmd_list,
+        "solve": _cmd_solve,
+        "replay": _cmd_replay,
+        "agents": _cmd_agents,
+        "evaluate": _cmd_evaluate,
+        "tournament": _cmd_tournament,
+        "exploit": _cmd_exploit,
+        "bench": _cmd_bench,
+    }
+    return commands[args.command](args)
 
 
 def main(argv: list[str] | None = None) -> int:

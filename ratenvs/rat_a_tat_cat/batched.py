@@ -49,7 +49,6 @@ from ratenvs.common.batched import (
     below,
     borrow,
     first_illegal,
-    integers,
     lean_1d,
     lean_2d,
     lean_int,
@@ -1358,20 +1357,13 @@ class BatchedRatATatCat(BatchedGame):
                 "owner_ceilings=True"
             )
 
-    def set_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
-        """As :meth:`BatchedGame.set_bots`; the ``ceiling`` bot needs ``owner_ceilings=True``
-        (it reads that part of the observation)."""
-        b = integers("bots", bots)  # before reading it: a string table is refused here
+    def _check_bots(self, bots: Any) -> np.ndarray:
+        """As :meth:`BatchedGame._check_bots` (what ``set_bots`` and ``set_next_bots`` take);
+        the ``ceiling`` bot needs ``owner_ceilings=True`` (it reads that part of the
+        observation, which the kernel fills only with the option)."""
+        b = super()._check_bots(bots)
         self._check_ceiling_bot(bool((b == BOT_CEILING).any()))
-        super().set_bots(b)
-
-    def set_next_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
-        """As :meth:`BatchedGame.set_next_bots`; the ``ceiling`` bot needs
-        ``owner_ceilings=True`` here too (without it the kernel never fills that part of
-        the observation, and the bot would play blind to it)."""
-        b = integers("bots", bots)
-        self._check_ceiling_bot(bool((b == BOT_CEILING).any()))
-        super().set_next_bots(b)
+        return b
 
     def bot_actions(self, name: str) -> np.ndarray:
         """What bot ``name`` would play now in every game (drawing from the games'

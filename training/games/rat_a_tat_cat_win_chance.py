@@ -310,7 +310,7 @@ def final_win_share(
     else:
         contenders = active if left > 1 else played
         winners = contenders & (totals == totals[contenders].min())
-    return 1.0 / int(winners.sum()) if winners[0] else 0.0
+    return win_share(winners.tolist(), 0)
 
 
 def batched_win_chance(venv: Any, door: Any, options: Any) -> Any:
