@@ -174,13 +174,35 @@ def commands(card: dict[str, Any], agent: str) -> list[str]:
         ]
     out = []
     named = legs(card)
+    history = card.get("training_history") or []
     for i, (config, _) in enumerate(named):
         path, _, edit = config.partition(" ")
         line = f"python -m training.train --config {path} --out runs/{agent}_{i + 1}"
         if i:
             line += f" --resume runs/{agent}_{i}/{named[i - 1][1]}"
-        out.append(line + _edit_flags(edit))
+        line += _edit_flags(edit)
+        last = i == len(named) - 1
+        stop = _how_it_ended(
+            str(history[i].get("note", "")) if i < len(history) else "",
+            str(card.get("shipped_from") or "") if last else "",
+        )
+        if stop:
+            line += ("; " if "  # " in line else "  # ") + stop
+        out.append(line)
     return out
+
+
+def _how_it_ended(note: str, shipped_from: str) -> str:
+    """What a pasted leg's command does not say of how the leg ran: stopped by hand (its
+    note's words) and, for the card's own leg, the card being its best checkpoint rather
+    than its final one."""
+    parts = []
+    stopped = re.search(r"stopped by hand[^;,]*", note)
+    if stopped:
+        parts.append(stopped.group(0).strip())
+    if Path(shipped_from).stem == "best":
+        parts.append("the card is its best.pt")
+    return ", ".join(parts)
 
 
 def _edit_flags(edit: str) -> str:

@@ -116,3 +116,21 @@ def test_a_legs_edit_of_its_config_becomes_the_flag_or_a_comment():
         " --seed 5  # with learning_rate_schedule: linear in a copy of the config (no flag sets it)"
     )
     assert _edit_flags("") == ""
+
+
+def test_a_leg_stopped_by_hand_or_shipped_at_its_best_says_so():
+    """A pasted command runs its config to the end and leaves final.pt; a leg that was
+    stopped by hand, or whose best checkpoint is the card, says so beside it."""
+    card = {
+        "config_name": "rat_a_tat_cat_4p_long",
+        "shipped_from": "runs/x/best.json",
+        "training_history": [
+            {"config": "configs/rat_a_tat_cat_4p.yaml", "note": "best periodic evaluation"},
+            {"config": "configs/rat_a_tat_cat_4p_long.yaml", "note": "stopped by hand at 9M; x"},
+        ],
+    }
+    first, second = commands(card, "a")
+    assert "#" not in first and "--resume runs/a_1/best.pt" in second
+    assert second.endswith("  # stopped by hand at 9M, the card is its best.pt")
+    card["shipped_from"] = "runs/x/final.pt"
+    assert commands(card, "a")[1].endswith("  # stopped by hand at 9M")
