@@ -412,6 +412,16 @@ def make_opponents(
     wrote them with, names them in errors). With the table's ``env_options``, a checkpoint
     trained with other values of the game's view options sees the table with its own
     (:func:`seat_maker`)."""
+    refs = opponent_refs(game, names, seats, flag)
+    if env_options is None:
+        return [r.make() for r in refs], [r.label for r in refs]
+    return [seat_maker(r, env_options)() for r in refs], [r.label for r in refs]
+
+
+def opponent_refs(
+    game: str, names: Sequence[str] | None, seats: int, flag: str = "--opponents"
+) -> list[AgentRef]:
+    """The agents of ``seats`` opponent seats, resolved once (:func:`make_opponents`)."""
     spec = GAMES[game]
     if not names:
         names = [spec.default_opponent]
@@ -419,21 +429,22 @@ def make_opponents(
         names = list(names) * seats
     if len(names) != seats:
         raise ValueError(f"{flag}: {seat_count_rule(seats)}, got {len(names)}")
-    refs = [resolve_agent(n, game) for n in names]
-    if env_options is None:
-        return [r.make() for r in refs], [r.label for r in refs]
-    return [seat_maker(r, env_options)() for r in refs], [r.label for r in refs]
+    refs: dict[str, AgentRef] = {}
+    for name in names:
+        if name not in refs:
+            refs[name] = resolve_agent(name, game)
+    return [refs[name] for name in names]
 
 
 def opponent_details(
-    game: str, labels: Sequence[str], env_options: Mapping[str, Any]
+    refs: Sequence[AgentRef], env_options: Mapping[str, Any]
 ) -> dict[str, dict[str, Any]]:
     """For each opponent (by label) that is a checkpoint or sees the table with view options
     of its own: the SHA-256 of its weights (``weights_sha256``) and those options
     (``own_view``), so a result says which weights and which views played."""
     out: dict[str, dict[str, Any]] = {}
-    for label in dict.fromkeys(labels):
-        ref = resolve_agent(label, game)
+    for ref in {r.label: r for r in refs}.values():
+        label = ref.label
         info: dict[str, Any] = {}
         if ref.checkpoint is not None:
             info["weights_sha256"] = ref.checkpoint.card["weights_sha256"]
@@ -642,7 +653,9 @@ def evaluate_agent(
     extras = extras_for(game) if extras is None else extras
     env = spec.load().raw_env(**env_options)
     n = int(env.num_players)
-    opponents, labels = make_opponents(game, opponent_names, n - 1, env_options)
+    refs = opponent_refs(game, opponent_names, n - 1)
+    opponents = [seat_maker(r, env_options)() for r in refs]
+    labels = [r.label for r in refs]
     players = [
         ("the agent", agent),
         *((f"opponent {name}", b) for name, b in zip(labels, opponents)),
@@ -652,7 +665,7 @@ def evaluate_agent(
     t0 = time.perf_counter()
     out = summarise(play_match(spec, env_options, agent, opponents, games, seed, extras=extras))
     out["opponents"] = labels
-    details = opponent_details(game, labels, env_options)
+    details = opponent_details(refs, env_options)
     if details:
         out["opponent_details"] = details
     out["seed"] = seed
