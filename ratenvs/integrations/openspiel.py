@@ -303,6 +303,10 @@ class _Spec:
     not_parameters: tuple[str, ...] = ()
     needs: Callable[[Game], str | None] = lambda game: None
     """Why a game with these options cannot be an OpenSpiel game (None: it can)."""
+    max_chance_nodes: Callable[[Game], int] = lambda game: 0
+    """The most chance nodes a game's history holds (OpenSpiel's
+    ``max_chance_nodes_in_history``; 0 for sampled chance, which the history does not
+    record)."""
     string_pieces: tuple[str, ...] = ()
     """Pieces of the observation its text view leaves out, added to every string as
     ``name: values`` lines, so that a string (the key of OpenSpiel's tabular methods) tells
@@ -367,6 +371,24 @@ def _ratcat_chance_outcomes(game: Game) -> int:
 def _ratcat_length(game: Game) -> int:
     # a turn: draw or take, at most 3 Draw 2s each drawing again, place or discard, knock
     return game.rounds * game.max_turns_per_round * 10  # type: ignore[attr-defined]
+
+
+_RATCAT_TURNED_BACK = 20
+"""Power cards turned back at a deal counted in the chance bound: the first discard is
+turned again while it is a power card (9 of 54), so more than 20 in a row has a chance
+below 1e-13; the rules bound it by nothing."""
+
+
+def _ratcat_chance_nodes(game: Game) -> int:
+    """Chance nodes of a round: the deal's shuffle (53 kinds to choose, the last is
+    forced) and the places of the power cards it turns back; the reshuffles while it is
+    played (a shuffle's nodes are at most the cards drawn from that pile, or 53 for the
+    last); at its end, up to one shuffle per power card in a hand (9) of the merged piles.
+    A player's decisions draw at most one card each."""
+    from ratenvs.rat_a_tat_cat.rules import DECK_SIZE
+
+    per_round = (DECK_SIZE - 1) * (1 + 1 + 9) + _RATCAT_TURNED_BACK
+    return game.rounds * (per_round + _ratcat_length(game) // game.rounds)  # type: ignore[attr-defined]
 
 
 def _ratcat_utility(game: Game) -> tuple[float, float, float | None]:
@@ -464,6 +486,7 @@ def _specs() -> dict[str, _Spec]:
         t.Information.PERFECT_INFORMATION,
         max_chance_outcomes=lambda g: len(_compositions(9, 6)),
         max_game_length=_catz_length,
+        max_chance_nodes=_catz_length,  # a roll before every decision, at most
         utility=_catz_utility,
         action_name=_catz_action,
         info_state_kind="knowledge",
@@ -477,6 +500,7 @@ def _specs() -> dict[str, _Spec]:
         t.Information.IMPERFECT_INFORMATION,
         max_chance_outcomes=_ratcat_chance_outcomes,
         max_game_length=_ratcat_length,
+        max_chance_nodes=_ratcat_chance_nodes,
         utility=_ratcat_utility,
         action_name=_ratcat_action,
         info_state_kind="knowledge",
@@ -638,8 +662,18 @@ class RatenvsGame(pyspiel.Game):
         super().__init__(game_type, info, full)
 
     def new_initial_state(self, *args: Any) -> RatenvsState:
-        """A new game (dealt when first looked at: a clone's set-up is its original's)."""
+        """A new game (dealt when first looked at: a clone's set-up is its original's). A
+        state from a string is ``deserialize_state``'s."""
+        if args:
+            raise ValueError(
+                f"{self.get_type().short_name}: new_initial_state takes no arguments, got "
+                f"{args!r} (a serialised state: game.deserialize_state)"
+            )
         return RatenvsState(self)
+
+    def max_chance_nodes_in_history(self) -> int:
+        """The most chance nodes a game's history holds (see the spec's bound)."""
+        return int(self.spec.max_chance_nodes(self.ours))
 
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
@@ -815,6 +849,13 @@ class RatenvsState(pyspiel.State):
         ours = self.get_game().ours
         if self._node is not None or ours.is_terminal(self._truth):
             return []
+        if not 0 <= player < ours.num_players:
+            raise ValueError(
+                f"legal actions of player {player}: at a simultaneous node ask each player's, "
+                "legal_actions(p) for p in range(num_players)"
+                if player == pyspiel.PlayerId.SIMULTANEOUS
+                else f"legal actions of player {player}: no such player"
+            )
         if player in ours.to_act(self._truth):
             mask = ours.legal_mask(self._truth, player)
         elif self.get_game().spec.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
@@ -828,6 +869,9 @@ class RatenvsState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         self._start()
+        # a transition that ends no step (a player's action waiting for chance, a chance
+        # outcome with more to come) rewards nothing; the step's rewards come with its end
+        self._rewards = [0.0] * len(self._returns)
         if self._node is not None:
             if action not in self._node.names:
                 raise ValueError(
@@ -840,7 +884,11 @@ class RatenvsState(pyspiel.State):
             return
         ours = self.get_game().ours
         seat = self.current_player()
-        if seat < 0 or not ours.legal_mask(self._truth, seat)[action]:
+        if (
+            seat < 0
+            or not (0 <= action < ours.num_actions)
+            or not ours.legal_mask(self._truth, seat)[action]
+        ):
             raise ValueError(f"action {action} is not legal for player {seat} now")
         self._pending = ((seat, int(action)),)
         self._advance()
@@ -850,6 +898,11 @@ class RatenvsState(pyspiel.State):
         ours = self.get_game().ours
         truth = self._truth
         acting = ours.to_act(truth)
+        if len(actions) != ours.num_players:
+            raise ValueError(
+                f"a joint action has one action per player ({ours.num_players}), got "
+                f"{len(actions)}: {list(actions)}"
+            )
         chosen = {}
         for seat, action in enumerate(actions):
             action = int(action)
@@ -870,6 +923,8 @@ class RatenvsState(pyspiel.State):
                 return node.names[action]
             return f"chance outcome {action}"
         game = self.get_game()
+        if not 0 <= action < game.ours.num_actions:
+            raise ValueError(f"no action {action}: the actions are 0..{game.ours.num_actions - 1}")
         return game.spec.action_name(game.ours, int(action))
 
     def is_terminal(self) -> bool:
@@ -900,7 +955,7 @@ class RatenvsState(pyspiel.State):
     def __str__(self) -> str:
         self._start()
         if self._truth is None:
-            return f"shuffling the deal ({len(self._outcomes)} cards drawn)"
+            return f"shuffling the deal, outcomes so far {self._outcomes}"
         text = str(self.get_game().ours.to_json(self._truth))
         if self._node is not None:
             text += f" | waiting for chance after {dict(self._pending or ())}, {self._outcomes}"

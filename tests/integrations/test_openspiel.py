@@ -412,3 +412,98 @@ def test_recipe_runs():
     ns = run_recipe("openspiel")
     assert len(ns["match_returns"]) == 2
     assert ns["mccfr_policy"] is not None
+
+
+def _random_game(state, rng, each=lambda s: None):
+    while not state.is_terminal():
+        if state.is_chance_node():
+            ids, ps = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(ids, p=ps)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        each(state)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("ratenvs_catz_ratz_batz", {"num_players": 2, "turns": 2}),
+        ("ratenvs_rat_a_tat_cat", {"num_players": 2, "rounds": 2, "reward": "points"}),
+    ],
+)
+def test_rewards_after_every_transition_add_up_to_the_returns(name, params):
+    """A transition that ends no step (a player's action waiting for chance) rewards
+    nothing: summing ``rewards()`` after every ``apply_action`` gives the returns."""
+    game = pyspiel.load_game(name, params)
+    summed = np.zeros(game.num_players())
+
+    def add(state):
+        summed[:] += state.rewards()
+
+    scored = 0
+    for seed in range(4):
+        summed[:] = 0
+        state = _random_game(game.new_initial_state(), np.random.default_rng(seed), add)
+        assert summed.tolist() == pytest.approx(state.returns())
+        scored += any(state.returns())
+    assert scored  # the sums checked are not all zeros
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"num_players": 2, "max_turns_per_round": 1},
+        {"num_players": 3, "max_turns_per_round": 2},
+        {"num_players": 2, "max_turns_per_round": 4, "rounds": 2},
+    ],
+)
+def test_a_history_stays_within_the_declared_length(params):
+    """Every chance node is in the history: a deal's shuffle alone is up to 53 of them, so
+    ``max_history_length`` counts them (``max_chance_nodes_in_history``)."""
+    game = pyspiel.load_game("ratenvs_rat_a_tat_cat", params)
+    chance = game.max_chance_nodes_in_history()
+    assert chance >= 53 * game.get_parameters().get("rounds", 1)
+    for seed in range(4):
+        state = _random_game(game.new_initial_state(), np.random.default_rng(seed))
+        assert len(state.history()) <= game.max_history_length()
+        assert state.move_number() <= game.max_move_number()
+        history = state.full_history()
+        assert sum(h.player == pyspiel.PlayerId.CHANCE for h in history) <= chance
+
+
+def test_bad_actions_and_arguments_are_refused():
+    catz = pyspiel.load_game("ratenvs_catz_ratz_batz", {"num_players": 2, "turns": 1})
+    state = catz.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    for action in (-2, catz.num_distinct_actions(), 99):
+        with pytest.raises(ValueError, match=f"action {action} is not legal"):
+            state.apply_action(action)
+        with pytest.raises(ValueError, match=f"no action {action}"):
+            state.action_to_string(0, action)
+    with pytest.raises(ValueError, match="takes no arguments"):
+        catz.new_initial_state("garbage")
+    zakko = pyspiel.load_game("ratenvs_ratto_zakko", {"num_players": 2, "rng_seed": 1})
+    state = zakko.new_initial_state()
+    assert state.is_simultaneous_node()
+    for joint in ([], [0], [0, 0, 0]):
+        with pytest.raises(ValueError, match="one action per player"):
+            state.apply_actions(joint)
+    assert state.history() == []
+    with pytest.raises(ValueError, match="ask each player's"):
+        state.legal_actions()
+    assert state.legal_actions(0) and state.legal_actions(1)
+
+
+def test_a_deals_states_differ_in_their_text():
+    """The first deal's chance nodes are told apart by ``str`` (tabular OpenSpiel tools key
+    on it)."""
+    game = pyspiel.load_game("ratenvs_rat_a_tat_cat", {"num_players": 2})
+    start = game.new_initial_state()
+    texts = set()
+    for outcome, _ in start.chance_outcomes():
+        child = start.clone()
+        child.apply_action(outcome)
+        texts.add(str(child))
+    assert len(texts) == len(start.chance_outcomes()) > 1
