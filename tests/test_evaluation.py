@@ -633,6 +633,18 @@ def test_results_are_never_written_over_a_checkpoint_card(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "is the card of a checkpoint" in err and err.count("\n") == 1
     assert copy.read_bytes() == before
+    # nor over its weights (the card would name weights that are gone)
+    weights = sorted(tmp_path.glob("catz_ratz_batz_1p.*.safetensors"))
+    kept = {w: w.read_bytes() for w in weights}
+    for w in weights:
+        for command in (
+            ["evaluate", str(copy), "--json", str(w)],
+            ["tournament", str(copy), "catz-ratz-batz:lowest", "--markdown", str(w)],
+        ):
+            assert main([*command, "--games", "2"]) == 2
+            err = capsys.readouterr().err
+            assert "is a checkpoint's weights file" in err and err.count("\n") == 1
+    assert {w: w.read_bytes() for w in weights} == kept
     agents.load(str(copy))
     assert main(["evaluate", str(copy), "--games", "2", "--json", str(tmp_path / "r.json")]) == 0
 

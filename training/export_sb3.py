@@ -29,7 +29,7 @@ import gymnasium as gym
 
 from ratenvs.agents import AGENT_PREFIX, agent_path
 from ratenvs.agents.checkpoint import PolicySpec, checkpoint_env
-from ratenvs.common.arguments import ArgumentParser, output_file, report
+from ratenvs.common.arguments import ArgumentParser, report, results_file
 from ratenvs.common.atomic import atomic_file
 from training.checkpoint import build_policy, load_checkpoint
 
@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (2 and one ``error:`` line for a mistake)."""
     args = build_parser().parse_args(argv)
     try:
-        output_file("out", args.out, make_folder=False)  # before the work, not after it
+        results_file("out", args.out)  # before the work, not after it
         notes = export(args.checkpoint, args.out)
     except (ValueError, OSError) as exc:  # a bad checkpoint, an unwritable zip
         return report(exc)

@@ -452,6 +452,16 @@ def refuse_existing(path: str | Path, flag: str) -> None:
         )
 
 
+def is_weights_file(path: str | Path) -> bool:
+    """Whether ``path`` is named as a checkpoint's weights file
+    (``<name>.<digest>[.optimizer].safetensors``, or an older ``<name>.pt`` with its card
+    beside it)."""
+    p = Path(path)
+    if _CONTENT_NAME.match(p.name):
+        return True
+    return p.suffix == LEGACY_WEIGHTS_SUFFIX and card_path(p).is_file()
+
+
 def owned_files(path: str | Path) -> list[Path]:
     """The weights files in the folder of checkpoint ``path`` that belong to it by name
     (``<name>.<digest>[.optimizer].safetensors`` and the older ``<name>.pt``), whether its

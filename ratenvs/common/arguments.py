@@ -177,15 +177,21 @@ def results_file(
     flag: str, path: str | Path, error: type[Exception] = UsageError, *, make_folder: bool = False
 ) -> Path:
     """:func:`output_file` for a file of results (``--json``, ``--markdown``, a game record,
-    a GIF), which is also not a checkpoint's card (weights files of its name beside it):
-    written there, the results would leave the weights without the card that names them."""
-    from ratenvs.agents.checkpoint import owned_files
+    a GIF, an exported model), which is also not a checkpoint's card (weights files of its
+    name beside it: written there, the results would leave the weights without the card
+    that names them) nor a checkpoint's weights file (its card would name weights that are
+    gone)."""
+    from ratenvs.agents.checkpoint import is_weights_file, owned_files
 
     path = output_file(flag, path, error, make_folder=make_folder)
     if path.suffix == ".json" and path.is_file() and owned_files(path):
         raise error(
             f"{flag} {path}: is the card of a checkpoint (its weights are beside it); write "
             "the results to another file"
+        )
+    if path.is_file() and is_weights_file(path):
+        raise error(
+            f"{flag} {path}: is a checkpoint's weights file; write the results to another file"
         )
     return path
 

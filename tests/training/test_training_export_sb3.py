@@ -88,3 +88,24 @@ def test_a_failed_export_leaves_the_old_zip(tmp_path, monkeypatch):
     monkeypatch.setattr(MaskablePPO, "save", broken)
     assert export_sb3.main(["agent:catz_ratz_batz_1p", str(out)]) == 2
     assert out.read_bytes() == b"old" and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_the_zip_is_never_written_over_a_checkpoint(tmp_path, capsys):
+    """The zip named as the input's card or weights file is one error line before any work;
+    the checkpoint still loads."""
+    import shutil
+
+    card = agents.agent_path("catz_ratz_batz_1p")
+    for path in card.parent.glob("catz_ratz_batz_1p.*"):
+        shutil.copy(path, tmp_path / path.name)
+    copy = tmp_path / card.name
+    files = sorted(tmp_path.glob("catz_ratz_batz_1p.*"))
+    kept = {f: f.read_bytes() for f in files}
+    for out in files:
+        if out.suffix in (".json", ".safetensors"):
+            assert export_sb3.main([str(copy), str(out)]) == 2
+            err = capsys.readouterr().err
+            assert "of a checkpoint" in err or "checkpoint's weights" in err
+            assert err.count("\n") == 1
+    assert {f: f.read_bytes() for f in files} == kept
+    agents.load(str(copy))
