@@ -223,6 +223,18 @@ def test_bad_input_is_a_clear_error_and_loses_nothing(spec):
         engine.bot_index("nobody")
 
 
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_none_on_a_fresh_engine_or_picker_is_a_clear_error(name):
+    """``step(None)`` before any step, ``pick(None)`` before any pick: a ValueError (the
+    lean call's memory of "no input yet" was None, so None took it and crashed Python)."""
+    engine = GAMES[name].batched()(3, seed=0)
+    engine.reset(seed=0)
+    with pytest.raises(ValueError, match="one per game"):
+        engine.step(None)
+    with pytest.raises(ValueError, match="rows"):
+        RandomActions(4, seed=0).pick(None)
+
+
 def test_a_corrupt_chance_tape_is_refused():
     with pytest.raises(ValueError, match="episode marker"):
         decode_tape(np.array([2.0, 1.0]))

@@ -145,14 +145,16 @@ class LeanState:
 
     __slots__ = ("address", "key", "table")
 
-    def __init__(self, key: Any = None, table: Any = None, address: int = 0) -> None:
+    def __init__(self, key: Any, table: Any = None, address: int = 0) -> None:
         self.key = key
         self.table = table
         self.address = address
 
 
-NO_LEAN = LeanState()
-"""The lean state of an engine or picker that has no remembered input yet."""
+NO_LEAN = LeanState(object())
+"""The lean state of an engine or picker that has no remembered input yet: its key is an
+object of its own, which no caller can hand in (with ``None``, ``step(None)`` on a fresh
+engine took the lean call at address 0 and crashed the process)."""
 
 
 def lean_entry(wrapper: Any) -> Any:
@@ -731,7 +733,7 @@ class BatchedGame:
         """The lean table anew (after the engine replaced any of its arrays), for the action
         array in use, if any. Logged games (their tapes grow between steps) never go lean."""
         key, self._lean = self._lean.key, NO_LEAN
-        if key is not None:
+        if key is not NO_LEAN.key:
             self._lean_register(key)
 
     def set_bots(self, bots: np.ndarray | Sequence[Sequence[int]]) -> None:
