@@ -26,3 +26,24 @@ def test_golden_playthrough(name):
     for i, (g, e) in enumerate(zip(got, expected)):
         assert g == e, f"{name}: line {i + 1} differs"
     assert len(got) == len(expected)
+
+
+def test_bad_input_is_one_line(tmp_path, capsys):
+    """A ``--write`` that is no folder, a bad seed: one error line (they were tracebacks, and
+    a seed of 1.5 was read as 1)."""
+    from ratenvs.common.playthrough import main, playthrough
+
+    afile = tmp_path / "afile"
+    afile.write_text("kept")
+    for where in (afile, afile / "sub"):
+        assert main(["--write", str(where)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --write") and err.count("\n") == 1
+    assert afile.read_text() == "kept"
+    with pytest.raises(SystemExit) as exit_:  # no case, no --write: the parser's one line
+        main([])
+    assert exit_.value.code == 2 and "name a case" in capsys.readouterr().err
+    game = GAMES["catz_ratz_batz"].load().raw_env().game
+    for seed in (-1, 1.5, True, None):
+        with pytest.raises(ValueError, match="seed must be"):
+            playthrough(game, seed)

@@ -54,14 +54,19 @@ class ArgumentParser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         parsed = super().parse_known_args(args, namespace)
-        defaults = [(action, action.default) for action in self._actions]
+        defaults = [(action, action.default, action.choices) for action in self._actions]
         try:  # again with no defaults: what is left in the namespace was typed
-            for action, _ in defaults:
+            for action, _, _ in defaults:
                 action.default = argparse.SUPPRESS
+                if not action.option_strings and action.nargs in ("?", "*"):
+                    # an absent optional positional's default is checked against its
+                    # choices, and SUPPRESS is none of them
+                    action.choices = None
             bare, _ = super().parse_known_args(args, argparse.Namespace())
         finally:
-            for action, default in defaults:
+            for action, default, choices in defaults:
                 action.default = default
+                action.choices = choices
         self.typed = frozenset(vars(bare)) - set(self._defaults)  # set_defaults: not typed
         return parsed
 

@@ -14,10 +14,8 @@ deliberate, versioned rules change, and say which files changed in the commit.
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -64,9 +62,14 @@ def _values(values: np.ndarray) -> str:
 
 
 def playthrough(game: Game, seed: int, max_steps: int = 400) -> str:
-    """The text of a playthrough of ``game`` from ``seed`` (see the module docstring)."""
+    """The text of a playthrough of ``game`` from ``seed`` (an integer >= 0; see the module
+    docstring)."""
     from gymnasium.utils import seeding
 
+    from ratenvs.common.options import check_seed
+
+    if seed is None or check_seed(seed) is None:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     chance, _ = seeding.np_random(int(seed))
     observer = game.observer(game.observation_kind)
     lines = [
@@ -119,16 +122,23 @@ def case_text(name: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    from ratenvs.common.arguments import ArgumentParser, output_folder, report
+
+    parser = ArgumentParser(
         prog="python -m ratenvs.common.playthrough",
         description="Print a golden playthrough, or write every golden case into a folder.",
     )
-    parser.add_argument("case", nargs="?", choices=sorted(CASES), help="the case to print")
+    parser.add_argument(
+        "case", nargs="?", default=None, choices=sorted(CASES), help="the case to print"
+    )
     parser.add_argument("--write", metavar="DIR", help="write every case as DIR/<case>.txt")
     args = parser.parse_args(argv)
     if args.write:
-        folder = Path(args.write)
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder = output_folder("--write", args.write)
+            folder.mkdir(parents=True, exist_ok=True)
+        except (ValueError, OSError) as exc:
+            return report(exc)
         for name in CASES:
             path = folder / f"{name}.txt"
             with atomic_file(path) as fh:

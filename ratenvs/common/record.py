@@ -149,9 +149,9 @@ def _check(record: Any, game: str | None) -> str:
         raise ValueError(f"record 'options' may not hold {render} (a replay chooses its view)")
     if not isinstance(actions, list):
         raise ValueError(f"record 'actions' must be a list, got a {_json_type(actions)}")
-    wrong = next((a for a in actions if not _is_int(a)), None)
-    if wrong is not None:
-        raise ValueError(f"record 'actions' must be integers, got {wrong!r}")
+    wrong = [a for a in actions if not _is_int(a)]
+    if wrong:
+        raise ValueError(f"record 'actions' must be integers, got {wrong[0]!r}")
     chance = record.get("chance")
     if chance is not None:
         pairs = isinstance(chance, list) and all(

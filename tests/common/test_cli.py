@@ -298,3 +298,21 @@ def test_a_reader_that_stops_reading_gets_no_error():
     _, err = proc.communicate(timeout=120)
     assert err == b""
     assert proc.returncode == 1
+
+
+def test_the_parser_takes_an_optional_positional_with_choices(capsys):
+    """``nargs="?"`` with ``choices``, left out: parsed as its default, not refused (the pass
+    that finds what was typed checked the absent value against the choices)."""
+    from ratenvs.common.arguments import ArgumentParser
+
+    parser = ArgumentParser(prog="p")
+    parser.add_argument("case", nargs="?", default=None, choices=["a", "b"])
+    parser.add_argument("--n", type=int, default=3)
+    args = parser.parse_args([])
+    assert (args.case, args.n, parser.typed) == (None, 3, frozenset())
+    args = parser.parse_args(["b", "--n", "3"])
+    assert (args.case, parser.typed) == ("b", frozenset({"case", "n"}))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["c"])
+    assert "invalid choice: 'c'" in capsys.readouterr().err
+    assert parser._actions[1].choices == ["a", "b"]  # put back

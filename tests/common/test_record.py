@@ -375,10 +375,13 @@ def test_a_chance_log_of_impossible_draws_is_refused(draws, call, said):
         ("version", 0.0, "unsupported record version 0.0"),
         ("env_version", True, "'env_version' must be an integer >= 0"),
         ("env_version", 0.0, "'env_version' must be an integer >= 0"),
+        ("actions", [0, None], "'actions' must be integers, got None"),
+        ("actions", [1.5], "'actions' must be integers, got 1.5"),
     ],
 )
 def test_a_record_header_of_the_wrong_type_is_refused(key, value, said):
-    """``version`` and ``env_version`` were compared with ``==``, so False or 0.0 passed."""
+    """``version`` and ``env_version`` were compared with ``==``, so False or 0.0 passed;
+    a null action was a TypeError traceback."""
     from ratenvs.common.record import RECORD_VERSION, _check
 
     record = {"game": "catz_ratz_batz", "version": RECORD_VERSION, "seed": 1, "options": {}}
