@@ -182,6 +182,8 @@ def is_checkpoint_path(name: str | Path) -> bool:
     leaves the bot ``heuristic`` as it is)."""
     if isinstance(name, Path):
         return True
+    if not name:
+        return False
     path = Path(name)
     return (
         path.suffix in (".pt", ".json", ".safetensors")

@@ -412,8 +412,11 @@ def checkpoint_base(path: str | Path) -> Path:
 
 
 def card_path(path: str | Path) -> Path:
-    """The ``.json`` card of the checkpoint ``path`` names (see :func:`checkpoint_base`)."""
+    """The ``.json`` card of the checkpoint ``path`` names (see :func:`checkpoint_base`); a
+    path with no name (``""``, ``.``, ``/``) is a CheckpointError."""
     base = checkpoint_base(path)
+    if not base.name or base.name in (".", ".."):
+        raise CheckpointError(f"{str(path)!r} names no checkpoint (give x, x.json or agent:NAME)")
     return base.with_name(base.name + CARD_SUFFIX)
 
 
@@ -1178,6 +1181,12 @@ def checkpoint_env(ckpt: Checkpoint) -> Any:
     the policy's, are a CheckpointError naming the checkpoint (before any game is played)."""
     from ratenvs.games import GAMES
 
+    render = sorted({"render_mode", "render_view"} & set(ckpt.env_options))
+    if render:  # how a game is shown is the player's choice, not the policy's
+        raise CheckpointError(
+            f"checkpoint {ckpt.path}: its card's env_options may not hold {render} (a game's "
+            "rendering is chosen where it is played)"
+        )
     try:
         env = GAMES[ckpt.game].load().raw_env(**ckpt.env_options)
     except (ValueError, TypeError) as exc:

@@ -290,12 +290,20 @@ def test_a_changed_weights_file_fails_its_sha256(shipped_copy):
         ({"weights_sha256": 5}, r"'weights_sha256' must be a string"),
         ({"env_options": {"num_players": 3, "target_score": 100}}, r"observations of size"),
         ({"env_options": {"num_players": 2, "bogus": 1}}, r"do not fit rat_a_tat_cat"),
+        ({"env_options": {"num_players": 2, "render_mode": "human"}}, r"may not hold"),
     ],
 )
 def test_a_card_that_does_not_fit_is_refused(shipped_copy, changes, message):
     _edit_card(shipped_copy, **changes)
     with pytest.raises(CheckpointError, match=message):
         agents.load(shipped_copy)
+
+
+@pytest.mark.parametrize("name", ["", ".", "/"])
+def test_a_name_that_names_nothing_is_a_checkpoint_error(name):
+    """An empty agent name was "PosixPath('.') has an empty name", a plain ValueError."""
+    with pytest.raises(CheckpointError, match=r"no checkpoint|unknown agent"):
+        agents.load(name)
 
 
 def test_a_card_with_another_architecture_or_broken_json_is_refused(shipped_copy):
