@@ -416,16 +416,23 @@ def save_checkpoint(algo: Any, out: Path, iteration: int) -> Path:
     half checkpoint under the name."""
     final = (out / f"checkpoint_{iteration:06d}").resolve()
     writing = final.with_name(f".{final.name}.{os.getpid()}.tmp")
-    if writing.exists():
-        shutil.rmtree(writing)
+    replaced = final.with_name(f".{final.name}.{os.getpid()}.old.tmp")
+    for stale in (writing, replaced):
+        if stale.exists():
+            shutil.rmtree(stale)
     try:
         algo.save_to_path(str(writing))
-        if final.exists():  # an earlier checkpoint of the same iteration: replaced whole
-            shutil.rmtree(final)
+        if final.exists():  # an earlier checkpoint of the same iteration: replaced whole,
+            os.replace(final, replaced)  # set aside (not removed) until the new one is in
         os.replace(writing, final)
+    except BaseException:
+        if replaced.exists() and not final.exists():  # put the earlier one back
+            os.replace(replaced, final)
+        raise
     finally:
-        if writing.exists():
-            shutil.rmtree(writing, ignore_errors=True)
+        for left in (writing, replaced):
+            if left.exists():
+                shutil.rmtree(left, ignore_errors=True)
     return final
 
 

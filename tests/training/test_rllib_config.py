@@ -195,3 +195,34 @@ def test_a_checkpoint_is_renamed_into_place_whole(tmp_path):
     (out / ".checkpoint_000030.123.tmp").mkdir()
     prepare_out(out, overwrite=True)
     assert list(out.iterdir()) == []
+
+
+def test_a_checkpoint_replaced_is_kept_until_the_new_one_is_in(tmp_path, monkeypatch):
+    """A checkpoint of the same iteration is set aside, not removed, until the new one is
+    renamed into place: a failure between the two puts the earlier one back."""
+    import os
+
+    from training.rllib_train import save_checkpoint
+
+    out = tmp_path / "run"
+    out.mkdir()
+    path = save_checkpoint(_Algo(), out, 10)
+    (path / "algorithm_state.pkl").write_bytes(b"earlier")
+    real = os.replace
+    calls = []
+
+    def second_rename_fails(src, dst):
+        calls.append((src, dst))
+        if len(calls) == 2:  # the new one into place
+            raise OSError(5, "Input/output error")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", second_rename_fails)
+    with pytest.raises(OSError, match="Input/output"):
+        save_checkpoint(_Algo(), out, 10)
+    monkeypatch.setattr(os, "replace", real)
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint_000010"]
+    assert (path / "algorithm_state.pkl").read_bytes() == b"earlier"
+    save_checkpoint(_Algo(), out, 10)  # and replaced when nothing fails
+    assert (path / "algorithm_state.pkl").read_bytes() == b"state"
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint_000010"]
