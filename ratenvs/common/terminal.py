@@ -61,7 +61,12 @@ def play_parser(
 ) -> argparse.ArgumentParser:
     """The parser of ``ratenvs play <cli_name>`` with ``--players``, ``--bots`` and
     ``--seed``; a game adds its own options to it."""
-    parser = ArgumentParser(prog=f"ratenvs play {cli_name}", description=description)
+    parser = ArgumentParser(
+        prog=f"ratenvs play {cli_name}",
+        description=description,
+        epilog=f"ratenvs play {cli_name} --window [options]: the same game in a pygame window "
+        '(pip install "ratenvs[render]").',
+    )
     players = game_class.options["num_players"]
     parser.add_argument(
         "--players",
