@@ -126,7 +126,7 @@ EXTRA_OPTIONS = (
             "fly_card_under_shaker": "rat",
             "original_colour_cards": 0,
             "answer_beliefs": True,
-            "belief_prior": "count",  # the counted beliefs without the record's pieces
+            "belief_prior": "deck",  # the deck's beliefs without the record's pieces
         },
         0.7,
     ),

@@ -625,6 +625,15 @@ def _prior_needs_beliefs(p: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _count_needs_record(p: Mapping[str, Any]) -> str | None:
+    if p["belief_prior"] == "count" and p["answer_beliefs"] and not p["public_record"]:
+        return (
+            "option 'belief_prior'='count' needs public_record=True: it counts the answers "
+            "every seat gave, which a seat without the record does not see"
+        )
+    return None
+
+
 OPTION_RULES = (
     OptionRule(
         ("answer_beliefs", "observation"),
@@ -649,6 +658,17 @@ OPTION_RULES = (
         _prior_needs_beliefs,
         {
             "belief_prior": {"answer_beliefs": True},
+            "answer_beliefs": {"belief_prior": "independent"},
+        },
+    ),
+    OptionRule(
+        ("belief_prior", "public_record", "answer_beliefs"),
+        "`belief_prior='count'` needs `public_record=True` (it counts every seat's answers, "
+        "which only the record shows)",
+        _count_needs_record,
+        {
+            "belief_prior": {"public_record": True},
+            "public_record": {"belief_prior": "independent"},
             "answer_beliefs": {"belief_prior": "independent"},
         },
     ),
@@ -765,7 +785,8 @@ class RattoZakko(Game):
             "colour as independent (the bayes bot's beliefs); \"deck\": the deck's joint prior "
             'over food and colour (observe.joint_response_beliefs); "count": the cards not '
             "yet turned face up, by kind, and no response already given to the card "
-            "(observe.counted_response_beliefs: the ideal bot's beliefs with `public_record`)",
+            "(observe.counted_response_beliefs: the ideal bot's beliefs; needs "
+            "`public_record=True`)",
             choices=BELIEF_PRIORS,
             view_only=True,
         ),

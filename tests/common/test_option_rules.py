@@ -32,6 +32,11 @@ BROKEN = [
         "option 'belief_prior'='deck' needs answer_beliefs=True",
     ),
     (
+        "ratto_zakko",
+        {"belief_prior": "count", "answer_beliefs": True},
+        "option 'belief_prior'='count' needs public_record=True",
+    ),
+    (
         "rat_a_tat_cat",
         {"eliminate_at": "reaches"},
         "option 'eliminate_at'='reaches' rules the elimination game: set 'target_score'",
