@@ -16,7 +16,8 @@ simultaneous. The first correct answer wins the card and the jackpot.
 | Agents count       | 2 - 8 (`num_players`, default 4)                          |
 | Action shape       | (1,)                                                      |
 | Action values      | 0 - 24                                                    |
-| Observation shape  | (35 + 3 n (+ 13),) float32, plus an int8 `action_mask` (25,)|
+| Observation shape  | (35 + 3 n,) float32 (+ 40 `public_record`, + 13           |
+|                    | `answer_beliefs`), plus an int8 `action_mask` (25,)       |
 | Registered ids     | `ratenvs/ratto_zakko-v0` (PettingZoo AEC and parallel),   |
 |                    | `ratenvs/RattoZakko-v0` (Gymnasium: one learner, 4 seats, |
 |                    | the other three "adult" human-model bots)                 |
