@@ -80,7 +80,9 @@ def test_gymnasium_check_env():
         ("num_players", 2.5),
         ("level", "lunch"),
         ("tick_ms", 0),
+        ("tick_ms", 1001),  # "any 1 - 1000 ms"
         ("window_ticks", 0),
+        ("window_ticks", 10001),  # "any 1 - 10000"
         ("perception", "blurry"),
         ("observation", "psychic"),
         ("reward", "points"),

@@ -278,6 +278,55 @@ def test_tie_sends_card_and_returned_cards_to_the_jackpot():
     assert state.cards_accounted() == GAME[id(state)].total_cards
 
 
+def test_after_a_tie_the_last_winner_deals_again():
+    """Only a winner takes the deal: a tie (or nobody right) leaves it where it was, with a
+    dealer other than seat 0 so that a reset to 0 would show."""
+    state = table("egg/white", n=3)
+    play_tick(state, {2: "grab:egg"})
+    assert state.dealer == 2
+    right = rules.RESPONSES[
+        rules.correct_response_index(
+            state.card, state.shaker_on, state.fly_under, GAME[id(state)].level
+        )
+    ]
+    play_tick(state, {0: right, 1: right})
+    assert state.last_result.winner is None and state.last_result.tied == [0, 1]
+    assert state.dealer == 2
+
+
+def test_the_jackpot_left_after_the_last_card_stays_unclaimed():
+    """The last card tied: it joins the jackpot, nobody takes it, and the cards won decide
+    the game (RULES.md: the jackpot left after the last card stays unclaimed)."""
+    state = table("egg/white", n=3, won=[2, 1, 0], jackpot=2)
+    game = GAME[id(state)]
+    state.won[0] += state.deck
+    state.deck = []  # the card showing is the last
+    counts = state.card_counts()
+    play_tick(state, {0: "grab:egg", 1: "grab:egg"})
+    assert state.is_over and len(state.jackpot) == 3
+    assert state.card_counts() == counts and state.cards_accounted() == game.total_cards
+
+
+def test_a_seat_that_answered_keeps_perceiving_the_card():
+    """Gradual perception: a seat that already answered (wrongly) goes on glimpsing the card
+    while it stays open, as every other seat does."""
+    game = rules.RattoZakko(num_players=3, level="main", perception="gradual")
+    state = game.init(np.random.default_rng(5))
+    wrong = next(
+        r
+        for r in range(len(rules.RESPONSES))
+        if r != rules.correct_response_index(state.card, state.shaker_on, state.fly_under, "main")
+    )
+    rules.submit(state, 0, wrong)
+    rules.end_tick(game, state, np.random.default_rng(6))
+    assert state.tick == 1 and state.answer[0] != rules.NO_ANSWER
+    before = state.evidence.copy()
+    rules.end_tick(game, state, np.random.default_rng(7))  # nobody answers this tick
+    assert state.tick == 2
+    for seat in range(3):  # every seat's evidence moved, the one that answered too
+        assert not np.array_equal(state.evidence[seat], before[seat]), seat
+
+
 def test_nobody_right_when_everyone_answered_wrongly():
     state = table("fly", n=2, fly="egg", won=[1, 1])
     delta = play_tick(state, {0: "shout:fly", 1: "grab:fish"})
