@@ -30,6 +30,8 @@ OpponentsArg = (
     str | Bot | Sequence["str | Bot"] | Callable[[np.random.Generator], Sequence[Bot]] | None
 )
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
+LEARNER_VIEW = "learner"
+"""``render_view`` of the single-agent door that follows the learner's seat."""
 MAX_DROPPED_GAMES = 1000
 """``reset`` gives up (a RuntimeError) after this many games in a row finished before the
 learner's first decision."""
@@ -62,7 +64,10 @@ class SingleAgentEnv(gym.Env):
             illegal action (never coerced: 1.9, True, "1").
         illegal_reward: reward of an illegal action under ``"terminate"``.
         render_mode: passed to the game env.
-        **env_options: the game env's options (``num_players``, ...).
+        **env_options: the game env's options (``num_players``, ...); ``render_view`` is
+            the game env's (``"omniscient"``, the default, or an agent name) or
+            ``"learner"``: the learner's seat view, following the seat when it is drawn
+            at every reset (a fixed ``"player_0"`` shows another seat's view then).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -84,6 +89,9 @@ class SingleAgentEnv(gym.Env):
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.illegal_reward = check_float("illegal_reward", illegal_reward)
         self.render_mode = render_mode
+        self._view_follows_learner = env_options.get("render_view") == LEARNER_VIEW
+        if self._view_follows_learner:
+            env_options = {**env_options, "render_view": "player_0"}  # set at every reset
         self.aec: GameAECEnv = self.spec_game.load().raw_env(render_mode=render_mode, **env_options)
         n = self.aec.num_players
         if learner_seat != "random" and (
@@ -105,6 +113,7 @@ class SingleAgentEnv(gym.Env):
         self.observation_space = self.aec.observation_space(agent0)["observation"]
         self.action_space = self.aec.action_space(agent0)
         self._seat = 0 if learner_seat == "random" else int(learner_seat)
+        self._follow_view()
         self._bots: list[Bot] = []
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
 
@@ -191,6 +200,7 @@ class SingleAgentEnv(gym.Env):
         n = self.aec.num_players
         if self.learner_seat == "random":
             self._seat = int(self.np_random.integers(n))
+            self._follow_view()
         if self._fixed_opponents is None:
             self._bots = self._seated(self._resolve(self._opponents_arg(self.np_random), n - 1))
         else:
@@ -275,6 +285,10 @@ class SingleAgentEnv(gym.Env):
         if not hasattr(self.aec, "terminations"):
             raise RuntimeError("action_masks() before reset(): call reset() first")
         return self._mask.astype(bool)
+
+    def _follow_view(self) -> None:
+        if self._view_follows_learner:
+            self.aec.render_view = self.aec.possible_agents[self._seat]
 
     @property
     def learner(self) -> str:

@@ -286,3 +286,29 @@ def test_a_mistaken_opponents_value_is_a_clear_error(opponents, match):
     with pytest.raises(ValueError, match=match):
         SingleAgentEnv("rat_a_tat_cat", opponents=opponents)
     SingleAgentEnv("rat_a_tat_cat", opponents=_Bot()).reset(seed=0)  # an instance plays
+
+
+def test_the_learners_view_follows_its_seat():
+    """``render_view="learner"``: the picture is the learner's seat view, whichever seat it
+    was drawn; a fixed agent name stays that seat's (the omniscient view stays the
+    default)."""
+    import gymnasium
+
+    env = gymnasium.make(
+        "ratenvs/RatATatCat-v1", render_mode="ansi", render_view="learner", learner_seat="random"
+    )
+    seats = set()
+    for seed in range(8):
+        _, info = env.reset(seed=seed)
+        seat = info["learner_seat"]
+        seats.add(seat)
+        assert f"view: player_{seat}" in env.render()
+    assert seats == {0, 1}
+    default = gymnasium.make("ratenvs/RatATatCat-v1", render_mode="ansi")
+    default.reset(seed=0)
+    assert "view: omniscient" in default.render()
+    fixed = gymnasium.make(
+        "ratenvs/RatATatCat-v1", render_mode="ansi", render_view="player_0", learner_seat=1
+    )
+    fixed.reset(seed=0)
+    assert "view: player_0" in fixed.render()
