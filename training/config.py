@@ -135,7 +135,8 @@ class EvalConfig:
     """Periodic evaluation during training, and the final evaluation written to the card."""
 
     every: int = 20_000
-    """Evaluate every this many timesteps (0: only at the end)."""
+    """Evaluate every this many timesteps (0: only at the end): after the first update at
+    or past each multiple, so a row's timesteps are those its weights were trained on."""
     games: int = 100
     """Games per periodic evaluation."""
     final_games: int = 1000

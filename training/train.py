@@ -229,9 +229,6 @@ def make_callback(
                 state = frozen_state(self.model.policy)
                 self.training_env.env_method("add_snapshot", state, spec)
                 self.snapshots_added += 1
-            if self.num_timesteps >= self.next_eval:
-                self.next_eval += cfg.eval.every
-                self.evaluate()
             if stop is not None and stop.requested:  # Ctrl-C or SIGTERM (StopRequest)
                 self.stopped_early = INTERRUPTED
                 return False
@@ -239,6 +236,18 @@ def make_callback(
                 self.stopped_early = f"wall-clock limit of {max_seconds / 60:g} minutes"
                 return False
             return True
+
+        def _on_rollout_start(self) -> None:
+            # between updates: the weights evaluated are those num_timesteps trained
+            # (evaluated in _on_step, the last rollout's steps were counted before their
+            # update, and the row named weights one update short of its timesteps)
+            self._evaluate_when_due()
+
+        def _evaluate_when_due(self) -> None:
+            if self.num_timesteps >= self.next_eval:
+                while self.next_eval <= self.num_timesteps:
+                    self.next_eval += cfg.eval.every
+                self.evaluate()
 
         def _on_rollout_end(self) -> None:
             infos = list(self.model.ep_info_buffer)
@@ -280,6 +289,8 @@ def make_callback(
             return result
 
         def _on_training_end(self) -> None:
+            if self.stopped_early is None:  # the last update's weights, when an evaluation
+                self._evaluate_when_due()  # fell due in its rollout
             if self.bar is not None:
                 self.bar.n = self.num_timesteps - self.start_steps
                 self.bar.close()

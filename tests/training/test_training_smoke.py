@@ -164,3 +164,24 @@ def test_a_resumed_linear_schedule_continues_one_run_of_both_lengths(tmp_path, m
     resumed = list(dict.fromkeys(seen[1:]))
     assert fresh == [0.5, 0.0]  # updates after 32 and 64 of 64 steps
     assert resumed == [0.25, 0.0]  # after 64 + 32 and 64 + 64 of 128: started at half
+
+
+def test_a_periodic_evaluation_grades_the_weights_of_its_timesteps(tmp_path):
+    """An evaluation row at N steps grades the weights after N steps of updates: the one
+    at the last rollout is the final policy (the same exact score as the final card), and
+    the one before updates nothing would be the untrained policy's. (Evaluated at the
+    rollout's last step, the rows graded weights one update short of their timesteps.)"""
+    cfg = smoke_config(
+        "catz_ratz_batz",
+        env_options={"num_players": 1, "turns": 1},
+        eval={"every": 64, "games": 2, "final_games": 2},
+        algorithm={"n_steps": 32, "batch_size": 32, "n_epochs": 2, "net_arch": [16]},
+    )
+    final = train(cfg, tmp_path, config_name="smoke")
+    with (tmp_path / "eval.csv").open() as fh:
+        rows = {int(r["timesteps"]): float(r["exact_expected_score"]) for r in csv.DictReader(fh)}
+    assert sorted(rows) == [64, 128]
+    card = json.loads(final.with_suffix(".json").read_text())
+    assert card["timesteps"] == 128
+    assert rows[128] == pytest.approx(card["evaluation"]["exact_expected_score"], abs=1e-9)
+    assert rows[64] != pytest.approx(rows[128], abs=1e-9)  # the weights moved between them
