@@ -333,6 +333,21 @@ class StopRequest:
         raise KeyboardInterrupt
 
 
+class _SignalsToTheLearner:
+    """A subprocess env worker's factory that first leaves Ctrl-C and SIGTERM to the learner
+    (:class:`StopRequest`): a terminal's Ctrl-C reaches the whole process group, and workers
+    that died of it broke their pipes before the learner wrote ``final.pt``. The learner
+    closes them; a learner killed outright closes their pipes, which ends them too."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self.factory = factory
+
+    def __call__(self) -> Any:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
+        return self.factory()
+
+
 def _stop_on_signals(stop: StopRequest) -> Callable[[], None]:
     """Route SIGTERM and SIGINT to ``stop`` (main thread only); return the undo."""
     if threading.current_thread() is not threading.main_thread():
@@ -699,8 +714,11 @@ def _train(
     if cfg.vec_env == "batched":
         venv = make_batched_vec_env(cfg)
     else:
-        vec_cls = SubprocVecEnv if cfg.vec_env == "subproc" else DummyVecEnv
-        venv = vec_cls(env_factories(cfg))
+        factories = env_factories(cfg)
+        if cfg.vec_env == "subproc":
+            venv = SubprocVecEnv([_SignalsToTheLearner(f) for f in factories])
+        else:
+            venv = DummyVecEnv(factories)
     tb_dir = None
     if cfg.logging.tensorboard:
         try:

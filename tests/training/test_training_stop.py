@@ -4,6 +4,7 @@ writes the final checkpoint like Ctrl-C, and the card says why it stopped."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -33,8 +34,12 @@ in the workers' pipes (the card's snapshot count read them: a TypeError, no fina
         ({"env_options": {"num_players": 1, "turns": 3}}, signal.SIGTERM),
         (SUBPROC_SELFPLAY, signal.SIGTERM),
         (SUBPROC_SELFPLAY, signal.SIGINT),  # Ctrl-C
+        (
+            {"env_options": {"num_players": 1, "turns": 3}, "n_envs": 2, "vec_env": "subproc"},
+            signal.SIGINT,
+        ),
     ],
-    ids=["catz", "subproc_selfplay", "subproc_selfplay_ctrl_c"],
+    ids=["catz", "subproc_selfplay", "subproc_selfplay_ctrl_c", "subproc_ctrl_c"],
 )
 def test_sigterm_writes_the_final_checkpoint(tmp_path, extra, sig):
     config = {
@@ -52,6 +57,7 @@ def test_sigterm_writes_the_final_checkpoint(tmp_path, extra, sig):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group, as a terminal's job
     )
     progress = out / "progress.csv"
     deadline = time.monotonic() + 120
@@ -61,7 +67,10 @@ def test_sigterm_writes_the_final_checkpoint(tmp_path, extra, sig):
         assert proc.poll() is None, proc.communicate()[1]
         time.sleep(0.2)
     assert (out / ".lock").read_text().strip() == str(proc.pid)  # the run holds its lock
-    proc.send_signal(sig)
+    if sig == signal.SIGINT:  # a terminal's Ctrl-C reaches the whole group, workers too
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert not (out / ".lock").exists()  # released on SIGTERM too
