@@ -40,6 +40,7 @@ import dataclasses
 import math
 import types
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -414,7 +415,10 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError(f"eval.seed: must be >= 0, got {cfg.eval.seed}")
     if not 0 <= cfg.seed <= MAX_SEED:
         raise ConfigError(f"seed: must be in 0..{MAX_SEED}, got {cfg.seed}")
+    if cfg.eval.seed >= MAX_SEED:  # the final evaluation plays eval.seed + 1
+        raise ConfigError(f"eval.seed: must be in 0..{MAX_SEED - 1:,}, got {cfg.eval.seed:,}")
     _check_eval_opponents(cfg, GAMES[cfg.game])
+    _check_seats(cfg, GAMES[cfg.game])
     algo = cfg.algorithm
     for key, low, high in (
         ("learning_rate", 0.0, 1.0),
@@ -438,9 +442,18 @@ def _check_values(cfg: TrainConfig) -> None:
         why = hooks.exact_metrics_needing[cfg.eval.metric](cfg.env_options)
         if why:
             raise ConfigError(f"eval.metric: {cfg.eval.metric} {why}")
-    for key in ("ent_coef", "vf_coef", "max_grad_norm", "reward_scale"):
+    for key in ("ent_coef", "vf_coef"):
         if getattr(algo, key) < 0:
             raise ConfigError(f"algorithm.{key}: must be >= 0, got {getattr(algo, key)}")
+    if algo.max_grad_norm <= 0:  # 0 clips every gradient to nothing: nothing is learned
+        raise ConfigError(f"algorithm.max_grad_norm: must be > 0, got {algo.max_grad_norm}")
+    if algo.reward_scale < 0:
+        raise ConfigError(f"algorithm.reward_scale: must be >= 0, got {algo.reward_scale}")
+    if algo.reward_scale == 0 and not cfg.reward_shaping:
+        raise ConfigError(
+            "algorithm.reward_scale: 0 leaves no reward to learn from (0 keeps only a "
+            "reward_shaping's own reward, and this config has none)"
+        )
     if (cfg.n_envs * algo.n_steps) % algo.batch_size:
         raise ConfigError(
             f"algorithm.batch_size: {algo.batch_size} must divide n_envs * n_steps "
@@ -525,26 +538,81 @@ def _check_batched(cfg: TrainConfig, spec: Any) -> None:
                 )
 
 
+def _check_seats(cfg: TrainConfig, spec: Any) -> None:
+    """Who sits in the other seats is said once and used: with self-play, ``opponents``
+    (not used: the pool draws from ``selfplay.bots``) must be left out; without it,
+    ``selfplay.bots`` must be; a one-player game has no opponents, no pool and no
+    evaluation opponents; the names are the game's bots or checkpoints."""
+    from ratenvs.evaluation import game_options
+
+    if cfg.selfplay.enabled and cfg.opponents is not None:
+        raise ConfigError(
+            "opponents: not used with selfplay.enabled (the other seats are drawn from "
+            f"selfplay.bots and the snapshots); remove it, got {cfg.opponents}"
+        )
+    if not cfg.selfplay.enabled and cfg.selfplay.bots:
+        raise ConfigError(
+            "selfplay.bots: they make the self-play pool, used only with selfplay.enabled: "
+            "true; set it, or remove them"
+        )
+    _check_names("opponents", cfg.opponents, cfg, spec)
+    _check_names("selfplay.bots", cfg.selfplay.bots, cfg, spec)
+    try:
+        players = int(game_options(cfg.game).check(dict(cfg.env_options))["num_players"])
+    except (ValueError, TypeError):
+        return  # the env options' own error comes with the env (probe_env)
+    if players == 1:
+        for key, value in (
+            ("opponents", cfg.opponents),
+            ("eval.opponents", cfg.eval.opponents),
+            ("selfplay.enabled", cfg.selfplay.enabled or None),
+        ):
+            if value:
+                raise ConfigError(
+                    f"{key}: {cfg.game} with num_players=1 is a one-player game (no opponent "
+                    f"seats); remove it, got {value}"
+                )
+    elif cfg.opponents is not None and len(cfg.opponents) not in (1, players - 1):
+        raise ConfigError(
+            f"opponents: {cfg.game} with {players} players takes one name for every opponent "
+            f"seat or one per seat ({players - 1}), got {len(cfg.opponents)}"
+        )
+
+
 def _check_eval_opponents(cfg: TrainConfig, spec: Any) -> None:
     """Every name in ``eval.opponents`` is a bot of the game (bare, or ``<game>:<bot>``) or an
     existing checkpoint, so a typo fails here and not after the whole run has trained."""
+    _check_names("eval.opponents", cfg.eval.opponents, cfg, spec)
+
+
+def _check_names(key: str, names: Sequence[str] | None, cfg: TrainConfig, spec: Any) -> None:
+    """Every name in ``names`` (the config's ``key``) is a bot of the game (bare, or
+    ``<game>:<bot>``) or an existing checkpoint."""
+    from ratenvs.agents import AGENT_PREFIX, CheckpointError, agent_path
+
     bots = spec.bots()
-    for name in cfg.eval.opponents or ():
+    for name in names or ():
         bot = name
+        if name.startswith(AGENT_PREFIX):  # a shipped agent
+            try:
+                agent_path(name)
+            except CheckpointError as exc:
+                raise ConfigError(f"{key}: {exc}") from None
+            continue
         if name.endswith((".pt", ".json")) or is_checkpoint(name):
             if not is_checkpoint(name):  # a checkpoint as an opponent
-                raise ConfigError(f"eval.opponents: no checkpoint at {name}")
+                raise ConfigError(f"{key}: no checkpoint at {name}")
             continue
         if ":" in name:
             game, bot = name.split(":", 1)
             if game != cfg.game:
                 raise ConfigError(
-                    f"eval.opponents: {name!r} is a bot of {game!r}, not of {cfg.game}; "
+                    f"{key}: {name!r} is a bot of {game!r}, not of {cfg.game}; "
                     f"choose among {', '.join(sorted(bots))}"
                 )
         if bot not in bots:
             raise ConfigError(
-                f"eval.opponents: unknown bot {name!r} for {cfg.game}; "
+                f"{key}: unknown bot {name!r} for {cfg.game}; "
                 f"choose among {', '.join(sorted(bots))}"
             )
 

@@ -434,8 +434,12 @@ def weights_file_name(base: str | Path, digest: str, *, optimizer: bool = False)
 
 
 def is_checkpoint(path: str | Path) -> bool:
-    """A checkpoint exists at ``path`` (its card is a file; its weights are not looked at)."""
-    return card_path(path).is_file()
+    """A checkpoint exists at ``path`` (its card is a file; its weights are not looked at);
+    a path that names no checkpoint (``""``) is none."""
+    try:
+        return card_path(path).is_file()
+    except CheckpointError:
+        return False
 
 
 def checkpoint_there(path: str | Path) -> bool:

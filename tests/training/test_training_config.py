@@ -104,6 +104,46 @@ def test_wrong_type_is_named(data, names):
             "eval.metric: exact_worst_case_share needs the 2-player game of fixed turns without "
             "target_score, seen with totals_view: relative",
         ),
+        # values that trained nothing, or opponents that sat nowhere (they ran, and the card
+        # recorded them)
+        (minimal(algorithm={"max_grad_norm": 0.0}), "algorithm.max_grad_norm: must be > 0"),
+        (minimal(algorithm={"reward_scale": 0.0}), "algorithm.reward_scale: 0 leaves no reward"),
+        (minimal(eval={"seed": 2**32 - 1}), "eval.seed: must be in 0..4,294,967,294"),
+        (
+            minimal(
+                game="rat_a_tat_cat",
+                opponents=["nosuchbot"],
+                selfplay={"enabled": True, "bots": ["random"]},
+            ),
+            "opponents: not used with selfplay.enabled",
+        ),
+        (minimal(game="rat_a_tat_cat", opponents=["nosuchbot"]), "opponents: unknown bot"),
+        (
+            minimal(game="rat_a_tat_cat", selfplay={"enabled": True, "bots": ["nosuchbot"]}),
+            "selfplay.bots: unknown bot",
+        ),
+        (minimal(selfplay={"bots": ["random"]}), "used only with selfplay.enabled"),
+        (
+            minimal(env_options={"num_players": 1, "turns": 1}, opponents=["optimal"]),
+            "opponents: catz_ratz_batz with num_players=1 is a one-player game",
+        ),
+        (
+            minimal(env_options={"num_players": 1}, eval={"opponents": ["random"]}),
+            "eval.opponents: catz_ratz_batz with num_players=1 is a one-player game",
+        ),
+        (
+            minimal(env_options={"num_players": 1}, selfplay={"enabled": True, "bots": ["random"]}),
+            "selfplay.enabled: catz_ratz_batz with num_players=1",
+        ),
+        (
+            minimal(
+                game="rat_a_tat_cat",
+                env_options={"num_players": 2},
+                opponents=["random", "random", "random"],
+            ),
+            "opponents: rat_a_tat_cat with 2 players takes one name",
+        ),
+        (minimal(game="rat_a_tat_cat", opponents=["agent:nobody"]), "opponents: unknown agent"),
     ],
 )
 def test_bad_values_are_named(data, names):
