@@ -572,7 +572,12 @@ def _check_seats(cfg: TrainConfig, spec: Any) -> None:
                     f"{key}: {cfg.game} with num_players=1 is a one-player game (no opponent "
                     f"seats); remove it, got {value}"
                 )
-    elif cfg.opponents is not None and len(cfg.opponents) not in (1, players - 1):
+    if isinstance(cfg.learner_seat, int) and cfg.learner_seat >= players:
+        raise ConfigError(
+            f"learner_seat: {cfg.game} with {players} players has seats 0..{players - 1}, "
+            f"got {cfg.learner_seat}"
+        )
+    if players > 1 and cfg.opponents is not None and len(cfg.opponents) not in (1, players - 1):
         raise ConfigError(
             f"opponents: {cfg.game} with {players} players takes one name for every opponent "
             f"seat or one per seat ({players - 1}), got {len(cfg.opponents)}"

@@ -136,6 +136,30 @@ def pooled_entry(
     return entry
 
 
+def _seeds(entry: Mapping[str, Any]) -> set[int]:
+    seeds = entry.get("seed")
+    return set(seeds) if isinstance(seeds, list) else {seeds} if isinstance(seeds, int) else set()
+
+
+def _refuse_pooled_twice(
+    evaluations: Mapping[str, Any], label: str, entry: Mapping[str, Any]
+) -> None:
+    """A seed another pooled entry of the card holds against the same opponents is refused:
+    the same games would count in two entries (the one being replaced aside)."""
+    mine = _seeds(entry)
+    for other, held in evaluations.items():
+        if other == label or not isinstance(held, Mapping) or "runs" not in held:
+            continue
+        if list(held.get("opponents") or []) != list(entry["opponents"]):
+            continue
+        twice = sorted(mine & _seeds(held))
+        if twice:
+            raise UsageError(
+                f"seed {twice[0]} is pooled already in the card's entry {other!r} against the "
+                "same opponents: its games would count twice; pool other seeds"
+            )
+
+
 def pool_into_card(
     checkpoint: str | Path,
     results: Sequence[Mapping[str, Any]],
@@ -151,6 +175,7 @@ def pool_into_card(
     evaluations = dict(card.get("evaluations") or {})
     if label in evaluations and not replace:
         raise UsageError(f"the card already has an evaluation {label!r} (--replace to rewrite it)")
+    _refuse_pooled_twice(evaluations, label, entry)
     evaluations[label] = entry
     write_card(checkpoint, {**card, "evaluations": evaluations})
     return label, entry

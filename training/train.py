@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ratenvs.agents import AGENT_PREFIX, agent_path
 from ratenvs.agents.checkpoint import library_versions
 from ratenvs.common.arguments import (
     ArgumentParser,
@@ -202,9 +203,10 @@ def make_callback(
             self.bar: Any = None
             self.stopped_early: str | None = None
             self.snapshots_added = 0
+            self.logged_steps = 0
 
         def _on_training_start(self) -> None:
-            self.start_steps = self.num_timesteps
+            self.start_steps = self.logged_steps = self.num_timesteps
             every = cfg.eval.every
             self.next_eval = self.num_timesteps + every if every else np.inf
             if every and card_base.get("pretrain"):
@@ -251,9 +253,10 @@ def make_callback(
 
         def _on_rollout_end(self) -> None:
             infos = list(self.model.ep_info_buffer)
+            self.logged_steps = self.num_timesteps
             row = {
                 "timesteps": self.num_timesteps,
-                "wall_time_s": round(time.perf_counter() - self.t0, 2),
+                "wall_time_s": round(previous_wall + time.perf_counter() - self.t0, 2),
                 "episodes": len(infos),
             }
             if infos:
@@ -270,7 +273,7 @@ def make_callback(
             value = float(result[metric])
             row = {
                 "timesteps": self.num_timesteps,
-                "wall_time_s": round(time.perf_counter() - self.t0, 2),
+                "wall_time_s": round(previous_wall + time.perf_counter() - self.t0, 2),
                 "metric": value,
                 **{k: result.get(k, "") for k in EVAL_FIELDS[2:-1]},
             }
@@ -291,6 +294,8 @@ def make_callback(
         def _on_training_end(self) -> None:
             if self.stopped_early is None:  # the last update's weights, when an evaluation
                 self._evaluate_when_due()  # fell due in its rollout
+            elif self.num_timesteps != self.logged_steps:  # a rollout cut short: SB3 skips
+                self._on_rollout_end()  # its end, and progress.csv stopped short of the card
             if self.bar is not None:
                 self.bar.n = self.num_timesteps - self.start_steps
                 self.bar.close()
@@ -523,6 +528,8 @@ def train(
             "--overwrite: not with --resume (a resumed run appends to the logs in --out)"
         )
     output_folder("--out", out, error=ConfigError)
+    if resume is not None and str(resume).startswith(AGENT_PREFIX):  # a shipped agent
+        resume = agent_path(str(resume))
     plan = _plan(cfg, resume)  # every check of the run's inputs, before anything is written
     out.mkdir(parents=True, exist_ok=True)
     lock = acquire_lock(out)
@@ -572,6 +579,8 @@ class _Plan:
     resumed: Any  # the checkpoint of --resume, or None
     previous_steps: int = 0
     previous_wall: float = 0.0
+    optimizer_note_said: bool = False
+    """A widened network's note said already that the optimizer starts afresh."""
 
 
 def probe_env(cfg: TrainConfig) -> tuple[int, int, int]:
@@ -652,6 +661,7 @@ def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
     if resume is None:
         return _Plan(spec, None)
     resumed = load_checkpoint(resume, game=cfg.game)
+    said = False
     grown = obs_size - resumed.spec.observation_size
     added = appended_options(
         resumed.card.get("env_options", {}),
@@ -667,6 +677,7 @@ def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
         )
         resumed.policy_state = widen_inputs(resumed.policy_state, grown)
         resumed.optimizer_state = None
+        said = True
         resumed.spec = dataclasses.replace(resumed.spec, observation_size=obs_size)
     elif grown:
         load_checkpoint(resume, game=cfg.game, observation_size=obs_size)  # says why
@@ -684,6 +695,7 @@ def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
         )
         resumed.policy_state = widen_critic(resumed.policy_state, extra)
         resumed.optimizer_state = None
+        said = True
         resumed.spec = spec
     if resumed.spec != spec:
         raise CheckpointError(
@@ -691,7 +703,7 @@ def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
             f"config's {spec.to_dict()}"
         )
     steps = int(resumed.card.get("timesteps", 0))
-    return _Plan(spec, resumed, steps, float(resumed.card.get("wall_time_s", 0.0)))
+    return _Plan(spec, resumed, steps, float(resumed.card.get("wall_time_s", 0.0)), said)
 
 
 def _train(
@@ -734,6 +746,12 @@ def _train(
         model.policy.load_state_dict(resumed.policy_state)
         if resumed.optimizer_state is not None:
             model.policy.optimizer.load_state_dict(resumed.optimizer_state)
+        elif not plan.optimizer_note_said:
+            print(
+                f"--resume {resume}: the checkpoint keeps no optimizer state (a best.pt, or "
+                "one shipped without it); the optimizer starts afresh",
+                file=sys.stderr,
+            )
         model.num_timesteps = previous_steps
     pretrained = None
     if cfg.pretrain.teacher is not None and (resumed is None or cfg.pretrain.on_resume):
@@ -980,8 +998,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_INTERRUPTED = 130
+"""Exit status of a run stopped by Ctrl-C or SIGTERM (its final.pt written), as a shell
+reports a command a SIGINT ended."""
+
+
+def _remove_lone_config(out: Path) -> None:
+    """A fresh run interrupted before training (the warm start) leaves only its
+    ``config.yaml``: removed, so that the same command runs again."""
+    try:
+        left = [p.name for p in out.iterdir()]
+    except OSError:
+        return
+    if left == ["config.yaml"]:
+        (out / "config.yaml").unlink(missing_ok=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    out: Path | None = None
     try:
         cfg = load_config_arg("--config", args.config)
         if args.timesteps is not None:
@@ -996,15 +1031,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report(exc)
     except KeyboardInterrupt:  # before training started: nothing to keep
         print("\ninterrupted before training started", file=sys.stderr)
-        return 130
+        if args.resume is None and out is not None:  # a fresh run's folder held nothing
+            _remove_lone_config(out)
+        return EXIT_INTERRUPTED
     card = load_card(final)
     ev = card["evaluation"]
     print(f"final checkpoint: {final}")
+    # interrupted (Ctrl-C, SIGTERM): final.pt is written, the run is not what was asked
+    status = EXIT_INTERRUPTED if INTERRUPTED in (card.get("stopped_early") or "") else 0
     if ev is None:
         print(f"not evaluated: {card.get('evaluation_skipped')}")
-        return 0
+        return EXIT_INTERRUPTED if "interrupted" in str(card.get("evaluation_skipped")) else status
     print(evaluation_line(ev))
-    return 0
+    return status
 
 
 if __name__ == "__main__":

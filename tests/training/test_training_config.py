@@ -144,6 +144,7 @@ def test_wrong_type_is_named(data, names):
             "opponents: rat_a_tat_cat with 2 players takes one name",
         ),
         (minimal(game="rat_a_tat_cat", opponents=["agent:nobody"]), "opponents: unknown agent"),
+        (minimal(env_options={"num_players": 1}, learner_seat=1), "learner_seat: catz_ratz_batz"),
     ],
 )
 def test_bad_values_are_named(data, names):

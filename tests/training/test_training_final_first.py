@@ -62,7 +62,7 @@ def test_interrupt_in_the_final_evaluation_keeps_final(tmp_path, monkeypatch, ca
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump(small_ratcat_config().to_dict()))
     out = tmp_path / "run"
-    assert train_main(["--config", str(config), "--out", str(out)]) == 0
+    assert train_main(["--config", str(config), "--out", str(out)]) == 130  # interrupted
     captured = capsys.readouterr()
     assert "not evaluated: interrupted" in captured.out
     assert "interrupted in the final evaluation" in captured.err

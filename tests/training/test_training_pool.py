@@ -130,6 +130,11 @@ def test_the_cli_adds_the_pooled_entry_to_the_card_and_refuses_to_overwrite_it(t
     assert "already has an evaluation 'vs ratto_zakko:child, pooled'" in capsys.readouterr().err
     assert (tmp_path / "rz.json").read_bytes() == before
     assert pool.main([str(ckpt), *paths, "--replace"]) == 0
+    # under another label, a seed of that entry is the same games counted twice
+    before = (tmp_path / "rz.json").read_bytes()
+    assert pool.main([str(ckpt), paths[1], "--key", "again"]) == 2
+    assert "seed 8 is pooled already in the card's entry" in capsys.readouterr().err
+    assert (tmp_path / "rz.json").read_bytes() == before
 
 
 @pytest.mark.parametrize(

@@ -72,7 +72,7 @@ def test_sigterm_writes_the_final_checkpoint(tmp_path, extra, sig):
     else:
         proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
+    assert proc.returncode == 130, err  # final.pt written, the run not what was asked
     assert not (out / ".lock").exists()  # released on SIGTERM too
     card = json.loads((out / "final.json").read_text())
     assert card["stopped_early"] == "interrupted (Ctrl-C or SIGTERM)"
@@ -89,3 +89,31 @@ def test_the_wall_clock_limit_is_said_as_given(tmp_path):
     card = json.loads(final.with_suffix(".json").read_text())
     assert card["stopped_early"] == "wall-clock limit of 0.0001 minutes"
     assert card["timesteps"] < 100_000
+    # the rollout cut short is logged too: progress.csv ends where the card does
+    rows = (tmp_path / "run" / "progress.csv").read_text().splitlines()
+    assert int(rows[-1].split(",")[0]) == card["timesteps"]
+
+
+def test_ctrl_c_in_the_warm_start_leaves_a_folder_the_same_command_takes(
+    tmp_path, monkeypatch, capsys
+):
+    """Interrupted before PPO (the warm start): exit 130, and the fresh run's folder holds
+    nothing (its config.yaml was left, and the same command was refused as a non-empty
+    --out)."""
+    import training.pretrain
+    from training.train import main
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    config = {**TINY_CATZ, "pretrain": {"teacher": "optimal", "games": 2, "epochs": 1}}
+    cfg = tmp_path / "warm.yaml"
+    cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
+    out = tmp_path / "run"
+    monkeypatch.setattr(training.pretrain, "warm_start", interrupted)
+    argv = ["--config", str(cfg), "--out", str(out)]
+    assert main(argv) == 130
+    assert "interrupted before training started" in capsys.readouterr().err
+    assert list(out.iterdir()) == []
+    monkeypatch.undo()
+    assert main([*argv, "--timesteps", "64"]) == 0
