@@ -191,6 +191,25 @@ def test_race_ending_with_the_turn_stops_at_the_first_seat_to_reach_the_target()
     assert unequal > 0  # a seat before the last one reached it, and the round stopped
 
 
+class _AllFives:
+    """Dice that always show nine 5s: every turn scores 45 and ends at once."""
+
+    def multinomial(self, n, _probs):
+        return np.array([0, n, 0, 0, 0, 0])
+
+
+@pytest.mark.parametrize(("target", "totals"), [(45, [45, 45]), (46, [90, 90])])
+def test_a_race_is_reached_at_the_target_itself(target, totals):
+    """Reaching is ``total >= target``: at 45 the first round ends it, at 46 it takes two
+    (a threshold one off either way is another game)."""
+    game = rules.CatzRatzBatz(num_players=2, turns=None, target_score=target)
+    state = game.init(_AllFives())
+    while not game.is_terminal(state):
+        (seat,) = game.to_act(state)
+        game.apply(state, {seat: rules.ACTION_ROLL}, _AllFives())
+    assert list(state.totals) == totals
+
+
 def test_turn_cap_applies_in_a_race_too():
     rng = np.random.default_rng(3)
     state = _play(_game(2, 2, 10_000), rng, lambda d: min(rules.legal_keeps(d)))

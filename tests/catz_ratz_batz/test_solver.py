@@ -18,6 +18,20 @@ def test_policy_iteration_agrees_with_value_iteration():
     assert sol.decision_states == len(solver.all_decision_states())
 
 
+def test_the_solution_is_the_published_one():
+    """The figures docs/solver.md publishes, pinned absolutely (the cross-checks above hold
+    for any rules the solver and its checks share): 2,002 dice states, 1,452 decisions, an
+    expected turn score of 24.954 (an independent value iteration of RULES.md's turn gives
+    24.954257562960), the bots' 22.341 / 18.207 / 14.800."""
+    sol = solver.solve()
+    assert (sol.states, sol.decision_states) == (2002, 1452)
+    assert sol.expected_score == pytest.approx(24.954257562960, abs=1e-9)
+    scores = {name: exact_expected_score(BOTS[name]()) for name in DICE_BOTS}
+    assert scores["lowest"] == pytest.approx(22.341244946777, abs=1e-9)
+    assert scores["most_common"] == pytest.approx(18.207427116459, abs=1e-9)
+    assert scores["random"] == pytest.approx(14.800435896408, abs=1e-9)
+
+
 def test_optimal_values_satisfy_the_bellman_equation():
     sol = solver.solve()
     for dice, q in list(sol.q_values.items())[::7]:
