@@ -452,8 +452,8 @@ def sb3_vec_env(venv: BatchedVectorEnv, privileged: bool = False) -> Any:
     (training's centralised critic). That is the whole truth, every hidden card included,
     in the one observation stable-baselines3 hands to actor and critic alike: only a
     policy that keeps its actor to the first ``single_observation_space`` entries
-    (``training/privileged.py``) stays a fair player; a stock ``"MlpPolicy"`` would read
-    the other hands. A game that ended has stable-baselines3's
+    (the repository's training tools build one) stays a fair player; a stock
+    ``"MlpPolicy"`` would read the other hands. A game that ended has stable-baselines3's
     ``terminal_observation`` in its info (with ``privileged``, followed by zeros: the ended
     game's features are gone), ``TimeLimit.truncated`` False and the ``learner_seat`` it
     played."""
