@@ -336,6 +336,22 @@ def test_reshuffle_at_once_when_the_last_card_is_drawn_and_take_is_illegal_after
     assert state.current == 1 and len(state.draw_pile) == len(discards)
 
 
+def test_the_reshuffle_shuffles():
+    """The discards become the draw pile in a shuffled order, not as they lie: kept in
+    order, the next draw would be the card just discarded, seen by all. Over a few deals
+    the new pile's order differs from the discard pile's (as often as a shuffle of a dozen
+    cards does: always)."""
+    orders = set()
+    for seed in range(4):
+        state = build_state([HAND, HAND], draw_top=[6], discard=[7, 0], rest_to="discard")
+        lying = list(state.discard_pile)
+        play(state, [DRAW], seed=seed)
+        assert sorted(state.draw_pile) == sorted(lying)
+        assert state.draw_pile not in (lying, lying[::-1])
+        orders.add(tuple(state.draw_pile))
+    assert len(orders) == 4  # each deal its own order
+
+
 def test_the_reshuffle_comes_before_the_next_player_could_take_from_an_exhausted_pile():
     # in v0 the reshuffle waited for the next draw, so over an empty draw pile the next
     # player could still take the top discard (here the 0)
@@ -382,6 +398,40 @@ def test_end_of_round_replacement_repeats_and_reshuffles_when_no_number_is_left(
     rules.replace_power_cards(state, np.random.default_rng(0))
     assert sorted(state.all_cards()) == list(range(54))
     assert KIND[state.hands[0][0]] < 10 and state.discard_pile == []
+
+
+def test_the_end_of_round_reshuffle_shuffles_the_merged_piles():
+    """When no number card is left in the draw pile, the draw and discard piles are merged
+    and shuffled (not laid one under the other in order)."""
+    merged_orders = set()
+    for seed in range(4):
+        state = build_state([[S, 1, 1, 1], HAND], draw_top=[P, D2], discard=[0])
+        numbers = [c for c in state.draw_pile if KIND[c] < 10]
+        state.draw_pile = [c for c in state.draw_pile if KIND[c] >= 10]
+        state.discard_pile = state.discard_pile[:-1] + numbers + state.discard_pile[-1:]
+        state.discard_counts = [0] * rules.NUM_KINDS
+        for c in state.discard_pile:
+            state.discard_counts[KIND[c]] += 1
+        laid = state.draw_pile + state.discard_pile
+        rules.replace_power_cards(state, np.random.default_rng(seed))
+        as_laid = [c for c in laid if c in state.draw_pile]
+        as_drawn = [c for c in state.draw_pile if c in laid]  # the power cards put under aside
+        assert len(as_drawn) > 30 and as_drawn != as_laid
+        merged_orders.add(tuple(as_drawn))
+    assert len(merged_orders) == 4
+
+
+def test_the_rounds_cap_ends_the_elimination_game():
+    """RULES.md: with a target, a number of ``rounds`` caps the game: after that round it
+    is over, lowest total among the players still in wins."""
+    state = build_state([[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]], draw_top=[9] * 3)
+    capped = game(3, rounds=1, target_score=50)
+    play(state, KNOCK_ROUND_3P, game=capped)
+    assert state.is_over and state.totals == [36, 2, 8]
+    assert state.active == [True, True, True] and state.winners == [False, True, False]
+    uncapped = build_state([[9, 9, 9, 9], [0, 0, 1, 1], [2, 2, 2, 2]], draw_top=[9] * 3)
+    play(uncapped, KNOCK_ROUND_3P, game=game(3, rounds=None, target_score=50))
+    assert not uncapped.is_over  # the same round without the cap goes on
 
 
 def test_turn_cap_ends_the_round():
