@@ -155,6 +155,14 @@ def test_bad_door_options_are_clear_errors():
     envs.reset(seed=0)
     with pytest.raises(ValueError, match="illegal action"):
         envs.step(np.zeros(4, dtype=np.int64))  # everybody must roll first
+    # gymnasium's partial reset is refused (it reset every game), other options ignored;
+    # a seed seeds np_random too, as gymnasium's vector envs do
+    with pytest.raises(ValueError, match="reset_mask"):
+        envs.reset(options={"reset_mask": np.ones(4, dtype=bool)})
+    first, _ = envs.reset(seed=5, options={"anything": 1})
+    assert envs.np_random_seed == 5
+    again, _ = envs.reset(seed=5)
+    assert np.array_equal(first, again)
 
 
 def test_maskable_ppo_trains_on_the_sb3_door():

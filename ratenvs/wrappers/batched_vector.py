@@ -201,10 +201,18 @@ class BatchedVectorEnv(VectorEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start every game anew; ``seed`` (None or one integer >= 0) seeds the whole batch
-        (``options`` is accepted and ignored: the games' options are given when it is made)."""
+        (and ``np_random``, as gymnasium's vector envs do). ``options`` is accepted and
+        ignored (the games' options are given when it is made), but for gymnasium's
+        ``reset_mask`` (a partial reset), refused: every game restarts here."""
         self._check_open("reset()")
         seed = check_seed(seed, "seed (one integer for the whole batch)")
+        if options and "reset_mask" in options:
+            raise ValueError(
+                "options['reset_mask']: this door resets every game (its autoreset is "
+                "same-step: a game that ends restarts within the step)"
+            )
         if seed is not None:
+            super().reset(seed=seed)  # np_random and np_random_seed, as gymnasium's
             self._rng = np.random.default_rng(seed)
         engine = self.engine
         self._started = False
