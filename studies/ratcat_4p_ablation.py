@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.bots import Bot
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import CeilingBot, HeuristicBot, swap_by_estimate
@@ -393,7 +394,7 @@ def study_parser(doc: str, games: int, seed: int, agent: str) -> argparse.Argume
     """The command line of a study of one seat against heuristic bots: ``--games``,
     ``--seed`` (game ``g`` is seeded ``seed + g``) and ``--agent`` (a checkpoint)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--games", type=int, default=games)
+    parser.add_argument("--games", type=int_in(1), default=games)
     parser.add_argument("--seed", type=int, default=seed, help="game g is seeded seed + g")
     parser.add_argument("--agent", help=agent)
     return parser

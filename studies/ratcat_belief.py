@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.atomic import atomic_file
 from studies.harness import mlp
 
@@ -207,6 +208,11 @@ class Belief:
     def __init__(self, path: str | Path) -> None:
         data = np.load(path)
         n = len([k for k in data.files if k.startswith("w")])
+        if n == 0 or any(f"b{i}" not in data.files for i in range(n)):
+            raise ValueError(
+                f"{path}: not a fitted belief (no layers w0, b0, ...; `fit` writes one, "
+                "`collect` writes the records it reads)"
+            )
         self.layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
         self.view = _stored(data, "view")
         self.agent = _stored(data, "agent")
@@ -225,14 +231,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect")
-    c.add_argument("--games", type=int, required=True)
+    c.add_argument("--games", type=int_in(1), required=True)
     c.add_argument("--seed", type=int, default=900000)
     c.add_argument("--view", choices=VIEWS, default="agent")
     c.add_argument("--agent", default=AGENT, help=f"the recorded agent (default {AGENT})")
     c.add_argument("--out", required=True)
     f = sub.add_parser("fit")
     f.add_argument("records", nargs="+")
-    f.add_argument("--epochs", type=int, default=8)
+    f.add_argument("--epochs", type=int_in(1), default=8)
     f.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     if args.command == "collect":

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.bots import Bot, RandomBot
 from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat.bots import KEPT_VALUES, KNOCK_THRESHOLD, HeuristicBot
@@ -103,14 +104,14 @@ def tune_knock_threshold(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=400, help="games per threshold")
+    parser.add_argument("--games", type=int_in(1), default=400, help="games per threshold")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--thresholds", type=float, nargs="*", default=[4.0, 6.0, 8.0, 10.0, 12.0, 14.0]
     )
     parser.add_argument("--rival-threshold", type=float, default=12.0)
     parser.add_argument("--strength-games", type=int, default=1000)
-    parser.add_argument("--kept-games", type=int, default=1000)
+    parser.add_argument("--kept-games", type=int_in(0), default=1000, help="0: skip")
     args = parser.parse_args(argv)
     if args.thresholds:
         t0 = time.perf_counter()

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.atomic import atomic_file
 from studies.harness import bots_choose, drive
 
@@ -109,6 +110,8 @@ def win_table(points: np.ndarray, out_at: int, symmetric: bool) -> np.ndarray:
     """``V[a, b]``: the chance that the seat with total ``a`` wins against the one with
     ``b``, rounds drawn from ``points`` (rows ``(mine, other's)``; ``symmetric``: pooled with
     the other seat's view). Totals ``>= out_at`` are out."""
+    if len(points) == 0:
+        raise ValueError("no rounds recorded against this opponent: record more games")
     hist = np.zeros((MAX_POINTS + 1, MAX_POINTS + 1))
     np.add.at(hist, (points[:, 0], points[:, 1]), 1.0)
     if symmetric:
@@ -135,7 +138,12 @@ def build(agent_name: str, games: int, seed: int, out: str | Path) -> dict[str, 
     from ratenvs.rat_a_tat_cat.rules import RatATatCat
 
     start = time.perf_counter()
-    out_at = int(RatATatCat(**load_agent_checkpoint(agent_name).env_options).out_at)
+    if games < 3:  # games 0 and 1 against the agent, 2 against the heuristic
+        raise ValueError(f"--games: at least 3 (both tables need rounds), got {games}")
+    found = RatATatCat(**load_agent_checkpoint(agent_name).env_options).out_at
+    if found is None:
+        raise ValueError(f"{agent_name} does not play the 2-player game to a target score")
+    out_at = int(found)
     points = round_points(agent_name, games, seed)
     records = {
         "agent": np.array(agent_name),
@@ -220,13 +228,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="record games and write the tables")
-    b.add_argument("--games", type=int, default=3000)
+    b.add_argument("--games", type=int_in(1), default=3000)
     b.add_argument("--seed", type=int, default=600000)
     b.add_argument("--agent", default=AGENT)
     b.add_argument("--out", required=True)
     c = sub.add_parser("check", help="the tables against fresh games")
     c.add_argument("value")
-    c.add_argument("--games", type=int, default=1000)
+    c.add_argument("--games", type=int_in(1), default=1000)
     c.add_argument("--seed", type=int, default=610000)
     args = parser.parse_args(argv)
     if args.command == "build":

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.play import play_game
 from ratenvs.common.stats import wilson_interval
 from ratenvs.rat_a_tat_cat.bots import ISMCTS_ITERATIONS, RatCatISMCTS
@@ -262,14 +263,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect", help="record ismcts's decisions against the agent")
     c.add_argument("--agent", default="agent:rat_a_tat_cat_2p_vs_heuristic")
-    c.add_argument("--games", type=int, default=400)
+    c.add_argument("--games", type=int_in(1), default=400)
     c.add_argument("--seed", type=int, default=600000, help="game g is seeded seed + g")
     c.add_argument("--every", type=int, default=10, help="rewrite the record every N games")
     c.add_argument("--out", required=True, help="the record (npz)")
     f = sub.add_parser("fit", help="clone the recorded decisions into a twin checkpoint")
     f.add_argument("records", nargs="+")
     f.add_argument("--agent", default="agent:rat_a_tat_cat_2p_vs_heuristic")
-    f.add_argument("--epochs", type=int, default=20)
+    f.add_argument("--epochs", type=int_in(1), default=20)
     f.add_argument("--batch-size", type=int, default=512)
     f.add_argument("--learning-rate", type=float, default=3e-4)
     f.add_argument("--seed", type=int, default=0)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.agents.checkpoint import load_checkpoint
+from ratenvs.common.arguments import int_in
 from ratenvs.common.play import play_game
 from ratenvs.common.search import copy_state
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
@@ -162,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Measure and print (and with ``--json`` write) the two win rates."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", default=AGENT)
-    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--games", type=int_in(1), default=2000)
     parser.add_argument("--seed", type=int, default=900000)
     parser.add_argument("--deals", type=int, default=16)
     parser.add_argument("--margin", type=float, default=3.0)

@@ -180,12 +180,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--card-play",
         nargs="+",
         choices=["heuristic", "agent"],
-        default=["heuristic", "agent"],
-        help="whose card play goes with the search knock (agent: needs --agent)",
+        default=None,
+        help="whose card play goes with the search knock (default: both, the agent's only "
+        "with --agent; agent: needs --agent)",
     )
     args = parser.parse_args(argv)
-    if "agent" in args.card_play and not args.agent:
-        args.card_play.remove("agent")
+    if args.card_play is None:
+        args.card_play = ["heuristic", "agent"] if args.agent else ["heuristic"]
+    elif "agent" in args.card_play and not args.agent:
+        parser.error("--card-play agent needs --agent")
     ratio = kept_card_ratio(args.prior_games, seed=200000)
     kinds = " ".join(f"{k}:{r:.2f}" for k, r in enumerate(ratio[: rules.NUM_NUMBER_KINDS]))
     print(f"kept-card ratio by kind ({args.prior_games} games): {kinds}")

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import CeilingBot, HeuristicBot
@@ -179,9 +180,9 @@ def fit_mse(x: np.ndarray, y: np.ndarray, train: np.ndarray, val: np.ndarray, ep
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=600)
+    parser.add_argument("--games", type=int_in(1), default=600)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int_in(1), default=30)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     obs, with_ceilings, hist, guess, y = collect(args.games, args.seed)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.agents.checkpoint import load_checkpoint
+from ratenvs.common.arguments import int_in
 from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot, RatCatISMCTS
 from ratenvs.rat_a_tat_cat.rules import RatATatCat
@@ -127,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Measure and print (and with ``--json`` write) the two win rates."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", default=AGENT)
-    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--games", type=int_in(1), default=300)
     parser.add_argument("--seed", type=int, default=31000)
     parser.add_argument("--iterations", type=int, default=100)
     parser.add_argument("--exploration", type=float, default=1.5)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.play import play_game
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.observe import Layout
@@ -176,12 +177,16 @@ def heads_up_games(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent", required=True, help="a 4-player agent (elimination game)")
-    parser.add_argument("--games", type=int, default=800)
+    parser.add_argument(
+        "--games", type=int_in(0), default=800, help="games of the knock check (0: skip it)"
+    )
     parser.add_argument("--seed", type=int, default=90000)
     parser.add_argument("--heads-up", help="a 2-player agent of the elimination game")
-    parser.add_argument("--heads-up-games", type=int, default=2000)
+    parser.add_argument("--heads-up-games", type=int_in(1), default=2000)
     parser.add_argument("--heads-up-seed", type=int, default=70000)
     args = parser.parse_args(argv)
+    if not args.games and not args.heads_up:
+        parser.error("nothing to do: --games 0 and no --heads-up")
     from training.checkpoint import load_checkpoint
     from training.games.rat_a_tat_cat_win_chance import shared_win_chance
 

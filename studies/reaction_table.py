@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.play import play_game
 from ratenvs.ratto_zakko import reaction
 from ratenvs.ratto_zakko.bots import BOTS
@@ -139,7 +140,7 @@ def format_table(records: list[dict]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20, help="games per preset and level")
+    parser.add_argument("--games", type=int_in(1), default=20, help="games per preset and level")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tick-ms", type=int, default=25)
     parser.add_argument("--perception", default="gradual", choices=("gradual", "clear"))

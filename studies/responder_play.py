@@ -36,6 +36,7 @@ import numpy as np
 
 from ratenvs import agents
 from ratenvs.agents.checkpoint import load_card
+from ratenvs.common.arguments import int_in
 from ratenvs.common.stats import wilson_interval
 from ratenvs.evaluation import resolve_agent
 from ratenvs.games import get_game
@@ -179,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("responder", help="a checkpoint written by exploit --save-responder")
     parser.add_argument("--target", default=None, help="default: the card's responder_of")
-    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--games", type=int_in(1), default=200)
     parser.add_argument("--seed", type=int, default=500_000)
     parser.add_argument("--json", default=None, help="write the figures here (atomically)")
     args = parser.parse_args(argv)

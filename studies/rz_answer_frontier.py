@@ -28,6 +28,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ratenvs.common.arguments import int_in
 from ratenvs.evaluation import evaluate_agent
 from ratenvs.ratto_zakko.reaction import BayesBot, IdealBot
 from studies.harness import write_figures
@@ -53,7 +54,11 @@ def measure(
         out = evaluate_agent(
             "ratto_zakko", dict(OPTIONS), BOTS[bot](certainty=certainty), ["bayes"], games, seed
         )
-        rates = {k: v["answer_rate"] for k, v in out["by_correct_response"].items()}
+        rates = {  # a response no card of the run needed has no rate
+            k: v["answer_rate"]
+            for k, v in out["by_correct_response"].items()
+            if v["answer_rate"] is not None
+        }
         top = max(rates, key=rates.__getitem__)
         rows.append(
             {
@@ -102,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Measure and print the table (and with ``--json`` write the figures)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bot", choices=sorted(BOTS), default="ideal")
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=int_in(1), default=1000)
     parser.add_argument("--seed", type=int, default=777)
     parser.add_argument("--certainties", type=float, nargs="+", default=list(CERTAINTIES))
     parser.add_argument("--json", default=None)

@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.bots import with_own_view
 from ratenvs.ratto_zakko.reaction import IdealBot
 from ratenvs.ratto_zakko.rules import RattoZakko
@@ -94,7 +95,7 @@ def measure(
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m studies.rz_certainty_race", description=__doc__)
-    ap.add_argument("--games", type=int, default=400)
+    ap.add_argument("--games", type=int_in(1), default=400)
     ap.add_argument("--seed", type=int, default=2028)
     ap.add_argument("--start", type=float, default=0.97)
     ap.add_argument("--certainties", type=float, nargs="+", default=list(CERTAINTIES))

@@ -25,6 +25,7 @@ import argparse
 import time
 from typing import Any, ClassVar
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.bots import with_own_view
 from ratenvs.ratto_zakko.reaction import BayesBot, IdealBot
 from ratenvs.ratto_zakko.rules import RattoZakko
@@ -75,7 +76,7 @@ def measure(games: int = 400, seed: int = 2027) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m studies.rz_ideal_counting", description=__doc__)
-    ap.add_argument("--games", type=int, default=400)
+    ap.add_argument("--games", type=int_in(1), default=400)
     ap.add_argument("--seed", type=int, default=2027)
     ap.add_argument("--json", default=None, help="also write the figures as JSON here")
     args = ap.parse_args(argv)

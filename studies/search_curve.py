@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.agents import load_agent_checkpoint
+from ratenvs.common.arguments import int_in
 from ratenvs.common.atomic import atomic_file
 from ratenvs.common.play import play_game
 from ratenvs.common.stats import wilson_interval
@@ -400,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--budgets", type=int, nargs="+", default=[0, 16, 64, 256, 1024])
     parser.add_argument("--setting", choices=tuple(AGENTS), default="one_round")
-    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--games", type=int_in(1), default=400)
     parser.add_argument("--seed", type=int, default=90000)
     parser.add_argument("--json", default=None, help="write the figures to this file")
     parser.add_argument("--plot", nargs="+", default=None, help="draw these files' curves")

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.common.arguments import int_in
 from ratenvs.common.play import play_game
 from ratenvs.common.stats import wilson_interval
 from ratenvs.rat_a_tat_cat.bots import BOTS, HeuristicBot
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bot", choices=("ismcts", "pimc"), default="ismcts")
     parser.add_argument("--setting", choices=tuple(SETTINGS), default="one_round")
     parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument("--max-games", type=int, default=100_000)
+    parser.add_argument("--max-games", type=int_in(1), default=100_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--knock", choices=("search", "heuristic"), default="search")
     parser.add_argument("--value", choices=("win", "reward"), default=None)
