@@ -385,9 +385,10 @@ def test_end_of_round_power_cards_are_replaced_from_the_draw_pile():
     assert state.know[1, 0, 2] == 6  # everyone sees the revealed hands
 
 
-def test_end_of_round_replacement_repeats_and_reshuffles_when_no_number_is_left():
+def _no_number_left_in_the_draw_pile():
+    """A round's end with a Swap in player 0's hand and only power cards in the draw pile
+    (the number cards moved under the discard pile's top)."""
     state = build_state([[S, 1, 1, 1], HAND], draw_top=[P, D2], discard=[0])
-    # leave only power cards in the draw pile
     numbers = [c for c in state.draw_pile if KIND[c] < 10]
     state.draw_pile = [c for c in state.draw_pile if KIND[c] >= 10]
     state.discard_pile = state.discard_pile[:-1] + numbers + state.discard_pile[-1:]
@@ -395,6 +396,11 @@ def test_end_of_round_replacement_repeats_and_reshuffles_when_no_number_is_left(
     for c in state.discard_pile:
         state.discard_counts[KIND[c]] += 1
     check_invariants(state)
+    return state
+
+
+def test_end_of_round_replacement_repeats_and_reshuffles_when_no_number_is_left():
+    state = _no_number_left_in_the_draw_pile()
     rules.replace_power_cards(state, np.random.default_rng(0))
     assert sorted(state.all_cards()) == list(range(54))
     assert KIND[state.hands[0][0]] < 10 and state.discard_pile == []
@@ -405,13 +411,7 @@ def test_the_end_of_round_reshuffle_shuffles_the_merged_piles():
     and shuffled (not laid one under the other in order)."""
     merged_orders = set()
     for seed in range(4):
-        state = build_state([[S, 1, 1, 1], HAND], draw_top=[P, D2], discard=[0])
-        numbers = [c for c in state.draw_pile if KIND[c] < 10]
-        state.draw_pile = [c for c in state.draw_pile if KIND[c] >= 10]
-        state.discard_pile = state.discard_pile[:-1] + numbers + state.discard_pile[-1:]
-        state.discard_counts = [0] * rules.NUM_KINDS
-        for c in state.discard_pile:
-            state.discard_counts[KIND[c]] += 1
+        state = _no_number_left_in_the_draw_pile()
         laid = state.draw_pile + state.discard_pile
         rules.replace_power_cards(state, np.random.default_rng(seed))
         as_laid = [c for c in laid if c in state.draw_pile]
