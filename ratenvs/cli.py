@@ -201,6 +201,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         if same_file(args.gif, args.record):
             raise UsageError(f"--gif {args.gif}: is the record itself; give another file")
     record = load_record(input_file("record", args.record))
+    if args.gif is not None and args.view not in (None, "omniscient"):  # before the replay
+        from ratenvs.evaluation import game_options
+
+        players = int(game_options(record["game"]).check(dict(record["options"]))["num_players"])
+        agents = [f"player_{i}" for i in range(players)]
+        if args.view not in agents:
+            raise UsageError(
+                f"--view {args.view!r}: not a view of this {players}-player game; "
+                f"choose omniscient or one of {', '.join(agents)}"
+            )
     env = replay(record)
     checked = (
         "final state matches"

@@ -43,11 +43,24 @@ RULES_KEY = "?"
 """Typed at any prompt of a terminal game: print the game's rules, then ask again."""
 
 
+MAX_ANSWER_CHARS = 200
+"""Longest answer line a prompt reads (a longer one, e.g. a pasted number of thousands of
+digits, is asked again: no move is that long)."""
+
+
 def ask_or_rules(prompt: str, ask: InputFn, say: SayFn, rules: Sequence[str]) -> str:
-    """The person's answer to ``prompt``; ``?`` prints the ``rules`` lines and asks again
-    (EOFError propagates)."""
+    """The person's answer to ``prompt``; ``?`` prints the ``rules`` lines and asks again, as
+    does a line that cannot be read (not in the terminal's encoding) or is longer than
+    :data:`MAX_ANSWER_CHARS` (EOFError propagates)."""
     while True:
-        answer = ask(prompt)
+        try:
+            answer = ask(prompt)
+        except UnicodeDecodeError:
+            say("  that line could not be read (not in the terminal's encoding); type it again")
+            continue
+        if len(answer) > MAX_ANSWER_CHARS:
+            say(f"  that line is {len(answer):,} characters long; type a move")
+            continue
         if answer.strip() != RULES_KEY:
             return answer
         say("")
@@ -244,13 +257,25 @@ def play_out(table: Table, play: Callable[[], None], say: SayFn, final_view: str
     try:
         play()
     except (EOFError, KeyboardInterrupt) as stop:
-        say("\nGame abandoned.")
+        say("")
+        _say_seed(table, say)
+        say("Game abandoned.")
         save_table_record(table, say)
         return INTERRUPTED_STATUS if isinstance(stop, KeyboardInterrupt) else 0
+    except Exception:  # the game so far is kept, then the error is said
+        say("\nGame stopped by an error.")
+        save_table_record(table, say)
+        raise
     say("")
+    _say_seed(table, say)
     say(table.env.render_text(final_view))
     save_table_record(table, say)
     return 0
+
+
+def _say_seed(table: Table, say: SayFn) -> None:
+    """The game's seed, drawn fresh when ``--seed`` was not given: it plays the game again."""
+    say(f"Seed {table.seed} (--seed {table.seed} deals this game again).")
 
 
 def save_table_record(table: Table, say: SayFn, extra: Mapping[str, Any] | None = None) -> None:

@@ -25,6 +25,39 @@ def test_a_keep_answer_that_is_no_ascii_number_asks_again():
     assert len(said) == 4 and all("not a number you can keep" in s for s in said[1:])
 
 
+def test_an_unreadable_or_endless_line_asks_again():
+    """A line not in the terminal's encoding, or of 5,000 digits, asks again: they ended the
+    game with an error (the digits beyond int()'s limit) and lost its record."""
+    env = SimpleNamespace(truth=SimpleNamespace(phase=PHASE_KEEP, dice=Dice(cats=1, threes=8)))
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[NUMBERS.index(3)] = 1
+    answers = iter([UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid"), "3" * 5000, "3"])
+
+    def ask(_prompt):
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    said: list[str] = []
+    assert play._ask_action(env, mask, ask, said.append) == NUMBERS.index(3)
+    assert "could not be read" in said[1] and "5,000 characters long" in said[2]
+
+
+def test_an_error_in_the_game_keeps_its_record(tmp_path, monkeypatch):
+    """Whatever stops a game, the record of what was played is saved before the error is
+    said."""
+    record = tmp_path / "game.json"
+
+    def broken(*_args, **_kwargs):
+        raise ValueError("a broken bot")
+
+    monkeypatch.setattr(play, "_ask_action", broken)
+    with pytest.raises(ValueError, match="a broken bot"):
+        play.main(["--seed", "1", "--record", str(record)], ask=lambda _: "", say=lambda _: None)
+    assert record.is_file()
+
+
 def test_only_enter_rolls_the_dice():
     """At the roll prompt Enter (or r) rolls; other text asks again (any text rolled)."""
     env = SimpleNamespace(truth=SimpleNamespace(phase=rules.PHASE_ROLL))

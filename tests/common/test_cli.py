@@ -134,6 +134,21 @@ def test_play_record_saves_a_game_that_replays(tmp_path):
     env = replay(record)  # raises unless the final state is the recorded one
     assert env.truth.is_over
     assert cli.main(["replay", str(path)]) == 0
+    assert any(line.startswith("Seed 4 (--seed 4") for line in said)
+
+
+def test_replay_refuses_a_view_the_game_lacks_before_replaying(tmp_path, capsys):
+    """``--view player_5`` of a 2-player record: one error line, before the replay runs."""
+    answers = iter(["", "3", "5", "7"] * 100)
+    path = tmp_path / "game.json"
+    argv = ["--players", "2", "--turns", "1", "--seed", "4", "--record", str(path)]
+    assert play.main(argv, ask=lambda _: next(answers), say=lambda _: None) == 0
+    capsys.readouterr()
+    gif = tmp_path / "game.gif"
+    assert cli.main(["replay", str(path), "--gif", str(gif), "--view", "player_5"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--view 'player_5'" in err and err.count("\n") == 1
+    assert not gif.exists()
 
 
 def test_play_record_of_an_abandoned_game_and_a_bad_path(tmp_path, capsys):

@@ -25,7 +25,8 @@ def test_the_terminal_game_tells_what_the_person_knows_and_prints_the_rules_on_r
     said: list[str] = []
     # seed 1: player_0 sees its Draw 2 (slot 0) and 4 (slot 3), draws a 9 and discards it
     code = play.main(["--seed", "1"], ask=scripted(["?", "d", "?", "x", "n"]), say=said.append)
-    assert code == 0 and said[-1].startswith("\nGame abandoned")
+    assert code == 0 and said[-1] == "Game abandoned."
+    assert said[-2].startswith("Seed ")  # the seed that deals this game again
     text = "\n".join(said)
     assert "? for the rules" in text.split("round 1")[0]  # said before the first table
     assert text.count(play.RULES[0]) == 2  # once per "?"; each time the move was asked again
