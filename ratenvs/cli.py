@@ -82,7 +82,19 @@ def play_help() -> str:
 
 
 def _cmd_play(args: argparse.Namespace, rest: list[str]) -> int:
-    spec = get_game(args.game)
+    try:
+        spec = get_game(args.game)
+    except ValueError:
+        for word in rest:  # `play --seed 3 GAME`: the 3 was read as the game
+            try:
+                named = get_game(word)
+            except ValueError:
+                continue
+            raise UsageError(
+                f"the game comes first: ratenvs play {named.cli_name} [options] "
+                f"(read {args.game!r} as the game)"
+            ) from None
+        raise
     where = "window" if args.window else "play"  # --window: the pygame window player
     module = importlib.import_module(f"ratenvs.{spec.name}.{where}")
     return int(module.main(rest) or 0)

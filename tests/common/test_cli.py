@@ -331,3 +331,13 @@ def test_the_parser_takes_an_optional_positional_with_choices(capsys):
         parser.parse_args(["c"])
     assert "invalid choice: 'c'" in capsys.readouterr().err
     assert parser._actions[1].choices == ["a", "b"]  # put back
+
+
+def test_an_option_before_the_game_says_the_game_comes_first(capsys):
+    """``play --seed 3 GAME`` read the 3 as the game: "unknown game '3'"."""
+    assert cli.main(["play", "--seed", "3", "catz-ratz-batz"]) == 2
+    err = capsys.readouterr().err
+    assert "the game comes first: ratenvs play catz-ratz-batz [options]" in err
+    assert err.count("\n") == 1
+    assert cli.main(["play", "chess"]) == 2
+    assert "unknown game 'chess'" in capsys.readouterr().err
