@@ -301,6 +301,12 @@ def _tracker_counts(result: Mapping[str, Any]) -> dict[str, Any]:
     return counts
 
 
+def result_seeds(result: Mapping[str, Any]) -> list[Any]:
+    """The seeds of an evaluation's games: its ``seed``, or a pooled one's list of them."""
+    seed = result.get("seed")
+    return list(seed) if isinstance(seed, list) else [seed]
+
+
 def pool_evaluations(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Several evaluations of one agent against the same opponents on the same table
     (results of :func:`evaluate`, e.g. ``ratenvs evaluate --json`` on other seeds) as one:
@@ -323,7 +329,7 @@ def pool_evaluations(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     f"{r.get(key)!r} (seeds {first.get('seed')} and {r.get('seed')})"
                 )
     seeds = [r["seed"] for r in results]
-    flat = [s for seed in seeds for s in (seed if isinstance(seed, list) else [seed])]
+    flat = [s for r in results for s in result_seeds(r)]
     if len({repr(s) for s in flat}) != len(flat):  # a pooled result holds its runs' seeds
         raise ValueError(f"evaluations to pool share a seed (the same games twice): {seeds}")
     n = int(sum(r["games"] for r in results))

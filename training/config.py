@@ -417,7 +417,7 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError(f"seed: must be in 0..{MAX_SEED}, got {cfg.seed}")
     if cfg.eval.seed >= MAX_SEED:  # the final evaluation plays eval.seed + 1
         raise ConfigError(f"eval.seed: must be in 0..{MAX_SEED - 1:,}, got {cfg.eval.seed:,}")
-    _check_eval_opponents(cfg, GAMES[cfg.game])
+    _check_names("eval.opponents", cfg.eval.opponents, cfg, GAMES[cfg.game])
     _check_seats(cfg, GAMES[cfg.game])
     algo = cfg.algorithm
     for key, low, high in (
@@ -584,15 +584,10 @@ def _check_seats(cfg: TrainConfig, spec: Any) -> None:
         )
 
 
-def _check_eval_opponents(cfg: TrainConfig, spec: Any) -> None:
-    """Every name in ``eval.opponents`` is a bot of the game (bare, or ``<game>:<bot>``) or an
-    existing checkpoint, so a typo fails here and not after the whole run has trained."""
-    _check_names("eval.opponents", cfg.eval.opponents, cfg, spec)
-
-
 def _check_names(key: str, names: Sequence[str] | None, cfg: TrainConfig, spec: Any) -> None:
     """Every name in ``names`` (the config's ``key``) is a bot of the game (bare, or
-    ``<game>:<bot>``) or an existing checkpoint."""
+    ``<game>:<bot>``), a shipped agent or an existing checkpoint, so a typo fails here and
+    not after the whole run has trained."""
     from ratenvs.agents import AGENT_PREFIX, CheckpointError, agent_path
 
     bots = spec.bots()

@@ -29,7 +29,7 @@ from typing import Any
 from ratenvs.agents import AGENT_PREFIX, agent_path
 from ratenvs.common.arguments import ArgumentParser, UsageError, input_file, read_text, report
 from ratenvs.common.safe_load import LoadError, loads_json
-from ratenvs.evaluation import pool_evaluations
+from ratenvs.evaluation import pool_evaluations, result_seeds
 from training.checkpoint import card_path, load_card, write_card
 
 RUN_KEYS = (
@@ -136,23 +136,18 @@ def pooled_entry(
     return entry
 
 
-def _seeds(entry: Mapping[str, Any]) -> set[int]:
-    seeds = entry.get("seed")
-    return set(seeds) if isinstance(seeds, list) else {seeds} if isinstance(seeds, int) else set()
-
-
 def _refuse_pooled_twice(
     evaluations: Mapping[str, Any], label: str, entry: Mapping[str, Any]
 ) -> None:
     """A seed another pooled entry of the card holds against the same opponents is refused:
     the same games would count in two entries (the one being replaced aside)."""
-    mine = _seeds(entry)
+    mine = set(result_seeds(entry))
     for other, held in evaluations.items():
         if other == label or not isinstance(held, Mapping) or "runs" not in held:
             continue
         if list(held.get("opponents") or []) != list(entry["opponents"]):
             continue
-        twice = sorted(mine & _seeds(held))
+        twice = sorted(mine & set(result_seeds(held)))
         if twice:
             raise UsageError(
                 f"seed {twice[0]} is pooled already in the card's entry {other!r} against the "

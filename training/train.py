@@ -50,6 +50,7 @@ import yaml
 from ratenvs.agents import AGENT_PREFIX, agent_path
 from ratenvs.agents.checkpoint import library_versions
 from ratenvs.common.arguments import (
+    INTERRUPTED_STATUS,
     ArgumentParser,
     int_in,
     number_in,
@@ -579,8 +580,6 @@ class _Plan:
     resumed: Any  # the checkpoint of --resume, or None
     previous_steps: int = 0
     previous_wall: float = 0.0
-    optimizer_note_said: bool = False
-    """A widened network's note said already that the optimizer starts afresh."""
 
 
 def probe_env(cfg: TrainConfig) -> tuple[int, int, int]:
@@ -661,7 +660,12 @@ def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
     if resume is None:
         return _Plan(spec, None)
     resumed = load_checkpoint(resume, game=cfg.game)
-    said = False
+    if resumed.optimizer_state is None:
+        print(
+            f"--resume {resume}: the checkpoint keeps no optimizer state (a best.pt, or "
+            "one shipped without it); the optimizer starts afresh",
+            file=sys.stderr,
+        )
     grown = obs_size - resumed.spec.observation_size
     added = appended_options(
         resumed.card.get("env_options", {}),
@@ -677,7 +681,6 @@ def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
         )
         resumed.policy_state = widen_inputs(resumed.policy_state, grown)
         resumed.optimizer_state = None
-        said = True
         resumed.spec = dataclasses.replace(resumed.spec, observation_size=obs_size)
     elif grown:
         load_checkpoint(resume, game=cfg.game, observation_size=obs_size)  # says why
@@ -695,7 +698,6 @@ def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
         )
         resumed.policy_state = widen_critic(resumed.policy_state, extra)
         resumed.optimizer_state = None
-        said = True
         resumed.spec = spec
     if resumed.spec != spec:
         raise CheckpointError(
@@ -703,7 +705,7 @@ def _plan(cfg: TrainConfig, resume: str | Path | None) -> _Plan:
             f"config's {spec.to_dict()}"
         )
     steps = int(resumed.card.get("timesteps", 0))
-    return _Plan(spec, resumed, steps, float(resumed.card.get("wall_time_s", 0.0)), said)
+    return _Plan(spec, resumed, steps, float(resumed.card.get("wall_time_s", 0.0)))
 
 
 def _train(
@@ -746,12 +748,6 @@ def _train(
         model.policy.load_state_dict(resumed.policy_state)
         if resumed.optimizer_state is not None:
             model.policy.optimizer.load_state_dict(resumed.optimizer_state)
-        elif not plan.optimizer_note_said:
-            print(
-                f"--resume {resume}: the checkpoint keeps no optimizer state (a best.pt, or "
-                "one shipped without it); the optimizer starts afresh",
-                file=sys.stderr,
-            )
         model.num_timesteps = previous_steps
     pretrained = None
     if cfg.pretrain.teacher is not None and (resumed is None or cfg.pretrain.on_resume):
@@ -998,11 +994,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-EXIT_INTERRUPTED = 130
-"""Exit status of a run stopped by Ctrl-C or SIGTERM (its final.pt written), as a shell
-reports a command a SIGINT ended."""
-
-
 def _remove_lone_config(out: Path) -> None:
     """A fresh run interrupted before training (the warm start) leaves only its
     ``config.yaml``: removed, so that the same command runs again."""
@@ -1033,15 +1024,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ninterrupted before training started", file=sys.stderr)
         if args.resume is None and out is not None:  # a fresh run's folder held nothing
             _remove_lone_config(out)
-        return EXIT_INTERRUPTED
+        return INTERRUPTED_STATUS
     card = load_card(final)
     ev = card["evaluation"]
     print(f"final checkpoint: {final}")
     # interrupted (Ctrl-C, SIGTERM): final.pt is written, the run is not what was asked
-    status = EXIT_INTERRUPTED if INTERRUPTED in (card.get("stopped_early") or "") else 0
+    status = INTERRUPTED_STATUS if INTERRUPTED in (card.get("stopped_early") or "") else 0
     if ev is None:
         print(f"not evaluated: {card.get('evaluation_skipped')}")
-        return EXIT_INTERRUPTED if "interrupted" in str(card.get("evaluation_skipped")) else status
+        skipped = str(card.get("evaluation_skipped"))
+        return INTERRUPTED_STATUS if "interrupted" in skipped else status
     print(evaluation_line(ev))
     return status
 

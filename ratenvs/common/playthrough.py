@@ -68,7 +68,7 @@ def playthrough(game: Game, seed: int, max_steps: int = 400) -> str:
 
     from ratenvs.common.options import check_seed
 
-    if seed is None or check_seed(seed) is None:
+    if check_seed(seed) is None:  # None: fresh entropy, which a playthrough cannot be
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     chance, _ = seeding.np_random(int(seed))
     observer = game.observer(game.observation_kind)
