@@ -204,6 +204,25 @@ def known_hand(env: raw_env) -> str:
     return line
 
 
+def round_report(before: rules.State, after: rules.State, agents: list[str]) -> list[str]:
+    """What everyone sees when a round ends: the round's points, every hand turned face up
+    (power cards already replaced) with the totals so far, and who went out of an
+    elimination game in this round (``before``: the state before the round's last move)."""
+    pts = after.last_round_points or []
+    lines = ["Round over: " + ", ".join(f"{agents[p]} {v}" for p, v in enumerate(pts))]
+    for p, hand in enumerate(after.last_round_hands or []):
+        if not before.active[p]:
+            continue  # out of the game earlier: no hand this round
+        cards = " ".join(rules.card_name(c) for c in hand if c != rules.NO_CARD)
+        lines.append(f"  {agents[p]}: {cards} = {pts[p]} (total {after.totals[p]})")
+    for p in range(len(agents)):
+        if before.active[p] and not after.active[p]:
+            who = "You are" if p == 0 else f"{agents[p]} is"
+            on = "; the others play on" if p == 0 and not after.is_over else ""
+            lines.append(f"{who} out of the game (total {after.totals[p]}){on}.")
+    return lines
+
+
 def _ask_action(mask: np.ndarray, n: int, ask: InputFn, say: SayFn) -> int:
     """Ask until the answer is a legal move; EOFError propagates."""
     say("Your moves:")
@@ -263,7 +282,7 @@ def main(argv: list[str] | None = None, ask: InputFn = input, say: SayFn = print
             env.step(action)
             say(describe(agent, action, before, env.truth, agents, private=seat == 0))
             if env.truth.round_index != round_before or env.truth.is_over:
-                pts = env.truth.last_round_points or []
-                say("Round over: " + ", ".join(f"{agents[p]} {v}" for p, v in enumerate(pts)))
+                for line in round_report(before, env.truth, agents):
+                    say(line)
 
     return play_out(table, play, say, "omniscient")

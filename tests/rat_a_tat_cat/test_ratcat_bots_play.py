@@ -315,3 +315,43 @@ def test_terminal_play_interrupted_by_ctrl_c_says_so_and_exits_130():
 
     assert play.main(["--players", "2", "--seed", "1"], ask=ask, say=said.append) == 130
     assert "Game abandoned." in said[-1]
+
+
+def test_a_round_end_shows_every_hand_and_says_who_went_out(monkeypatch, capsys):
+    import io
+
+    from ratenvs import cli
+
+    # every hand is turned face up at a round's end (everyone sees them at the table); in
+    # an elimination game the person is told who went out, itself included
+    monkeypatch.setattr("sys.stdin", io.StringIO("d\nx\nn\n" * 3000))
+    argv = ["play", "rat-a-tat-cat", "--players", "3", "--seed", "2", "--target-score", "100"]
+    assert cli.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    ends = [i for i, line in enumerate(lines) if line.startswith("Round over: ")]
+    assert len(ends) > 3
+    totals = [0, 0, 0]
+    out: set[int] = set()
+    for i in ends:
+        points = {
+            int(who.split()[0][-1]): int(who.split()[1])
+            for who in lines[i][len("Round over: ") :].split(", ")
+        }
+        shown = [line for line in lines[i + 1 : i + 4] if line.startswith("  player_")]
+        assert len(shown) == 3 - len(out)
+        for line in shown:
+            seat = int(line.split(":")[0][-1])
+            cards, rest = line.split(": ", 1)[1].split(" = ")
+            assert len(cards.split()) == 4 and all(c.isdigit() for c in cards.split())
+            assert sum(map(int, cards.split())) == points[seat]
+            totals[seat] += points[seat]
+            assert rest == f"{points[seat]} (total {totals[seat]})"
+        j = i + 1 + len(shown)
+        while "out of the game" in lines[j]:
+            seat = 0 if lines[j].startswith("You are") else int(lines[j].split()[0][-1])
+            assert totals[seat] > 100 and seat not in out
+            out.add(seat)
+            j += 1
+        assert all(totals[seat] <= 100 for seat in set(range(3)) - out)
+    assert "You are out of the game (total 105); the others play on." in lines
+    assert out == {0, 1}  # as the final table says: player_2 won
