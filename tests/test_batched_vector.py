@@ -604,3 +604,151 @@ def test_the_sb3_door_gives_the_terminal_observation_of_ended_games():
             assert infos[g]["terminal_observation"].shape == env.single_observation_space.shape
             assert infos[g]["TimeLimit.truncated"] is False
         assert all(not i for g, i in enumerate(infos) if not done[g])
+
+
+def _by_observation(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """A legal action chosen by a hash of the observation: the same in every game that
+    shows the same observation, whenever it is asked (a picker with a generator per game
+    would draw once more for a game that restarts at the next step)."""
+    keys = (np.abs(obs).sum(axis=1) * 997).astype(np.int64)
+    actions = np.empty(len(obs), dtype=np.int64)
+    for g, mask in enumerate(masks):
+        legal = np.flatnonzero(mask)
+        actions[g] = legal[keys[g] % legal.size]
+    return actions
+
+
+def _episodes(env: BatchedVectorEnv, steps: int) -> list[list[tuple]]:
+    """Every game's finished episodes: observations, rewards, the last observation, the
+    learner's seat and return (each door's keys), checking next-step's restart steps."""
+    obs, info = env.reset(seed=5)
+    n = env.num_envs
+    shown = [[obs[g].copy()] for g in range(n)]
+    got: list[list[float]] = [[] for _ in range(n)]
+    episodes: list[list[tuple]] = [[] for _ in range(n)]
+    restart = np.zeros(n, dtype=bool)
+    for _ in range(steps):
+        before = obs.copy()
+        obs, rewards, done, truncated, info = env.step(_by_observation(obs, env.action_masks()))
+        assert not truncated.any()
+        for g in range(n):
+            if restart[g]:  # next-step: the ended game's action is ignored; a new game shows
+                assert rewards[g] == 0.0 and not done[g] and not np.array_equal(obs[g], before[g])
+                shown[g], got[g] = [obs[g].copy()], []
+                continue
+            got[g].append(float(rewards[g]))
+            if not done[g]:
+                shown[g].append(obs[g].copy())
+                continue
+            if env.next_step:
+                last, seat, ret = obs[g], info["learner_seat"][g], info["return"][g]
+                assert info["_return"][g] and "final_obs" not in info
+            else:
+                final = info["final_info"]
+                last, seat, ret = info["final_obs"][g], final["learner_seat"][g], final["return"][g]
+            assert sum(got[g]) == pytest.approx(float(ret), abs=1e-5)
+            episodes[g].append((np.array(shown[g]), got[g], last.copy(), int(seat), float(ret)))
+            shown[g], got[g] = [obs[g].copy()], []
+        restart = done.copy() if env.next_step else restart
+    return episodes
+
+
+@pytest.mark.parametrize(
+    ("game", "steps", "options"),
+    [
+        ("rat_a_tat_cat", 150, {"num_players": 3, "learner_seat": 1}),
+        ("catz_ratz_batz", 150, {"num_players": 2, "learner_seat": 1, "opponents": "optimal"}),
+        ("ratto_zakko", 500, {"num_players": 3, "opponents": "adult"}),
+        # a frozen policy moves first, and wins some new games before the learner's first
+        # move: those are dropped in both modes
+        (
+            "catz_ratz_batz",
+            150,
+            {"num_players": 2, "learner_seat": 1, "race_end": "turn", "target_score": 10,
+             "reward": "win", "opponents": "first_legal"},
+        ),
+    ],
+)  # fmt: skip
+def test_next_step_autoreset_plays_the_games_of_same_step(game, steps, options):
+    """gymnasium's next-step autoreset (``autoreset_mode="next_step"``): each game plays the
+    same episodes as with same-step autoreset (every observation, reward, last observation,
+    seat and return), its end shown in the step it ends and the next game one step later."""
+    options = dict(options)
+    if options.get("opponents") == "first_legal":
+        options["opponents"] = _FirstLegal()
+    same = BatchedVectorEnv(game, 16, seed=3, **options)
+    nxt = BatchedVectorEnv(game, 16, seed=3, autoreset_mode="next_step", **options)
+    assert same.metadata["autoreset_mode"] is gymnasium.vector.AutoresetMode.SAME_STEP
+    assert nxt.metadata["autoreset_mode"] is gymnasium.vector.AutoresetMode.NEXT_STEP
+    a, b = _episodes(same, steps), _episodes(nxt, steps)
+    compared = 0
+    for ga, gb in zip(a, b, strict=True):
+        for x, y in zip(ga, gb, strict=False):  # next-step is a step behind per restart
+            np.testing.assert_array_equal(x[0], y[0])
+            np.testing.assert_array_equal(x[2], y[2])
+            assert x[1] == y[1] and x[3:] == y[3:]
+            compared += 1
+    assert compared >= 32  # at least two episodes a game on average
+
+
+def test_next_step_autoreset_takes_gymnasiums_observation_wrappers():
+    """The observation wrappers that refuse same-step autoreset take the next-step door,
+    and RecordEpisodeStatistics counts each game's return as the door does."""
+    from gymnasium.wrappers.vector import NormalizeObservation, RecordEpisodeStatistics
+
+    with pytest.raises(ValueError, match="NEXT_STEP"):  # gymnasium's own check
+        NormalizeObservation(BatchedVectorEnv("rat_a_tat_cat", 4, num_players=2))
+    envs = gymnasium.make_vec(
+        GAMES["rat_a_tat_cat"].gymnasium_id,
+        num_envs=8,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=gymnasium.vector.AutoresetMode.NEXT_STEP,
+        seed=2,
+    )
+    door = envs
+    envs = RecordEpisodeStatistics(NormalizeObservation(envs))
+    obs, _ = envs.reset(seed=1)
+    ended = 0
+    for _ in range(200):
+        obs, _, done, _, info = envs.step(door.action_masks().argmax(axis=1))
+        for g in np.flatnonzero(done):
+            assert info["episode"]["r"][g] == pytest.approx(info["return"][g])
+            ended += 1
+    assert ended > 8 and np.isfinite(obs).all()
+
+
+def test_bad_autoreset_modes_are_refused():
+    for mode in ("disabled", gymnasium.vector.AutoresetMode.DISABLED, "next", 1):
+        with pytest.raises(ValueError, match="option 'autoreset_mode' must be"):
+            BatchedVectorEnv("rat_a_tat_cat", 4, num_players=2, autoreset_mode=mode)
+    assert BatchedVectorEnv.metadata["autoreset_mode"] is gymnasium.vector.AutoresetMode.SAME_STEP
+    nxt = BatchedVectorEnv("rat_a_tat_cat", 4, num_players=2, autoreset_mode="next_step")
+    with pytest.raises(ValueError, match="sb3_vec_env needs the door's same-step autoreset"):
+        sb3_vec_env(nxt)
+
+
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [("rat_a_tat_cat", {"num_players": 2}), ("ratto_zakko", {"num_players": 3})],
+)
+def test_next_step_ignores_the_action_of_a_game_that_restarts(game, options):
+    """A game that showed its end restarts at the next step whatever its action (gymnasium's
+    next-step rule), where the other games' illegal actions are still refused."""
+    if game == "rat_a_tat_cat":  # games of different lengths: some end while others play
+        options = {**options, "learner_seat": "random"}
+    env = BatchedVectorEnv(game, 8, seed=1, autoreset_mode="next_step", **options)
+    obs, _ = env.reset(seed=2)
+    for _ in range(2000):
+        obs, _, done, _, _ = env.step(_by_observation(obs, env.action_masks()))
+        if done.any():
+            break
+    assert done.any() and (game == "ratto_zakko" or not done.all())
+    actions = _by_observation(obs, env.action_masks())
+    if not done.all():  # (Ratto Zakko's games of one deck end together)
+        bad = actions.copy()
+        bad[~done] = 10**6
+        with pytest.raises(ValueError, match="illegal action 1000000 in game"):
+            env.step(bad)
+    actions[done] = 10**6  # ignored: those games restart
+    _, rewards, again, _, _ = env.step(actions.astype(np.uint64))
+    assert not rewards[done].any() and not again[done].any()

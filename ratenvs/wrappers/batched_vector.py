@@ -9,9 +9,12 @@ the gymnasium id's vector entry point::
     envs = gymnasium.make_vec("ratenvs/CatzRatzBatz-v0", num_envs=1024,
                               vectorization_mode="vector_entry_point")
 
-Games end and restart inside the step (gymnasium's same-step autoreset,
-``AutoresetMode.SAME_STEP``: the observation of a game that ended is already the next
-game's first decision; the games never truncate). In Ratto Zakko (simultaneous ticks) a
+Games end and restart inside the step, gymnasium's same-step autoreset
+(``AutoresetMode.SAME_STEP``, the default: the observation of a game that ended is already
+the next game's first decision), or, with ``autoreset_mode="next_step"``, gymnasium's
+default next-step autoreset (``AutoresetMode.NEXT_STEP``: a game that ended shows its last
+observation; the step after, its action is ignored and it shows the next game's first
+decision, with reward 0). The games never truncate. In Ratto Zakko (simultaneous ticks) a
 step is the learner's answer at a tick where it answers; the policies answer in the same
 tick, and the ticks in which the learner does not answer are played on inside the step.
 
@@ -19,12 +22,15 @@ tick, and the ticks in which the learner does not answer are played on inside th
 
 - ``learner_seat``: (num_envs,) int64, the learner's seat in every game now (of the next
   game where one ended).
-- only in a step where some game ended, as gymnasium's ``SyncVectorEnv`` gives them:
+- (same-step) only in a step where some game ended, as gymnasium's ``SyncVectorEnv``
+  gives them:
   ``final_obs``, an object array holding, for every game that ended, the learner's
   observation of its end (float32, the array ``gymnasium.make`` returns when that game
   terminates) and None elsewhere; ``final_info``, the ended games' info: a dict of
   ``learner_seat`` (the learner's seat in the game that ended) and ``return`` (the
   learner's return of that game, float32), each with its mask.
+- (next-step) in the step a game ends, ``learner_seat`` is its seat in the game that
+  ended, and ``return`` (with ``_return``) the learner's return of that game.
 
 ``action_masks()`` gives the learner's legal actions of every game, for sb3-contrib's
 ``MaskablePPO``; :func:`sb3_vec_env` gives the same door as a stable-baselines3
@@ -101,6 +107,8 @@ class BatchedVectorEnv(VectorEnv):
             (self-play pools: bots and frozen policies, drawn anew for every game).
         learner_seat: the learner's seat, or ``"random"`` (drawn for every game).
         seed: seeds the engine's games and the draws of seats and opponents.
+        autoreset_mode: ``"same_step"`` (the default) or ``"next_step"`` (or gymnasium's
+            ``AutoresetMode`` of either), how a game that ended restarts (see the module).
         **env_options: the game's options (as the AEC env's).
     """
 
@@ -114,8 +122,12 @@ class BatchedVectorEnv(VectorEnv):
         opponents: str | Sequence[str] | Opponents | None = None,
         learner_seat: int | str = 0,
         seed: int | None = None,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
         **env_options: Any,
     ) -> None:
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.spec_game = get_game(game)
         seed = check_seed(seed)
         if not self.spec_game.has_batched:
@@ -166,6 +178,8 @@ class BatchedVectorEnv(VectorEnv):
         self._final_obs = np.zeros((self.num_envs, size), dtype=np.float32)
         self._final_seat = np.zeros(self.num_envs, dtype=np.int64)
         self._final_return = np.zeros(self.num_envs, dtype=np.float32)
+        # next-step autoreset: the games that showed their end and restart at the next step
+        self._pending = np.zeros(self.num_envs, dtype=np.bool_)
         # a draw to fail early on bad opponents (the engine's checks too: set again at reset)
         self.engine.set_next_bots(np.tile(self._lineups(1), (self.num_envs, 1)))
 
@@ -208,14 +222,15 @@ class BatchedVectorEnv(VectorEnv):
         seed = check_seed(seed, "seed (one integer for the whole batch)")
         if options and "reset_mask" in options:
             raise ValueError(
-                "options['reset_mask']: this door resets every game (its autoreset is "
-                "same-step: a game that ends restarts within the step)"
+                "options['reset_mask']: this door resets every game (a game that ends "
+                "restarts by itself, in its step or, with autoreset_mode='next_step', the next)"
             )
         if seed is not None:
             super().reset(seed=seed)  # np_random and np_random_seed, as gymnasium's
             self._rng = np.random.default_rng(seed)
         engine = self.engine
         self._started = False
+        self._pending[:] = False
         with self._unknown_on_failure("reset()"):
             engine.set_next_bots(self._lineups(self.num_envs))
             engine.reset(seed=int(self._rng.integers(2**63)) if seed is not None else None)
@@ -244,7 +259,9 @@ class BatchedVectorEnv(VectorEnv):
         self, actions: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play the learner's action ``actions[g]`` in every game ``g`` (integers; anything
-        else, or an illegal action, is a ValueError and nothing moves)."""
+        else, or an illegal action, is a ValueError and nothing moves). With next-step
+        autoreset, the action of a game that showed its end in the last step is ignored:
+        that game restarts instead."""
         self._check_ready("step()")
         engine = self.engine
         acts = np.asarray(actions)
@@ -253,26 +270,44 @@ class BatchedVectorEnv(VectorEnv):
                 f"actions must be {self.num_envs} integers, one per game; "
                 f"got {acts.dtype} of shape {acts.shape}"
             )
+        restart = self._pending.copy()
+        moving = ~restart
         if self.simultaneous:  # the learner's answer and the policies' of the same tick
-            self._check_learner_actions(acts)
-            full = self._policy_actions(np.ones(self.num_envs, dtype=np.bool_))
+            self._check_learner_actions(acts, moving)
+            full = self._policy_actions(moving)
             full[np.arange(self.num_envs), self.learner] = acts
             acts = full
-        batch = engine.step(acts)  # refuses illegal actions before anything moves
+        # refuses illegal actions before anything moves
+        batch = engine.step(acts, active=moving) if restart.any() else engine.step(acts)
         with self._unknown_on_failure("step()"):
-            rewards = self._carry.copy()
-            self._carry[:] = 0.0
             games = np.arange(self.num_envs)
-            rewards += batch.rewards[games, self.learner]
-            done = batch.terminated.copy()
+            if restart.any():  # a restarting game's reward is 0; its carry counts next step
+                rewards = np.where(restart, 0.0, self._carry).astype(np.float32)
+                self._carry[moving] = 0.0
+                rewards += np.where(moving, batch.rewards[games, self.learner], 0.0)
+                done = batch.terminated & moving
+            else:
+                rewards = self._carry.copy()
+                self._carry[:] = 0.0
+                rewards += batch.rewards[games, self.learner]
+                done = batch.terminated.copy()
             self._keep_final(done, self.learner)
             self._after_resets(done)
             self._play_policies(rewards, done, done.copy())
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
         info = self._info()
+        obs = self._learner_view(engine.obs)
         if done.any():
-            self._add_final_info(info, done)
-        return self._learner_view(engine.obs), rewards, done, truncated, info
+            if self.next_step:  # the end is shown now; the next game at the next step
+                obs[done] = self._final_obs[done]
+                info["learner_seat"][done] = self._final_seat[done]
+                returns = np.where(done, self._final_return, 0.0).astype(np.float32)
+                info["return"], info["_return"] = returns, done.copy()
+            else:
+                self._add_final_info(info, done)
+        if self.next_step:
+            self._pending = done.copy()
+        return obs, rewards, done, truncated, info
 
     def _check_open(self, call: str) -> None:
         """A RuntimeError saying what to do when the env was closed."""
@@ -289,11 +324,14 @@ class BatchedVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError(f"{call} before reset(): call reset() first")
 
-    def _check_learner_actions(self, acts: np.ndarray) -> None:
-        """A ValueError naming the first game whose learner's action its mask forbids (before
-        the policies are asked, so a refused step costs nothing)."""
+    def _check_learner_actions(self, acts: np.ndarray, moving: np.ndarray) -> None:
+        """A ValueError naming the first game of ``moving`` whose learner's action its mask
+        forbids (before the policies are asked, so a refused step costs nothing)."""
         mask = self._learner_view(self.engine.mask).astype(bool)
         n = mask.shape[1]
+        if not moving.all():  # a restarting game's action is ignored: any legal one stands in
+            acts = acts.copy()
+            acts[~moving] = np.argmax(mask[~moving], axis=1)
         bad = (acts < 0) | (acts >= n)
         bad[~bad] = ~mask[np.flatnonzero(~bad), acts[~bad].astype(np.int64)]
         if bad.any():
@@ -446,6 +484,21 @@ class BatchedVectorEnv(VectorEnv):
         pass
 
 
+def _autoreset_mode(mode: str | AutoresetMode) -> AutoresetMode:
+    """The door's autoreset mode from its name or gymnasium's enum (a ValueError otherwise;
+    ``DISABLED`` is refused: a game that ended would need a partial reset)."""
+    names = {"same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP}
+    if isinstance(mode, AutoresetMode) and mode in names.values():
+        return mode
+    if isinstance(mode, str) and mode in names:
+        return names[mode]
+    raise ValueError(
+        f"option 'autoreset_mode' must be 'same_step' or 'next_step' (or gymnasium's "
+        f"AutoresetMode.SAME_STEP / NEXT_STEP), got {mode!r} (no partial reset: a game that "
+        "ends always restarts)"
+    )
+
+
 def make_batched_vector(num_envs: int = 1, *, game: str, **kwargs: Any) -> BatchedVectorEnv:
     """The vector entry point of the gymnasium ids (``gymnasium.make_vec(...,
     vectorization_mode="vector_entry_point")``)."""
@@ -466,6 +519,12 @@ def sb3_vec_env(venv: BatchedVectorEnv, privileged: bool = False) -> Any:
     game's features are gone), ``TimeLimit.truncated`` False and the ``learner_seat`` it
     played."""
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+    if venv.next_step:
+        raise ValueError(
+            "sb3_vec_env needs the door's same-step autoreset (stable-baselines3 restarts a "
+            "game in the step it ends); make it without autoreset_mode='next_step'"
+        )
 
     class _SB3(VecEnv):
         def __init__(self) -> None:
