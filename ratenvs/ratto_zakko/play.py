@@ -139,7 +139,7 @@ def _ask_response(ask: InputFn, say: SayFn, clock: Clock) -> tuple[int | None, f
 def _ask_relocation(ask: InputFn, say: SayFn, mask: np.ndarray | None = None) -> int:
     """Ask until the answer parses and, given the seat's action ``mask``, is a legal move
     now (with ``relocation="both"`` the fly moves first, then the shaker)."""
-    prompt = "move? [fly <food> | shaker <food> | leave | ? rules]: "
+    prompt = "move? [fly <food> | shaker <food> | leave (or Enter) | ? rules]: "
     while True:
         choice = parse_relocation(ask_or_rules(prompt, ask, say, TERMINAL_RULES))
         if choice is None:

@@ -197,3 +197,15 @@ def test_a_relocation_the_mask_forbids_asks_again():
     choice = play._ask_relocation(lambda _: next(answers), said.append, mask)
     assert choice == rules.RELOCATE_FLY_FIRST + play.parse_food("egg")
     assert len(said) == 1 and said[0].startswith("  not a move now; you may: ")
+
+
+def test_the_relocation_prompt_says_that_enter_leaves_both():
+    """An empty answer leaves the fly and the shaker where they are; the prompt says so."""
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return ""
+
+    assert play._ask_relocation(ask, lambda _: None) == rules.LEAVE_BOTH
+    assert "leave (or Enter)" in prompts[0]
