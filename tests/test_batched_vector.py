@@ -752,3 +752,27 @@ def test_next_step_ignores_the_action_of_a_game_that_restarts(game, options):
     actions[done] = 10**6  # ignored: those games restart
     _, rewards, again, _, _ = env.step(actions.astype(np.uint64))
     assert not rewards[done].any() and not again[done].any()
+
+
+def test_next_step_says_the_seat_of_the_game_that_ended_and_reset_restarts_everything():
+    """With random seats the step a game ends names the seat it was played in (not the next
+    game's); reset() forgets the games waiting to restart, so every game moves at the first
+    step after it (an audit's mutants: both went unseen)."""
+    env = BatchedVectorEnv(
+        "rat_a_tat_cat", 16, num_players=3, learner_seat="random", seed=1,
+        autoreset_mode="NextStep",
+    )  # fmt: skip
+    _, info = env.reset(seed=2)
+    seat, ended, changed = info["learner_seat"].copy(), 0, 0
+    for _ in range(200):
+        _, _, done, _, info = env.step(env.action_masks().argmax(axis=1))
+        np.testing.assert_array_equal(info["learner_seat"][done], seat[done])
+        ended += int(done.sum())
+        changed += int((info["learner_seat"] != seat).sum())  # the restarts' new seats
+        seat = info["learner_seat"].copy()
+    assert ended > 100 and changed > 30
+    while not done.any():
+        _, _, done, _, _ = env.step(env.action_masks().argmax(axis=1))
+    first, _ = env.reset(seed=9)
+    after, _, _, _, _ = env.step(env.action_masks().argmax(axis=1))
+    assert not (after == first).all(axis=1)[done].any()  # they moved: no restart pending

@@ -14,7 +14,8 @@ Games end and restart inside the step, gymnasium's same-step autoreset
 the next game's first decision), or, with ``autoreset_mode="next_step"``, gymnasium's
 default next-step autoreset (``AutoresetMode.NEXT_STEP``: a game that ended shows its last
 observation; the step after, its action is ignored and it shows the next game's first
-decision, with reward 0). The games never truncate. In Ratto Zakko (simultaneous ticks) a
+decision, with reward 0; meanwhile ``action_masks()`` and ``state_features()`` are already
+the next game's). The games never truncate. In Ratto Zakko (simultaneous ticks) a
 step is the learner's answer at a tick where it answers; the policies answer in the same
 tick, and the ticks in which the learner does not answer are played on inside the step.
 
@@ -487,15 +488,16 @@ class BatchedVectorEnv(VectorEnv):
 def _autoreset_mode(mode: str | AutoresetMode) -> AutoresetMode:
     """The door's autoreset mode from its name or gymnasium's enum (a ValueError otherwise;
     ``DISABLED`` is refused: a game that ended would need a partial reset)."""
-    names = {"same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP}
-    if isinstance(mode, AutoresetMode) and mode in names.values():
+    modes = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+    if isinstance(mode, AutoresetMode) and mode in modes:
         return mode
-    if isinstance(mode, str) and mode in names:
+    names = {"same_step": modes[0], "next_step": modes[1]} | {m.value: m for m in modes}
+    if isinstance(mode, str) and mode in names:  # ours, or gymnasium's "SameStep" / "NextStep"
         return names[mode]
     raise ValueError(
         f"option 'autoreset_mode' must be 'same_step' or 'next_step' (or gymnasium's "
-        f"AutoresetMode.SAME_STEP / NEXT_STEP), got {mode!r} (no partial reset: a game that "
-        "ends always restarts)"
+        f"AutoresetMode.SAME_STEP / NEXT_STEP, or their values), got {mode!r} (no partial "
+        "reset: a game that ends always restarts)"
     )
 
 
