@@ -25,7 +25,7 @@ intervals. Everything is deterministic for a given seed.
 
 ``ratenvs evaluate AGENT [--env KEY=VALUE ...]`` and ``ratenvs tournament A B C ...
 [--players N] [--env KEY=VALUE ...] [--markdown FILE]`` run it from the command line;
-shipped agents and checkpoints need torch (``pip install "ratenvs[agents]"``).
+shipped agents and checkpoints need safetensors, not torch (``pip install "ratenvs[agents]"``).
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from typing import Any
 
 from ratenvs import evaluation
 from ratenvs.agents import AGENT_PREFIX, agent_path
-from ratenvs.agents.checkpoint import checkpoint_env
+from ratenvs.agents.checkpoint import checkpoint_env, load_checkpoint
 from ratenvs.common.arguments import SEED, ArgumentParser, int_in, report, results_file
 from ratenvs.common.bots import Bot
 from ratenvs.evaluation import (
@@ -59,7 +59,6 @@ from ratenvs.evaluation import (
 )
 from ratenvs.games import GAMES, GameSpec
 from training.atomic import atomic_write_text
-from training.checkpoint import load_checkpoint
 from training.hooks import hooks_for
 
 __all__ = [
@@ -121,9 +120,9 @@ def evaluate_agent(
 def evaluate_checkpoint(
     checkpoint: str | Path, opponents: Sequence[str] | None, games: int, seed: int
 ) -> dict[str, Any]:
-    """Load a checkpoint (a path, or a shipped agent ``agent:NAME``; safely) and evaluate
-    it in its own game and env options; the result names it and its weights
-    (``checkpoint``, ``weights_sha256``)."""
+    """Load a checkpoint (a path, or a shipped agent ``agent:NAME``; safely, with NumPy:
+    no torch) and evaluate it in its own game and env options; the result names it and its
+    weights (``checkpoint``, ``weights_sha256``)."""
     shipped = str(checkpoint).startswith(AGENT_PREFIX)
     ckpt = load_checkpoint(agent_path(str(checkpoint)) if shipped else checkpoint, optimizer=False)
     env = checkpoint_env(ckpt)

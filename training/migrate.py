@@ -31,7 +31,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ratenvs.agents.checkpoint import LEGACY_FORMAT, card_version, legacy_weights_path
+from ratenvs.agents.checkpoint import (
+    LEGACY_FORMAT,
+    MissingExtraError,
+    card_version,
+    legacy_weights_path,
+)
 from training.checkpoint import (
     CheckpointError,
     PolicySpec,
@@ -176,8 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for source, dest in pairs:
         try:
             path = migrate(source, dest)
-        except (ValueError, OSError) as exc:  # a CheckpointError, or a DEST it cannot write
-            from ratenvs.common.arguments import report
+        except (ValueError, OSError, MissingExtraError) as exc:  # a CheckpointError, a DEST
+            from ratenvs.common.arguments import report  # it cannot write, no torch for a .pt
 
             if isinstance(exc, OSError) and not isinstance(exc, CheckpointError):
                 exc = OSError(f"{dest}: the checkpoint cannot be written there: {exc}")

@@ -32,6 +32,7 @@ import contextlib
 import csv
 import dataclasses
 import datetime as dt
+import importlib
 import io
 import os
 import signal
@@ -1005,9 +1006,29 @@ def _remove_lone_config(out: Path) -> None:
         (out / "config.yaml").unlink(missing_ok=True)
 
 
+def check_training_packages() -> None:
+    """A ModuleNotFoundError naming the train extra when torch, stable-baselines3 or
+    sb3-contrib is missing (before anything is read or written)."""
+    for name in ("torch", "stable_baselines3", "sb3_contrib"):
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # a package of its own is missing underneath: said as is
+                raise
+            raise ModuleNotFoundError(
+                f"training needs {name.replace('_', '-')} (the train extra: "
+                'pip install "ratenvs[train]")',
+                name=name,
+            ) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out: Path | None = None
+    try:
+        check_training_packages()
+    except ModuleNotFoundError as exc:
+        return report(exc)
     try:
         cfg = load_config_arg("--config", args.config)
         if args.timesteps is not None:

@@ -1210,7 +1210,7 @@ def check_env_fits(ckpt: Checkpoint, env: Any) -> None:
     actions = int(env.action_space(agent).n)
     if size != ckpt.spec.observation_size:
         raise CheckpointError(
-            f"checkpoint expects observations of size {ckpt.spec.observation_size}, "
+            f"checkpoint {ckpt.path} expects observations of size {ckpt.spec.observation_size}, "
             f"{ckpt.game} with {ckpt.env_options} gives {size}"
         )
     if actions != ckpt.spec.num_actions:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -240,3 +241,29 @@ def test_players_is_for_tournaments_and_checked(tmp_path, capsys):
     bots = ["--tournament", "rat_a_tat_cat:random", "rat_a_tat_cat:heuristic"]
     assert evaluate.main([*bots, "--players", "9"]) == 2
     assert "--players 9: rat_a_tat_cat" in capsys.readouterr().err
+
+
+def test_evaluating_a_checkpoint_needs_no_torch(tmp_path, monkeypatch):
+    """It only plays the policy, as the library does with NumPy (it loaded the weights into
+    torch tensors and ended in a traceback where torch was not installed)."""
+    path = make_checkpoint(tmp_path / "agent")
+    with_torch = evaluate.evaluate_checkpoint(path, None, 6, 3)
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    without = evaluate.evaluate_checkpoint(path, None, 6, 3)
+    with_torch.pop("seconds"), without.pop("seconds")
+    assert without == with_torch and without["games"] == 6
+
+
+def test_training_without_its_packages_is_one_line_naming_the_extra(tmp_path, capsys, monkeypatch):
+    from training import train
+
+    for name, said in (("torch", "torch"), ("sb3_contrib", "sb3-contrib")):
+        out = tmp_path / name
+        argv = ["--config", "configs/default.yaml", "--out", str(out)]
+        with monkeypatch.context() as patch:
+            patch.setitem(sys.modules, name, None)  # as if it were not installed
+            assert train.main(argv) == 2  # it ended in a traceback, an empty --out left
+        assert capsys.readouterr().err.strip() == (
+            f'error: training needs {said} (the train extra: pip install "ratenvs[train]")'
+        )
+        assert not out.exists()

@@ -4,6 +4,7 @@ observation entries get zero weights, so the policy and its values are unchanged
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -213,3 +214,14 @@ def test_every_shipped_agent_is_for_the_current_env_version():
         card = json.loads(card_file.read_text())
         assert card["gymnasium_id"] == GAMES[card["game"]].gymnasium_id, card_file
         assert card["format"] == "ratenvs-checkpoint/2", card_file  # no torch to read it
+
+
+def test_an_older_pt_checkpoint_without_torch_is_one_line_naming_the_way(
+    tmp_path, capsys, monkeypatch
+):
+    pt, _ = _legacy_checkpoint(tmp_path / "agent")
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    assert main(["--in-place", str(pt)]) == 2  # it ended in a traceback
+    err = capsys.readouterr().err
+    assert err.startswith("error: this is a checkpoint of the older format") and "torch" in err
+    assert pt.exists()  # nothing lost
