@@ -204,6 +204,7 @@ class _GameEnvBase:
         self.truth = game.init(np.random.default_rng(0))
         """The game's true state (every hidden card): for replays, tests and the privileged
         view only; observations come from the observer."""
+        self._dealt = False  # reset() has dealt a game (render() shows nothing before)
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -250,6 +251,8 @@ class _GameEnvBase:
     def render(self) -> str | np.ndarray | None:
         """ "ansi": the text; "rgb_array": the picture; "human": shows it in a window."""
         mode = self.render_mode
+        if not self._dealt:  # the placeholder deal is nobody's game
+            raise RuntimeError(NEEDS_RESET.format("render"))
         if mode is None:
             import gymnasium
 
@@ -312,6 +315,7 @@ class GameAECEnv(_GameEnvBase, AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.truth = self.game.init(self.np_random)
+        self._dealt = True
         self._queue = self.game.to_act(self.truth)
         self._pending = {}
         self._legal = None
@@ -491,7 +495,7 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
         self.truth = self.game.init(self.np_random)
-        self._reset_done = True
+        self._reset_done = self._dealt = True
         if self.render_mode == "human":
             self.render()
         return self._observations(), {a: {} for a in self.agents}

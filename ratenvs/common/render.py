@@ -141,16 +141,34 @@ def pygame_installed() -> bool:
 
 
 class HumanWindow:
-    """A pygame window showing frames; closing it or calling :meth:`close` ends it."""
+    """A pygame window showing frames. Closing it (the window's close button) ends it: later
+    frames are not shown until :meth:`close` (the env's ``close()``) lets it open again.
+    pygame has one window a process: several "human" envs take turns in it, and it closes
+    when the last of them closes. A copy (deepcopy, pickle) has a window of its own, not yet
+    open."""
+
+    _open = 0
+    """How many windows of this process are open (the display quits when none is)."""
+    _showing: HumanWindow | None = None
+    """The window whose frame the display shows now."""
 
     def __init__(self, title: str) -> None:
         self.title = title
         self._screen: Any = None
         self._pygame: Any = None
         self._clock: Any = None
+        self._dismissed = False
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"title": self.title}  # pygame's surface and clock are not copied
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["title"])  # type: ignore[misc]
 
     def show(self, frame: np.ndarray, fps: float) -> None:
         """Display ``frame`` and handle pending window events (keeps the window responsive)."""
+        if self._dismissed:
+            return
         if self._pygame is None:
             os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
             try:
@@ -161,16 +179,25 @@ class HumanWindow:
                 ) from err
 
             self._pygame = pygame
-            pygame.display.init()
-            pygame.display.set_caption(self.title)
             self._clock = pygame.time.Clock()
+            HumanWindow._open += 1
         pygame = self._pygame
+        if not pygame.display.get_init():  # closed under it (another env's close)
+            pygame.display.init()
+            self._screen = None
         h, w = frame.shape[:2]
-        if self._screen is None or self._screen.get_size() != (w, h):
+        if (
+            self._screen is None
+            or HumanWindow._showing is not self  # another env's frame was shown last
+            or self._screen.get_size() != (w, h)
+        ):
             self._screen = pygame.display.set_mode((w, h))
+            pygame.display.set_caption(self.title)
+            HumanWindow._showing = self
         for event in pygame.event.get():
             if event.type == pygame.QUIT:
                 self.close()
+                self._dismissed = True
                 return
         surface = pygame.surfarray.make_surface(np.transpose(frame, (1, 0, 2)))
         self._screen.blit(surface, (0, 0))
@@ -182,10 +209,17 @@ class HumanWindow:
         return self._screen is not None
 
     def close(self) -> None:
+        """Close the window (pygame's display once no other window is open); a later frame
+        opens it again."""
         if self._pygame is not None:
-            self._pygame.display.quit()
+            HumanWindow._open = max(0, HumanWindow._open - 1)
+            if HumanWindow._open == 0:
+                self._pygame.display.quit()
+        if HumanWindow._showing is self:
+            HumanWindow._showing = None
         self._screen = None
         self._pygame = None
+        self._dismissed = False
 
 
 def check_render_view(value: Any, agents: list[str]) -> str:

@@ -175,15 +175,18 @@ class raw_env(GameAECEnv, game=RatATatCat, draw=render.draw):
         """A new raw env whose state agrees with everything ``agent`` knows, with everything
         it does not (unknown slots, the draw pile, another player's privately drawn card)
         shuffled; the new env's generator is seeded with ``seed`` (None or an integer >= 0,
-        as at ``reset``)."""
+        as at ``reset``). It renders as this env does, but never in a window: a "human"
+        env's copies have no render mode (a search stepping them would open windows)."""
         seed = check_seed(seed)
         if agent not in self.agent_name_mapping:
             raise ValueError(f"unknown agent {agent!r}; choose one of {self.possible_agents}")
         seat = self.agent_name_mapping[agent]
         rng = np.random.default_rng(seed)
-        new = raw_env(**self.options, render_mode=self.render_mode, render_view=self.render_view)
+        mode = None if self.render_mode == "human" else self.render_mode
+        new = raw_env(**self.options, render_mode=mode, render_view=self.render_view)
         new.np_random, new.np_random_seed = seeding.np_random(seed)
         new.truth = resample_state(self.truth, seat, rng)
+        new._dealt = self._dealt
         new.agents = self.agents[:]
         new.rewards = dict(self.rewards)
         new._cumulative_rewards = dict(self._cumulative_rewards)

@@ -24,6 +24,7 @@ from ratenvs.common.terminal import (
 from ratenvs.rat_a_tat_cat import rules
 from ratenvs.rat_a_tat_cat.bots import BOTS, get_bot
 from ratenvs.rat_a_tat_cat.env import raw_env
+from ratenvs.rat_a_tat_cat.observe import EMPTY
 
 POWER_NAMES = {"peek": "Peek", "swap": "Swap", "draw2": "Draw 2"}
 """The power cards' printed names."""
@@ -53,6 +54,8 @@ def hand_text(codes: list[int]) -> tuple[str, int, int]:
     """The hand as the person knows it (``codes``: its knowledge of slots 0..3): the text,
     the sum of the number cards it knows, and how many cards it does not know the value of
     (power cards in the hand are replaced at the end of the round)."""
+    if any(code == EMPTY for code in codes):
+        raise ValueError("a player out of the game has no hand to show")
     parts, total, unknown = [], 0, 0
     for slot, code in enumerate(codes):
         if code < rules.NUM_NUMBER_KINDS:
@@ -194,6 +197,8 @@ def known_hand(env: raw_env) -> str:
     """player_0's hand as it knows it, the sum of the cards it knows, and the card it
     holds (drawn or taken, on its turn), e.g. ``Your hand: 0: 3   1: ?   2: ?   3: 4 (you
     know 7, + 2 unknown); you hold a 9``."""
+    if not env.truth.active[0]:  # out of an elimination game: no hand any more
+        return f"You are out of the game (total {env.truth.totals[0]})."
     view = env.observer.seat_view(env.truth, 0)
     text, total, unknown = hand_text(view.codes[0])
     line = f"Your hand: {text} (you know {total}" + (f", + {unknown} unknown)" if unknown else ")")

@@ -187,20 +187,24 @@ class RatATatCatWindow(WindowGame):
 
     def panel(self, now: float) -> list[Line]:
         env = self.env
-        view = env.observer.seat_view(env.truth, 0)
-        text, total, unknown = hand_text(view.codes[0])
-        lines: list[Line] = [
-            (f"Your hand as you know it:  {text}", WHITE),
-            (
-                f"sum of the cards you know: {total}"
-                + (
-                    f"  (+ {unknown} card{'s' if unknown != 1 else ''} you do not know)"
-                    if unknown
-                    else ""
+        lines: list[Line]
+        if not env.truth.active[0]:  # out of an elimination game: no hand, the others play on
+            lines = [(f"You are out of the game (total {env.truth.totals[0]}).", WHITE)]
+        else:
+            view = env.observer.seat_view(env.truth, 0)
+            text, total, unknown = hand_text(view.codes[0])
+            lines = [
+                (f"Your hand as you know it:  {text}", WHITE),
+                (
+                    f"sum of the cards you know: {total}"
+                    + (
+                        f"  (+ {unknown} card{'s' if unknown != 1 else ''} you do not know)"
+                        if unknown
+                        else ""
+                    ),
+                    HIGHLIGHT,
                 ),
-                HIGHLIGHT,
-            ),
-        ]
+            ]
         if self.humans_turn:
             moves = self.move_keys()
             if self.swapping():

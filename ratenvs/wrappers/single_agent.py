@@ -93,6 +93,8 @@ class SingleAgentEnv(gym.Env):
         if self._view_follows_learner:
             env_options = {**env_options, "render_view": "player_0"}  # set at every reset
         self.aec: GameAECEnv = self.spec_game.load().raw_env(render_mode=render_mode, **env_options)
+        # the game's own pace (Ratto Zakko's window runs at 4 frames a second, not 2)
+        self.metadata = {**self.metadata, "render_fps": self.aec.metadata["render_fps"]}
         n = self.aec.num_players
         if learner_seat != "random" and (
             isinstance(learner_seat, bool | np.bool_)

@@ -427,3 +427,81 @@ def test_no_screen_in_the_environment_is_found_before_sdl_speaks(monkeypatch):
     assert cli.main(argv) == 2  # the command: one line, ours
     monkeypatch.setenv("DISPLAY", ":0")
     assert not win.no_screen_in_env()
+
+
+def test_rat_a_tat_cat_says_out_where_a_player_out_of_the_game_had_a_hand():
+    """Out of an elimination game, player_0's slots are empty: the panel and the terminal
+    read them as cards (-1 each, a sum of -4); they now say the player is out."""
+    from ratenvs.rat_a_tat_cat.observe import EMPTY
+    from ratenvs.rat_a_tat_cat.play import known_hand
+
+    table = rtc_set_up(["--seed", "9", "--players", "3", "--target-score", "15"])
+    game = rtc_window.RatATatCatWindow(table)
+    env = game.env
+    env.truth.active[0], env.truth.totals[0] = False, 23  # as after a round that put it out
+    env.truth.hands[0] = [rtc_rules.NO_CARD] * rtc_rules.SLOTS
+    assert game.panel(0.0)[0][0] == known_hand(env) == "You are out of the game (total 23)."
+    with pytest.raises(ValueError, match="out of the game has no hand"):
+        rtc_window.hand_text([EMPTY] * rtc_rules.SLOTS)
+
+
+def _human(module, fps=1000):
+    env = module.raw_env(render_mode="human")
+    env.metadata = {**env.metadata, "render_fps": fps}  # no half-second waits in a test
+    return env
+
+
+def _first_legal(env):
+    return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+
+
+def test_human_windows_share_the_display_copy_without_it_and_wait_for_reset():
+    """Closing one "human" env no longer quits another's window (its next frame crashed);
+    a copy of an env whose window is open leaves the window behind (deepcopy and pickle
+    raised on pygame's surface); render() before reset() is refused (it drew a placeholder
+    deal); the person closing the window ends it until the env's close()."""
+    import copy
+    import pickle
+
+    import pygame
+
+    from ratenvs import catz_ratz_batz_v0, rat_a_tat_cat_v1
+    from ratenvs.wrappers import SingleAgentEnv
+
+    for env in (
+        rat_a_tat_cat_v1.raw_env(render_mode="rgb_array"),
+        rat_a_tat_cat_v1.parallel_env(render_mode="ansi"),
+        SingleAgentEnv("catz_ratz_batz", render_mode="ansi"),
+    ):
+        with pytest.raises(RuntimeError, match=r"render\(\) before reset\(\)"):
+            env.render()
+    a, b = _human(rat_a_tat_cat_v1), _human(catz_ratz_batz_v0)
+    a.reset(seed=1)
+    b.reset(seed=1)
+    a.close()
+    b.step(_first_legal(b))  # renders in the window a left open
+    assert b._window.is_open and pygame.display.get_init()
+    for twin in (copy.deepcopy(b), pickle.loads(pickle.dumps(b))):
+        assert not twin._window.is_open and twin.game_state() == b.game_state()
+    pygame.event.post(pygame.event.Event(pygame.QUIT))  # the person closes the window
+    b.step(_first_legal(b))
+    b.step(_first_legal(b))
+    assert not b._window.is_open and not pygame.display.get_init()  # it stays closed
+    b.close()
+    b.reset(seed=2)  # after close(), a new game opens it again
+    assert b._window.is_open
+    b.close()
+
+
+def test_a_human_envs_resampled_copies_open_no_window():
+    """A search steps many resampled copies: in "human" mode each opened a window and waited
+    half a second a step."""
+    from ratenvs import rat_a_tat_cat_v1
+
+    env = _human(rat_a_tat_cat_v1)
+    env.reset(seed=3)
+    copy = env.resample_from_infostate("player_0", seed=1)
+    assert copy.render_mode is None and copy.render_view == env.render_view
+    copy.step(_first_legal(copy))
+    assert copy._window is None
+    env.close()
