@@ -39,6 +39,10 @@ def test_the_last_leg_is_the_file_holding_the_cards_config() -> None:
         if "config" not in card:  # a best responder's card: its commands, no config
             assert card["responder_of"] and card["reproduced"]["commands"]
             continue
+        if "soup_of" in card:  # a weight average: its config is an ingredient's (a seed of
+            # its own, given as --seed in the recorded commands)
+            assert any("training.soup" in c for c in card["reproduced"]["commands"])
+            continue
         try:
             trained = config_from_dict(card["config"]).to_dict()
         except ConfigError:  # an older schema (keys moved since): not comparable
