@@ -520,13 +520,12 @@ def sb3_vec_env(venv: BatchedVectorEnv, privileged: bool = False) -> Any:
     ``terminal_observation`` in its info (with ``privileged``, followed by zeros: the ended
     game's features are gone), ``TimeLimit.truncated`` False and the ``learner_seat`` it
     played."""
-    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
-
     if venv.next_step:
         raise ValueError(
             "sb3_vec_env needs the door's same-step autoreset (stable-baselines3 restarts a "
             "game in the step it ends); make it without autoreset_mode='next_step'"
         )
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
     class _SB3(VecEnv):
         def __init__(self) -> None:
