@@ -6,8 +6,8 @@ Usage::
     python -m training.soup OUT CKPT CKPT [CKPT ...] [--replace]
 
 The checkpoints must be of one game, with the same env options and the same network (the
-same observation size, actions and layers): runs trained on from one checkpoint, as the
-stage-6 and stage-7 runs of the 4-player agent were (training/README.md). Averaging
+same observation size, actions and layers): runs trained on from one checkpoint, as the two
+legs averaged into a shipped 4-player agent were (training/README.md, "Stage 7"). Averaging
 networks trained apart from different starts gives nothing useful, and the tool cannot tell
 those apart: a soup is measured like any agent before it is trusted. The soup's card is the
 first checkpoint's, without its evaluations (they are not the soup's), with ``soup_of``

@@ -32,7 +32,6 @@ import contextlib
 import csv
 import dataclasses
 import datetime as dt
-import importlib
 import io
 import os
 import signal
@@ -49,7 +48,7 @@ import numpy as np
 import yaml
 
 from ratenvs.agents import AGENT_PREFIX, agent_path
-from ratenvs.agents.checkpoint import library_versions
+from ratenvs.agents.checkpoint import library_versions, require_training_packages
 from ratenvs.common.arguments import (
     INTERRUPTED_STATUS,
     ArgumentParser,
@@ -1006,27 +1005,11 @@ def _remove_lone_config(out: Path) -> None:
         (out / "config.yaml").unlink(missing_ok=True)
 
 
-def check_training_packages() -> None:
-    """A ModuleNotFoundError naming the train extra when torch, stable-baselines3 or
-    sb3-contrib is missing (before anything is read or written)."""
-    for name in ("torch", "stable_baselines3", "sb3_contrib"):
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # a package of its own is missing underneath: said as is
-                raise
-            raise ModuleNotFoundError(
-                f"training needs {name.replace('_', '-')} (the train extra: "
-                'pip install "ratenvs[train]")',
-                name=name,
-            ) from None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out: Path | None = None
     try:
-        check_training_packages()
+        require_training_packages("training")
     except ModuleNotFoundError as exc:
         return report(exc)
     try:

@@ -52,6 +52,7 @@ protocol (greedy: the masked argmax of the action logits), its forward pass in N
 from __future__ import annotations
 
 import hashlib
+import importlib
 import io
 import json
 import re
@@ -87,6 +88,10 @@ AGENTS_EXTRA = 'pip install "ratenvs[agents]"'
 """How to get safetensors, which reading checkpoint weights needs."""
 TORCH_FOR_LEGACY = "pip install torch (CPU build: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
 """How to get torch, which only the older ``.pt`` checkpoints need."""
+TRAIN_EXTRA = 'pip install "ratenvs[train]"'
+"""How to get what training needs (torch, stable-baselines3, sb3-contrib)."""
+TRAINING_PACKAGES = ("torch", "stable_baselines3", "sb3_contrib")
+"""The packages :func:`require_training_packages` checks, in that order."""
 
 MAX_WIDTH = 1 << 16
 """Widest layer (and largest observation or action space) a card may describe."""
@@ -135,6 +140,23 @@ def import_torch() -> Any:
             name="torch",
         ) from None
     return torch
+
+
+def require_training_packages(purpose: str) -> None:
+    """A :class:`MissingExtraError` naming the train extra when a package of
+    :data:`TRAINING_PACKAGES` is missing, e.g. "training needs sb3-contrib (the train extra:
+    ...)" for ``purpose`` "training"; a package missing underneath one of them is raised as
+    it is."""
+    for name in TRAINING_PACKAGES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            raise MissingExtraError(
+                f"{purpose} needs {name.replace('_', '-')} (the train extra: {TRAIN_EXTRA})",
+                name=name,
+            ) from None
 
 
 def import_safetensors_numpy() -> Any:

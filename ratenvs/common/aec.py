@@ -472,7 +472,6 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
         self, render_mode: str | None = None, render_view: str = OMNISCIENT, **options: Any
     ) -> None:
         self._setup(render_mode, render_view, options)
-        self._reset_done = False
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         game, truth, observe = self.game, self.truth, self.observer.observe
@@ -495,7 +494,7 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
         self.truth = self.game.init(self.np_random)
-        self._reset_done = self._dealt = True
+        self._dealt = True
         if self.render_mode == "human":
             self.render()
         return self._observations(), {a: {} for a in self.agents}
@@ -503,7 +502,7 @@ class GameParallelEnv(_GameEnvBase, ParallelEnv):
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Play one step with ``actions`` (agent -> action) for the seats that act now."""
         if not self.agents:
-            raise RuntimeError((GAME_OVER if self._reset_done else NEEDS_RESET).format("step"))
+            raise RuntimeError((GAME_OVER if self._dealt else NEEDS_RESET).format("step"))
         if not isinstance(actions, Mapping):
             raise TypeError(f"actions must be a dict agent -> action, got {_shown(actions)}")
         unknown = [a for a in actions if a not in self.agent_name_mapping]

@@ -193,12 +193,18 @@ def describe(
     return f"{agent} swaps its slot {a} with {other}'s slot {b}"
 
 
+def out_line(total: int, who: str = "You are", then: str = "") -> str:
+    """The line that says a player went out of an elimination game, with its total (and
+    ``then``, what follows)."""
+    return f"{who} out of the game (total {total}){then}."
+
+
 def known_hand(env: raw_env) -> str:
     """player_0's hand as it knows it, the sum of the cards it knows, and the card it
     holds (drawn or taken, on its turn), e.g. ``Your hand: 0: 3   1: ?   2: ?   3: 4 (you
     know 7, + 2 unknown); you hold a 9``."""
     if not env.truth.active[0]:  # out of an elimination game: no hand any more
-        return f"You are out of the game (total {env.truth.totals[0]})."
+        return out_line(env.truth.totals[0])
     view = env.observer.seat_view(env.truth, 0)
     text, total, unknown = hand_text(view.codes[0])
     line = f"Your hand: {text} (you know {total}" + (f", + {unknown} unknown)" if unknown else ")")
@@ -223,8 +229,8 @@ def round_report(before: rules.State, after: rules.State, agents: list[str]) -> 
     for p in range(len(agents)):
         if before.active[p] and not after.active[p]:
             who = "You are" if p == 0 else f"{agents[p]} is"
-            on = "; the others play on" if p == 0 and not after.is_over else ""
-            lines.append(f"{who} out of the game (total {after.totals[p]}){on}.")
+            then = "; the others play on" if p == 0 and not after.is_over else ""
+            lines.append(out_line(after.totals[p], who, then))
     return lines
 
 

@@ -34,7 +34,7 @@ from ratenvs.common.window import (
     window_main,
 )
 from ratenvs.rat_a_tat_cat import render, rules
-from ratenvs.rat_a_tat_cat.play import RULES, describe, hand_text, set_up
+from ratenvs.rat_a_tat_cat.play import RULES, describe, hand_text, out_line, set_up
 
 BOT_PAUSE_S = 0.7
 """Seconds between two decisions of the bots (and before a bot's first one)."""
@@ -189,7 +189,7 @@ class RatATatCatWindow(WindowGame):
         env = self.env
         lines: list[Line]
         if not env.truth.active[0]:  # out of an elimination game: no hand, the others play on
-            lines = [(f"You are out of the game (total {env.truth.totals[0]}).", WHITE)]
+            lines = [(out_line(env.truth.totals[0]), WHITE)]
         else:
             view = env.observer.seat_view(env.truth, 0)
             text, total, unknown = hand_text(view.codes[0])

@@ -127,7 +127,6 @@ class BatchedVectorEnv(VectorEnv):
         **env_options: Any,
     ) -> None:
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
-        self.next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.spec_game = get_game(game)
         seed = check_seed(seed)
@@ -271,7 +270,8 @@ class BatchedVectorEnv(VectorEnv):
                 f"actions must be {self.num_envs} integers, one per game; "
                 f"got {acts.dtype} of shape {acts.shape}"
             )
-        restart = self._pending.copy()
+        restart = self._pending  # (replaced, never changed in place, by a step)
+        restarting = bool(restart.any())
         moving = ~restart
         if self.simultaneous:  # the learner's answer and the policies' of the same tick
             self._check_learner_actions(acts, moving)
@@ -279,10 +279,10 @@ class BatchedVectorEnv(VectorEnv):
             full[np.arange(self.num_envs), self.learner] = acts
             acts = full
         # refuses illegal actions before anything moves
-        batch = engine.step(acts, active=moving) if restart.any() else engine.step(acts)
+        batch = engine.step(acts, active=moving) if restarting else engine.step(acts)
         with self._unknown_on_failure("step()"):
             games = np.arange(self.num_envs)
-            if restart.any():  # a restarting game's reward is 0; its carry counts next step
+            if restarting:  # a restarting game's reward is 0; its carry counts next step
                 rewards = np.where(restart, 0.0, self._carry).astype(np.float32)
                 self._carry[moving] = 0.0
                 rewards += np.where(moving, batch.rewards[games, self.learner], 0.0)
@@ -309,6 +309,11 @@ class BatchedVectorEnv(VectorEnv):
         if self.next_step:
             self._pending = done.copy()
         return obs, rewards, done, truncated, info
+
+    @property
+    def next_step(self) -> bool:
+        """Next-step autoreset (else same-step)."""
+        return self.autoreset_mode is AutoresetMode.NEXT_STEP
 
     def _check_open(self, call: str) -> None:
         """A RuntimeError saying what to do when the env was closed."""
