@@ -618,9 +618,13 @@ def _by_observation(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return actions
 
 
-def _episodes(env: BatchedVectorEnv, steps: int) -> list[list[tuple]]:
+def _episodes(
+    env: BatchedVectorEnv, steps: int, carried: list[int] | None = None
+) -> list[list[tuple]]:
     """Every game's finished episodes: observations, rewards, the last observation, the
-    learner's seat and return (each door's keys), checking next-step's restart steps."""
+    learner's seat and return (each door's keys), checking next-step's restart steps;
+    ``carried`` gets, after every step, how many games hold rewards of a new game from
+    before the learner's first decision (the door's carry, paid at its next step)."""
     obs, info = env.reset(seed=5)
     n = env.num_envs
     shown = [[obs[g].copy()] for g in range(n)]
@@ -650,6 +654,8 @@ def _episodes(env: BatchedVectorEnv, steps: int) -> list[list[tuple]]:
             episodes[g].append((np.array(shown[g]), got[g], last.copy(), int(seat), float(ret)))
             shown[g], got[g] = [obs[g].copy()], []
         restart = done.copy() if env.next_step else restart
+        if carried is not None:
+            carried.append(int(np.count_nonzero(env._carry)))
     return episodes
 
 
@@ -667,12 +673,21 @@ def _episodes(env: BatchedVectorEnv, steps: int) -> list[list[tuple]]:
             {"num_players": 2, "learner_seat": 1, "race_end": "turn", "target_score": 10,
              "reward": "win", "opponents": "first_legal"},
         ),
+        # a frozen policy plays the only turn of every round before the learner's first
+        # decision: a round's points reach the learner before it moves (the door's carry)
+        (
+            "rat_a_tat_cat",
+            120,
+            {"num_players": 2, "learner_seat": 1, "rounds": 3, "max_turns_per_round": 1,
+             "opponents": "first_legal"},
+        ),
     ],
 )  # fmt: skip
 def test_next_step_autoreset_plays_the_games_of_same_step(game, steps, options):
     """gymnasium's next-step autoreset (``autoreset_mode="next_step"``): each game plays the
     same episodes as with same-step autoreset (every observation, reward, last observation,
-    seat and return), its end shown in the step it ends and the next game one step later."""
+    seat and return), its end shown in the step it ends and the next game one step later;
+    rewards carried from before the learner's first decision are paid alike."""
     options = dict(options)
     if options.get("opponents") == "first_legal":
         options["opponents"] = _FirstLegal()
@@ -680,7 +695,10 @@ def test_next_step_autoreset_plays_the_games_of_same_step(game, steps, options):
     nxt = BatchedVectorEnv(game, 16, seed=3, autoreset_mode="next_step", **options)
     assert same.metadata["autoreset_mode"] is gymnasium.vector.AutoresetMode.SAME_STEP
     assert nxt.metadata["autoreset_mode"] is gymnasium.vector.AutoresetMode.NEXT_STEP
-    a, b = _episodes(same, steps), _episodes(nxt, steps)
+    carried_same, carried_next = [], []
+    a, b = _episodes(same, steps, carried_same), _episodes(nxt, steps, carried_next)
+    if "max_turns_per_round" in options:  # the carry case: carries were paid in both modes
+        assert sum(carried_same) > 0 and sum(carried_next) > 0
     compared = 0
     for ga, gb in zip(a, b, strict=True):
         for x, y in zip(ga, gb, strict=False):  # next-step is a step behind per restart
