@@ -48,7 +48,9 @@ if __name__ == "__main__":  # the build backend runs this file as __main__
         ],
         package_dir={SHIPPED: FOLDER},
         package_data={
-            "ratenvs": ["RULES.md"],  # the rules page (ratenvs.rulebook, `ratenvs rules`)
+            # the rules page (ratenvs.rulebook, `ratenvs rules`) and the search's shipped
+            # beliefs over the other hand (ratenvs.rat_a_tat_cat.belief)
+            "ratenvs": ["RULES.md", "rat_a_tat_cat/beliefs/*.npz"],
             **{f"{SHIPPED}.{game}": ["*.safetensors", "*.json"] for game in GAMES},
         },
         exclude_package_data={f"{SHIPPED}.{game}": ["*.optimizer.safetensors"] for game in GAMES},

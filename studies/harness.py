@@ -87,17 +87,11 @@ def bots_choose(game: Game, bots: Sequence[Any], kind: str | None = None) -> Cho
 
 def mlp(inputs: int, outputs: int, seed: int = 0) -> Any:
     """The studies' 256-256 ReLU MLP (torch), its weights drawn after
-    ``torch.manual_seed(seed)``."""
-    import torch
+    ``torch.manual_seed(seed)``: the network of the search's belief
+    (``training.games.rat_a_tat_cat_belief.network``)."""
+    from training.games.rat_a_tat_cat_belief import network
 
-    torch.manual_seed(seed)
-    return torch.nn.Sequential(
-        torch.nn.Linear(inputs, 256),
-        torch.nn.ReLU(),
-        torch.nn.Linear(256, 256),
-        torch.nn.ReLU(),
-        torch.nn.Linear(256, outputs),
-    )
+    return network(inputs, outputs, seed)
 
 
 def write_figures(path: str | os.PathLike[str], figures: Any) -> None:

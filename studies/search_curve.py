@@ -24,7 +24,8 @@ as it truly is and shuffle only the draw pile (what uniform deals of the other h
 ``--ceilings FACTOR``: an experiment, the deals weighed by the other player's public
 ceilings. ``--margin M``: the guarded search (the bot's ``margin``: the agent's own move kept
 unless another gains more than ``M`` standard errors). ``--belief FILE``: the deals weighed
-by a learned belief over the other hand (``studies.ratcat_belief``). ``--game-value FILE``
+by a learned belief over the other hand (the bot's ``belief``; ``python -m
+training.games.rat_a_tat_cat_belief`` fits one). ``--game-value FILE``
 (``--setting elimination``): each play-out valued by the chance to win the game from the
 totals its round leaves (``studies.ratcat_game_value``), not by the round won. ``--plot`` draws the
 curves of such files (win rate against deals per move, log scale, the agent alone at the
@@ -47,6 +48,7 @@ from ratenvs.common.arguments import int_in
 from ratenvs.common.atomic import atomic_file
 from ratenvs.common.play import play_game
 from ratenvs.common.stats import wilson_interval
+from ratenvs.rat_a_tat_cat.belief import Belief
 from ratenvs.rat_a_tat_cat.bots import HeuristicBot
 from ratenvs.rat_a_tat_cat.rules import RatATatCat
 from ratenvs.rat_a_tat_cat.search import AgentSearchBot
@@ -144,35 +146,6 @@ class _Ceilings(_Timed):
         return self.factor**above
 
 
-class _Belief(_Timed):
-    """An experiment: each deal weighed by a learned density ratio, how much likelier the
-    other player's dealt hand is as the true hands are than as ``game.resample`` deals it,
-    given the seat's observation (:class:`studies.ratcat_belief.Belief`)."""
-
-    def __init__(self, belief: str, agent: str, **options: Any) -> None:
-        from studies.ratcat_belief import Belief
-
-        super().__init__(**options)
-        self.belief = Belief(belief)
-        if self.belief.agent != agent:
-            raise ValueError(
-                f"{belief} was fitted on {self.belief.agent}'s games, the setting plays {agent}"
-            )
-
-    def bind_game(self, game: Any, seat: int) -> None:
-        from studies.ratcat_belief import belief_view
-
-        super().bind_game(game, seat)
-        self._reader = belief_view(game, self.belief.view)
-
-    def _weights(self, tables: list[Any], seat: int) -> np.ndarray:
-        from studies.ratcat_belief import hand_kinds
-
-        seen = np.stack([self._reader.observe(t, seat) for t in tables])
-        kinds = np.stack([hand_kinds(t, 1 - seat) for t in tables])
-        return np.exp(self.belief.log_weight(seen, kinds).astype(np.float64))
-
-
 class _GameValued:
     """An experiment, mixed in before a search class: each play-out valued by the seat's
     chance to win the game from the totals its round leaves (a table of
@@ -238,6 +211,11 @@ def measure(
         raise ValueError("--ceilings and --belief are two weights of the deals: give one")
     if oracle and belief is not None:
         raise ValueError("--oracle deals the true hands: there is nothing for --belief to weigh")
+    fitted_on = None if belief is None else Belief(belief).agent
+    if fitted_on is not None and fitted_on != AGENTS[setting]:
+        raise ValueError(
+            f"{belief} was fitted on {fitted_on}'s games, the setting plays {AGENTS[setting]}"
+        )
     if oracle and ceilings is not None:
         raise ValueError("--oracle deals the true hands: there is nothing for --ceilings to weigh")
     if game_value is not None:
@@ -262,7 +240,7 @@ def measure(
         if ceilings is not None:
             kind, options = _Ceilings, {**options, "factor": ceilings}
         elif belief is not None:
-            kind, options = _Belief, {**options, "belief": belief, "agent": AGENTS[setting]}
+            kind, options = _Timed, {**options, "belief": belief}
         elif oracle in ("own", "others"):
             kind, options = _PartOracle, {**options, "told": oracle}
         else:
@@ -390,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--belief",
         default=None,
         metavar="FILE",
-        help="an experiment: weigh the deals by a learned belief (studies.ratcat_belief fit)",
+        help="weigh the deals by a learned belief (training.games.rat_a_tat_cat_belief fit)",
     )
     parser.add_argument(
         "--game-value",

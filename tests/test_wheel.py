@@ -181,6 +181,8 @@ def test_wheel_and_sdist_install_and_run_outside_the_repo_without_torch(tmp_path
         card = json.loads(zipfile.ZipFile(wheel).read(card_name))
         assert str(Path(card_name).with_name(card["weights_file"])) in in_wheel, card_name
     assert not [n for n in in_wheel if n.endswith((".pt", ".optimizer.safetensors", ".png"))]
+    for belief in ("belief_2p.npz", "belief_2p_one_round.npz"):  # the search's beliefs
+        assert f"ratenvs/rat_a_tat_cat/beliefs/{belief}" in in_wheel
     assert not [n for n in in_wheel if n.startswith(("training/", "tests/", "studies/"))]
     (meta,) = [n for n in in_wheel if n.endswith(".dist-info/METADATA")]
     description = zipfile.ZipFile(wheel).read(meta).decode()

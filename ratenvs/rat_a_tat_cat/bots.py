@@ -33,6 +33,10 @@ the vector is of another table.
   Monte Carlo with a shipped agent playing out its seat (the heuristic the others),
   thousands of play-outs per move on the batched engine (the ``batched`` and ``agents``
   extras); a state searcher as the two above.
+- ``guarded_search``: :class:`~ratenvs.rat_a_tat_cat.search.GuardedSearchBot`, the same
+  search at the settings its study found strongest (2 players): 512 deals weighed by a
+  shipped belief over the other hand, played out against the agent and the heuristic,
+  the agent's own move kept unless another is clearly better against both.
 
 How strong they are and where their constants come from: the repository's study
 ``python -m studies.ratcat_bot_tuning`` (figures in its ``studies/README.md``).
@@ -64,7 +68,7 @@ from ratenvs.rat_a_tat_cat.rules import (
     SLOTS,
     swap_action,
 )
-from ratenvs.rat_a_tat_cat.search import AgentSearchBot
+from ratenvs.rat_a_tat_cat.search import AgentSearchBot, GuardedSearchBot
 
 KNOCK_THRESHOLD = 8.0
 """Knock when the expected own total is at most this: 8 points, measured by the repository's
@@ -377,6 +381,7 @@ BOTS: dict[str, type] = {
     "ismcts": RatCatISMCTS,
     "pimc": RatCatPIMC,
     "search": AgentSearchBot,
+    "guarded_search": GuardedSearchBot,
 }
 
 

@@ -19,7 +19,10 @@ rollouts) against the players it assumes: how much it gains depends on how well 
 ("search_curve") has the measurements. ``margin``: a guarded search, which keeps the agent's
 own move unless another action gains more than ``margin`` standard errors of the paired
 difference over the deals (the noise of a few hundred play-outs otherwise overrules good
-choices of the agent).
+choices of the agent). ``belief``: the deals weighed by a learned belief over the other
+hand (:mod:`ratenvs.rat_a_tat_cat.belief`), where they are otherwise uniform. The
+``guarded_search`` bot (:class:`GuardedSearchBot`) is the search with both, at the settings
+the study found strongest.
 
 The play-outs run on :class:`~ratenvs.rat_a_tat_cat.batched.BatchedRatATatCat`
 (:meth:`~ratenvs.rat_a_tat_cat.batched.BatchedRatATatCat.load_states` puts the dealt tables
@@ -36,6 +39,7 @@ The agent: ``policy``, a :class:`~ratenvs.agents.checkpoint.PolicyBot` or a chec
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,6 +48,7 @@ from ratenvs.common.bots import GameStateRequired
 from ratenvs.common.game import Game
 from ratenvs.common.options import finite_real
 from ratenvs.common.search import legal_to_search, search_count, search_seconds
+from ratenvs.rat_a_tat_cat.belief import Belief, belief_view, hand_kinds, shipped_belief
 
 VALUES = ("win", "points")
 """What a play-out is worth to the searching seat: the round won (a share of it when tied)
@@ -85,7 +90,10 @@ class AgentSearchBot:
     the other seats of the play-outs (:data:`OPPONENTS`); ``margin``: None (the action of
     the best mean), or keep the agent's own move unless another action's mean gain over it
     exceeds ``margin`` standard errors of the paired difference (with ``"both"``, against
-    both kinds of players).
+    both kinds of players); ``belief``: None (every deal counts alike), ``"shipped"`` (the
+    shipped belief fitted on its agent's games, :mod:`ratenvs.rat_a_tat_cat.belief`), a
+    belief file or a :class:`~ratenvs.rat_a_tat_cat.belief.Belief`: each deal weighed by how
+    likely the belief makes the other hand it deals (2 players).
     """
 
     name = "search"
@@ -101,6 +109,7 @@ class AgentSearchBot:
         value: str = "win",
         opponents: str = "heuristic",
         margin: float | None = None,
+        belief: Any = None,
     ) -> None:
         if determinizations is None and seconds is None:
             raise ValueError("a search needs a budget: determinizations, seconds or both")
@@ -124,6 +133,13 @@ class AgentSearchBot:
         if margin is not None and (not finite_real(margin) or not float(margin) >= 0.0):
             raise ValueError(f"margin must be a finite number >= 0 or None, got {margin!r}")
         self.margin = None if margin is None else float(margin)
+        if belief is not None and not isinstance(belief, str | Path | Belief):
+            raise ValueError(
+                f"belief must be None, 'shipped', a belief file or a Belief, got {belief!r}"
+            )
+        self._belief_given = belief
+        self.belief: Belief | None = None
+        self._reader: Any = None
         self.value = value
         self._policy_given = policy
         self.policy: Any = None
@@ -158,6 +174,45 @@ class AgentSearchBot:
             )
         self.game, self.seat, self.policy, self._engine = game, int(seat), policy, engine
         self._view = game.observer(game.observation_kind)
+        self._bind_belief(game)
+
+    def _bind_belief(self, game: Game) -> None:
+        """Load the belief given (``"shipped"``: the one fitted on the games of the agent
+        the search plays out with) and check it belongs to this table and that agent."""
+        given = self._belief_given
+        if given is None:
+            return
+        agent = self._policy_given or default_agent(game)
+        named = agent if isinstance(agent, str) and agent.startswith("agent:") else None
+        if game.num_players != 2:
+            raise ValueError(
+                f"a belief weighs deals of the other hand of a 2-player table, not of "
+                f"{game.num_players} players"
+            )
+        if isinstance(given, Belief):
+            belief = given
+        elif given == "shipped":
+            if named is None:
+                raise ValueError(
+                    "belief='shipped' is the belief of a shipped agent's games: give the "
+                    "search a shipped agent (policy='agent:NAME') or a belief file"
+                )
+            belief = shipped_belief(named)
+        else:
+            belief = Belief(given)
+        if named is not None and belief.agent != named:
+            raise ValueError(
+                f"the belief {belief.path.name} was fitted on {belief.agent}'s games; the "
+                f"search plays out with {named} (a belief belongs to its agent's setting)"
+            )
+        reader = belief_view(game, belief.view)
+        size = int(np.asarray(reader.observe(game.init(np.random.default_rng(0)), 0)).size)
+        if size != belief.observation_size:
+            raise ValueError(
+                f"the belief {belief.path.name} reads observations of size "
+                f"{belief.observation_size}; this table's are of size {size}"
+            )
+        self.belief, self._reader = belief, reader
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
@@ -255,8 +310,13 @@ class AgentSearchBot:
         return 1.0
 
     def _weights(self, tables: list[Any], seat: int) -> np.ndarray:
-        """Every dealt table's :meth:`_weight`, in order (a subclass that weighs a batch of
-        deals at once, as a learned belief does, overrides this instead)."""
+        """Every dealt table's weight, in order: with a belief, its odds of the other hand
+        given the seat's view (one pass of the classifier for the batch), else each
+        table's :meth:`_weight`."""
+        if self.belief is not None:
+            seen = np.stack([self._reader.observe(t, seat) for t in tables])
+            kinds = np.stack([hand_kinds(t, 1 - seat) for t in tables])
+            return np.exp(self.belief.log_weight(seen, kinds).astype(np.float64))
         return np.array([self._weight(t, seat) for t in tables], dtype=np.float64)
 
     def _play_out(self, tables: list[Any], seat: int, legal: np.ndarray, model: str) -> np.ndarray:
@@ -323,4 +383,43 @@ class AgentSearchBot:
         return np.where(top[:, seat], 1.0 / top.sum(axis=1), 0.0)
 
 
-__all__ = ["BATCH", "DETERMINIZATIONS", "OPPONENTS", "VALUES", "AgentSearchBot", "default_agent"]
+GUARDED_DETERMINIZATIONS = 512
+"""Deals per decision of the ``guarded_search`` bot: about 0.15 s per searched decision of a
+2-player game on one core (p95 0.4 s, the repository's ``studies/README.md``)."""
+
+
+class GuardedSearchBot(AgentSearchBot):
+    """The ``guarded_search`` bot: the search at the settings the repository's study found
+    strongest (``studies/README.md``, "search_curve"): :data:`GUARDED_DETERMINIZATIONS`
+    deals weighed by the shipped belief over the other hand (``belief="shipped"``, fitted
+    on the games of the agent it plays out with), every deal played out against both the
+    agent and the heuristic (``opponents="both"``), and the agent's own move kept unless
+    another gains more than one standard error against both (``margin=1``). 2 players,
+    with a shipped agent (the elimination game to 100 or one round); every argument of
+    :class:`AgentSearchBot` may be given."""
+
+    name = "guarded_search"
+
+    def __init__(
+        self,
+        determinizations: int | None = GUARDED_DETERMINIZATIONS,
+        seconds: float | None = None,
+        policy: Any = None,
+        value: str = "win",
+        opponents: str = "both",
+        margin: float | None = 1.0,
+        belief: Any = "shipped",
+    ) -> None:
+        super().__init__(determinizations, seconds, policy, value, opponents, margin, belief)
+
+
+__all__ = [
+    "BATCH",
+    "DETERMINIZATIONS",
+    "GUARDED_DETERMINIZATIONS",
+    "OPPONENTS",
+    "VALUES",
+    "AgentSearchBot",
+    "GuardedSearchBot",
+    "default_agent",
+]

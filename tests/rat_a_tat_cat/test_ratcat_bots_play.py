@@ -44,7 +44,15 @@ def _decide(state, bot=None, ceilings=False):
 
 
 def test_bots_follow_the_protocol():
-    assert set(BOTS) == {"random", "heuristic", "ceiling", "ismcts", "pimc", "search"}
+    assert set(BOTS) == {
+        "random",
+        "heuristic",
+        "ceiling",
+        "ismcts",
+        "pimc",
+        "search",
+        "guarded_search",
+    }
     for name in BOTS:
         bot = get_bot(name)
         assert isinstance(bot, Bot) and bot.name == name

@@ -1,4 +1,5 @@
-"""studies.ratcat_belief: a learned density ratio over the other hand, for the search's deals."""
+"""training.games.rat_a_tat_cat_belief (records and a fit) and ratenvs.rat_a_tat_cat.belief (the
+belief the search reads): a learned density ratio over the other hand, for the search's deals."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from studies import ratcat_belief, search_curve
+from ratenvs.rat_a_tat_cat import belief as ratcat_belief
+from ratenvs.rat_a_tat_cat.search import AgentSearchBot
+from studies import search_curve
+from training.games import rat_a_tat_cat_belief as maker
 
 
 def test_features_put_each_slots_kind_one_hot_after_the_observation():
@@ -25,9 +29,9 @@ def test_features_put_each_slots_kind_one_hot_after_the_observation():
 def fitted(tmp_path_factory):
     folder = tmp_path_factory.mktemp("belief")
     records = folder / "r.npz"
-    out = ratcat_belief.collect(8, 900000, records)
+    out = maker.collect(8, 900000, records)
     belief = folder / "belief.npz"
-    ratcat_belief.fit([records], belief, epochs=1)
+    maker.fit([records], belief, epochs=1)
     return out, records, belief
 
 
@@ -49,7 +53,7 @@ def test_collect_records_the_true_and_a_dealt_hand_of_the_other_player(fitted):
         "true",
         "view",
     ]
-    assert str(np.load(records)["agent"]) == ratcat_belief.AGENT
+    assert str(np.load(records)["agent"]) == maker.AGENT
 
 
 def test_the_belief_reads_back_as_clipped_log_odds(fitted):
@@ -67,15 +71,15 @@ def test_the_ceilings_view_reads_the_owner_ceilings_block(tmp_path):
     """``--view ceilings``: the classifier reads the seat's observation with the
     ``owner_ceilings`` block (195 + 16 for 2 players); a fit keeps the view, and records of
     two views do not mix."""
-    plain = ratcat_belief.collect(2, 5, tmp_path / "a.npz")
-    told = ratcat_belief.collect(2, 5, tmp_path / "c.npz", view="ceilings")
+    plain = maker.collect(2, 5, tmp_path / "a.npz")
+    told = maker.collect(2, 5, tmp_path / "c.npz", view="ceilings")
     assert plain["observations"].shape[1] == 195 and told["observations"].shape[1] == 211
-    ratcat_belief.fit([tmp_path / "c.npz"], tmp_path / "bc.npz", epochs=1)
+    maker.fit([tmp_path / "c.npz"], tmp_path / "bc.npz", epochs=1)
     assert ratcat_belief.Belief(tmp_path / "bc.npz").view == "ceilings"
     with pytest.raises(ValueError, match="different views"):
-        ratcat_belief.fit([tmp_path / "a.npz", tmp_path / "c.npz"], tmp_path / "x.npz", epochs=1)
+        maker.fit([tmp_path / "a.npz", tmp_path / "c.npz"], tmp_path / "x.npz", epochs=1)
     with pytest.raises(ValueError, match="view must be one of"):
-        ratcat_belief.collect(1, 5, tmp_path / "z.npz", view="everything")
+        maker.collect(1, 5, tmp_path / "z.npz", view="everything")
 
 
 def test_the_search_weighs_its_deals_by_the_belief(fitted, tmp_path):
@@ -96,14 +100,14 @@ def test_a_belief_belongs_to_the_setting_of_its_agent(fitted, tmp_path):
     search refuses a belief of the other setting's agent."""
     _, one_round, one_round_belief = fitted
     records = tmp_path / "e.npz"
-    out = ratcat_belief.collect(1, 7, records, agent_name="agent:rat_a_tat_cat_2p")
+    out = maker.collect(1, 7, records, agent_name="agent:rat_a_tat_cat_2p")
     assert str(out["agent"]) == "agent:rat_a_tat_cat_2p"
     # a game to 100 points is many rounds: more decisions than a round holds
     assert len(out["observations"]) > 40
-    ratcat_belief.fit([records], tmp_path / "be.npz", epochs=1)
+    maker.fit([records], tmp_path / "be.npz", epochs=1)
     assert ratcat_belief.Belief(tmp_path / "be.npz").agent == "agent:rat_a_tat_cat_2p"
     with pytest.raises(ValueError, match="different agents"):
-        ratcat_belief.fit([records, one_round], tmp_path / "x.npz", epochs=1)
+        maker.fit([records, one_round], tmp_path / "x.npz", epochs=1)
     with pytest.raises(ValueError, match="fitted on agent:rat_a_tat_cat_2p_one_round"):
         search_curve.measure("heuristic", [2], "elimination", 2, 5, belief=str(one_round_belief))
 
@@ -116,7 +120,7 @@ def test_a_batch_of_deals_is_weighed_as_each_deal_alone(fitted):
     _, _, path = fitted
     game = RatATatCat(num_players=2)
     state = game.init(np.random.default_rng(11))
-    bot = search_curve._Belief(str(path), ratcat_belief.AGENT, determinizations=1)
+    bot = AgentSearchBot(determinizations=1, belief=str(path), policy=maker.AGENT)
     bot.bind_game(game, 0)
     rng = np.random.default_rng(12)
     tables = [game.resample(state, 0, rng) for _ in range(6)]

@@ -1,19 +1,13 @@
-"""A learned belief over the other hand, for the ``search`` bot's deals (2-player Rat-a-Tat Cat).
+"""The search's belief over the other hand (2-player Rat-a-Tat Cat): records and a fit.
 
-    python -m studies.ratcat_belief collect --games G [--seed S] [--view ceilings]
-        [--agent agent:rat_a_tat_cat_2p] --out R.npz
-    python -m studies.ratcat_belief fit R.npz [R.npz ...] [--epochs 8] --out BELIEF.npz
+    python -m training.games.rat_a_tat_cat_belief collect --games G [--seed S]
+        [--view ceilings] [--agent agent:rat_a_tat_cat_2p] --out R.npz
+    python -m training.games.rat_a_tat_cat_belief fit R.npz [R.npz ...] [--epochs 8]
+        --out BELIEF.npz
 
-The ``search`` bot deals the cards its seat cannot locate uniformly (``game.resample``),
-where the other player's hand is not uniform: it keeps the low cards it has seen and lets
-the high ones go. ``studies/README.md`` ("search_curve") measured what a perfect deal of the
-other hand is worth (``--oracle others``). This study learns how far the seat's own
-observation can get there, by density-ratio estimation: a classifier told apart, at the same
-decision, the other player's true hand from a hand of ``game.resample`` (the deal the bot
-would play out). Its odds ``D / (1 - D)`` estimate ``p_true(hand | observation) /
-q_resample(hand | observation)``, the importance weight that turns the bot's uniform deals
-into deals drawn as the true hands are (the weights' mean over the resampler's deals is 1
-where the classifier is right).
+What a belief is and how the ``search`` bot reads one: :mod:`ratenvs.rat_a_tat_cat.belief`
+(a classifier that tells the other player's true hand from a hand of ``game.resample``,
+whose odds are the density ratio that weighs the search's deals). This module makes one.
 
 ``collect``: 2-player games of the recorded agent's own setting (``--agent``; by default
 ``rat_a_tat_cat_2p_one_round``, one round), the agent in one seat and, two games of four,
@@ -23,10 +17,12 @@ seat with more than one legal action, its observation, the other hand's card kin
 are, and as one resample deals them (``--view ceilings``: the observation the classifier
 reads is the seat's view with the ``owner_ceilings`` block, the public evidence of what the
 other player kept; the agent still plays from its own).
-``fit``: an MLP (the observation and a hand's kinds one-hot; told: the true hand or the
-dealt one; 256-256, Adam), a tenth of the games held out; printed: the held-out log loss
-(0.693 at chance) and accuracy. The file is the MLP's weights in NumPy (:class:`Belief` reads it).
-``python -m studies.search_curve --belief BELIEF.npz`` weighs the search's deals by it.
+``fit`` (torch, the train extra): an MLP (the observation and a hand's kinds one-hot; told:
+the true hand or the dealt one; 256-256 ReLU, Adam), a tenth of the games held out;
+printed: the held-out log loss (0.693 at chance) and accuracy. The file is the MLP's weights
+in NumPy (:class:`~ratenvs.rat_a_tat_cat.belief.Belief` reads it). The shipped beliefs
+(:data:`~ratenvs.rat_a_tat_cat.belief.SHIPPED`) were made so; their commands are in
+``training/README.md``.
 """
 
 from __future__ import annotations
@@ -41,48 +37,31 @@ import numpy as np
 
 from ratenvs.common.arguments import int_in
 from ratenvs.common.atomic import atomic_file
-from studies.harness import mlp
+from ratenvs.rat_a_tat_cat.belief import VIEWS, belief_view, features, hand_kinds, stored
 
 AGENT = "agent:rat_a_tat_cat_2p_one_round"
 """The agent whose seats are recorded by default (the ``search`` bot's for one round;
 ``--agent agent:rat_a_tat_cat_2p`` for the elimination game at 100, the game of its card)."""
-SLOTS = 4
-"""Cards in a hand."""
-KINDS = 14
-"""A slot's classes: the 13 card kinds and an empty slot."""
-CLIP = 8.0
-"""Bound on a deal's log weight (a classifier's odds far out are its errors, not evidence)."""
 
 
-def hand_kinds(state: Any, player: int) -> np.ndarray:
-    """The kinds of ``player``'s cards, slot by slot (13: an empty slot)."""
-    from ratenvs.rat_a_tat_cat.rules import KIND, NO_CARD
+def network(inputs: int, outputs: int = 1, seed: int = 0) -> Any:
+    """The belief's 256-256 ReLU MLP (torch; one output, the logit), its weights drawn after
+    ``torch.manual_seed(seed)`` (the repository's studies fit the same network)."""
+    import torch
 
-    return np.array(
-        [KIND[c] if c != NO_CARD else KINDS - 1 for c in state.hands[player][:SLOTS]],
-        dtype=np.int64,
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(
+        torch.nn.Linear(inputs, 256),
+        torch.nn.ReLU(),
+        torch.nn.Linear(256, 256),
+        torch.nn.ReLU(),
+        torch.nn.Linear(256, outputs),
     )
 
 
-def features(observations: np.ndarray, kinds: np.ndarray) -> np.ndarray:
-    """The classifier's input: the observations and the hands' kinds one-hot, row by row."""
-    one_hot = np.zeros((len(kinds), SLOTS * KINDS), dtype=np.float32)
-    rows = np.repeat(np.arange(len(kinds)), SLOTS)
-    one_hot[rows, (np.arange(SLOTS) * KINDS + kinds).reshape(-1)] = 1.0
-    return np.concatenate([observations.astype(np.float32), one_hot], axis=1)
-
-
-VIEWS = ("agent", "ceilings")
-"""What the classifier reads: the agent's observation, or the same with ``owner_ceilings``."""
-
-
-def belief_view(game: Any, view: str) -> Any:
-    """The observer of ``view`` at a table of ``game`` (see :data:`VIEWS`)."""
-    if view not in VIEWS:
-        raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
-    if view == "ceilings":
-        game = type(game)(**{**game.params, "owner_ceilings": True})
-    return game.observer(game.observation_kind)
+AGENT = "agent:rat_a_tat_cat_2p_one_round"
+"""The agent whose seats are recorded by default (the ``search`` bot's for one round;
+``--agent agent:rat_a_tat_cat_2p`` for the elimination game at 100, the game of its card)."""
 
 
 def collect(
@@ -139,21 +118,20 @@ def collect(
     return records
 
 
-STORED_DEFAULTS = {"view": "agent", "agent": AGENT}
-"""What a records or belief file written before a field was kept holds in its place."""
-
-
-def _stored(data: Any, key: str) -> str:
-    """A file's ``key`` (``view`` or ``agent``), or its default where the file predates it."""
-    return str(data[key]) if key in data.files else STORED_DEFAULTS[key]
-
-
 def _the_one(parts: Sequence[Any], key: str, says: str) -> str:
     """The one ``key`` all records ``parts`` share; an error that ``says`` how they differ."""
-    found = {_stored(p, key) for p in parts}
+    found = {stored(p, key) for p in parts}
     if len(found) != 1:
         raise ValueError(f"the records {says}: {sorted(found)}")
     return found.pop()
+
+
+def seed_ranges(seeds: np.ndarray) -> np.ndarray:
+    """The games' seeds as ``(first, last + 1)`` rows of consecutive runs."""
+    seeds = np.unique(seeds)
+    breaks = np.flatnonzero(np.diff(seeds) != 1) + 1
+    runs = np.split(seeds, breaks)
+    return np.array([(int(r[0]), int(r[-1]) + 1) for r in runs], dtype=np.int64).reshape(-1, 2)
 
 
 def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int = 0) -> dict:
@@ -171,7 +149,7 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
     x = np.concatenate([features(obs, true), features(obs, dealt)])
     y = np.concatenate([np.ones(len(obs)), np.zeros(len(obs))]).astype(np.float32)
     val = np.concatenate([held, held])
-    model = mlp(x.shape[1], 1, seed)
+    model = network(x.shape[1], 1, seed)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
     xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
@@ -196,35 +174,17 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
         weights[f"w{i}"] = layer.weight.detach().numpy().T.copy()
         weights[f"b{i}"] = layer.bias.detach().numpy().copy()
     with atomic_file(out) as fh:
-        np.savez(fh, view=np.array(view), agent=np.array(agent), **weights)
+        np.savez(
+            fh,
+            view=np.array(view),
+            agent=np.array(agent),
+            games=seed_ranges(game_of),
+            epochs=np.array(epochs),
+            held_out_log_loss=np.array(held_loss),
+            accuracy=np.array(accuracy),
+            **weights,
+        )
     return {"decisions": len(obs), "held_out_log_loss": held_loss, "accuracy": accuracy}
-
-
-class Belief:
-    """The fitted classifier as a deal's log weight: ``log_weight(observation, kinds)``;
-    ``view``: the observation it reads (:func:`belief_view`); ``agent``: whose games it was
-    fitted on (the setting it belongs to)."""
-
-    def __init__(self, path: str | Path) -> None:
-        data = np.load(path)
-        n = len([k for k in data.files if k.startswith("w")])
-        if n == 0 or any(f"b{i}" not in data.files for i in range(n)):
-            raise ValueError(
-                f"{path}: not a fitted belief (no layers w0, b0, ...; `fit` writes one, "
-                "`collect` writes the records it reads)"
-            )
-        self.layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
-        self.view = _stored(data, "view")
-        self.agent = _stored(data, "agent")
-
-    def log_weight(self, observations: np.ndarray, kinds: np.ndarray) -> np.ndarray:
-        """The classifier's logits (log odds true against dealt), clipped to +-:data:`CLIP`."""
-        h = features(observations, kinds)
-        for i, (w, b) in enumerate(self.layers):
-            h = h @ w + b
-            if i < len(self.layers) - 1:
-                h = np.maximum(h, 0.0)
-        return np.clip(h[:, 0], -CLIP, CLIP)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
