@@ -131,7 +131,8 @@ def shipped_belief(agent: str) -> Belief:
     if agent not in SHIPPED:
         raise ValueError(
             f"no shipped belief was fitted on {agent}'s games (there are: {sorted(SHIPPED)}); "
-            "give a belief file (python -m training.games.rat_a_tat_cat_belief fit)"
+            "give a belief file (the repository's python -m "
+            "training.games.rat_a_tat_cat_belief fit makes one)"
         )
     folder = resources.files("ratenvs.rat_a_tat_cat") / "beliefs"
     with resources.as_file(folder / SHIPPED[agent]) as path:
