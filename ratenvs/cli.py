@@ -433,7 +433,8 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
             selection_games=args.selection_games,
             seed=args.seed,
             env_overrides=overrides,
-            progress=print,
+            progress=lambda line: print(line, flush=True),
+            progress_bar=True,
             save=args.save_responder,
             command=command
             + (
