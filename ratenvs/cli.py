@@ -31,6 +31,7 @@ from ratenvs.common.arguments import (
     results_file,
     same_file,
 )
+from ratenvs.common.progress import progress_bar
 from ratenvs.games import GAMES, available_games, get_game
 from ratenvs.rulebook import rules_text
 
@@ -285,9 +286,15 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     ref = evaluation.resolve_agent(args.agent)
     overrides = evaluation.parse_env_overrides(ref.game, args.env or [])
     evaluation.apply_env_overrides(ref, overrides, flag="--env")  # named as on the command line
-    result = evaluation.evaluate(
-        ref, args.opponents, args.games, args.seed, env_overrides=overrides
-    )
+    with progress_bar(args.games, "games", "game") as advance:
+        result = evaluation.evaluate(
+            ref,
+            args.opponents,
+            args.games,
+            args.seed,
+            env_overrides=overrides,
+            on_game=None if advance is None else (lambda: advance(1)),
+        )
     print(evaluation.format_evaluation(result))
     _write_json(args.json, result)
     return 0

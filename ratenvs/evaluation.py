@@ -156,12 +156,14 @@ def play_match(
     seed: int,
     first_seat: int = 0,
     extras: EvaluationExtras | None = None,
+    on_game: Callable[[], None] | None = None,
 ) -> list[GameResult]:
     """``games`` games of ``agent`` against ``opponents`` (one per other seat), the whole
     table rotated: game ``g`` seats the agent in seat ``s = (first_seat + g) mod players``
     and ``opponents[k]`` in seat ``(s + 1 + k) mod players``, so each player sits in every
     seat equally often and the order of play around the table stays the same (the k-th
-    opponent always plays k + 1 turns after the agent)."""
+    opponent always plays k + 1 turns after the agent). ``on_game``: called after each game
+    (a progress bar's tick)."""
     games, seed = check_run(games, seed)
     env = spec.load().raw_env(**env_options)
     n = env.num_players
@@ -180,6 +182,8 @@ def play_match(
         w = sum(winners)
         win = (1.0 / w) if winners[seat] else 0.0
         results.append(GameResult(seat, totals[seat], win, tracker and tracker.counts))
+        if on_game is not None:
+            on_game()
     return results
 
 
@@ -649,11 +653,13 @@ def evaluate_agent(
     games: int,
     seed: int,
     extras: EvaluationExtras | None = None,
+    on_game: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Evaluate ``agent`` over ``games`` seat-rotated games against the named opponents;
     add the game's exact grade (:attr:`EvaluationExtras.exact_grade`) if it has one. A
     policy among the players (the agent or a checkpoint opponent) must fit the env's
-    observation and action sizes (a ValueError before any game)."""
+    observation and action sizes (a ValueError before any game). ``on_game``: called after
+    each game."""
     games, seed = check_run(games, seed)
     spec = GAMES[game]
     extras = extras_for(game) if extras is None else extras
@@ -669,7 +675,10 @@ def evaluate_agent(
     for label, bot in players:
         check_policy_fits(label, bot, env, game, env_options)
     t0 = time.perf_counter()
-    out = summarise(play_match(spec, env_options, agent, opponents, games, seed, extras=extras))
+    matches = play_match(
+        spec, env_options, agent, opponents, games, seed, extras=extras, on_game=on_game
+    )
+    out = summarise(matches)
     out["opponents"] = labels
     details = opponent_details(refs, env_options)
     if details:
@@ -697,6 +706,7 @@ def evaluate(
     extras: EvaluationExtras | None = None,
     *,
     env_overrides: Mapping[str, Any] | None = None,
+    on_game: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Evaluate the agent named ``agent`` (:func:`resolve_agent`, or an :class:`AgentRef`
     already resolved) in its own game and env options (a bot: its game's gymnasium
@@ -717,7 +727,14 @@ def evaluate(
             f"--opponents: {ref.game} with {env_options} is a one-player game (no opponent seats)"
         )
     out = evaluate_agent(
-        ref.game, env_options, seat_maker(ref, env_options)(), opponents, games, seed, extras
+        ref.game,
+        env_options,
+        seat_maker(ref, env_options)(),
+        opponents,
+        games,
+        seed,
+        extras,
+        on_game=on_game,
     )
     if env_overrides:
         out["env_overrides"] = dict(env_overrides)

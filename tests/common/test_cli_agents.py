@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 import subprocess
@@ -48,8 +49,11 @@ def test_evaluate_a_shipped_agent_writes_json(capsys, tmp_path):
     out = tmp_path / "eval.json"
     argv = ["evaluate", "agent:rat_a_tat_cat_2p", "--opponents", "random", "--games", "4"]
     assert cli.main([*argv, "--seed", "5", "--json", str(out)]) == 0
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
     assert "win rate" in printed and "agent:rat_a_tat_cat_2p" in printed
+    if importlib.util.find_spec("tqdm") is not None:  # the games as they are played
+        assert "games: 100%" in captured.err and "4/4" in captured.err, captured.err
     result = json.loads(out.read_text())
     assert result["games"] == 4 and result["seed"] == 5
     assert result["opponents"] == ["rat_a_tat_cat:random"]
