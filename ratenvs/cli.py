@@ -313,9 +313,16 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     evaluation.tournament_env(  # named as on the command line, before any game
         refs, args.players, overrides, players_flag="--players", env_flag="--env"
     )
-    result = evaluation.tournament(
-        refs, args.games, args.seed, players=args.players, env_overrides=overrides
-    )
+    pairings = len(refs) * (len(refs) - 1) // 2
+    with progress_bar(pairings * args.games, "games", "game") as advance:
+        result = evaluation.tournament(
+            refs,
+            args.games,
+            args.seed,
+            players=args.players,
+            env_overrides=overrides,
+            on_games=advance,
+        )
     print(evaluation.format_tournament(result))
     _write_json(args.json, result)
     if args.markdown is not None:

@@ -890,6 +890,7 @@ def tournament(
     *,
     players: int | None = None,
     env_overrides: Mapping[str, Any] | None = None,
+    on_games: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Every agent against every other (:func:`play_pairing`: the two share the seats,
     even and odd alternated game by game); Elo ratings from a Bradley-Terry fit with
@@ -905,7 +906,8 @@ def tournament(
     seats: ``1/w`` each). Returns the game, env options (and the overrides, when some
     were given; ``own_views``: the options of each agent that sees with its own), players,
     games per pairing, seed, the agents in order, every pairing's score (Wilson 95%) and
-    the ratings, best first, each with the agent's mean score over its games.
+    the ratings, best first, each with the agent's mean score over its games. ``on_games``:
+    called with the games of each pairing once it is played (a progress bar's tick).
     """
     games, seed = check_run(games, seed)
     refs = tournament_agents(names)
@@ -928,6 +930,8 @@ def tournament(
                 seed + TOURNAMENT_SEED_STRIDE * (i * k + j),
             )
             results[(i, j)] = scores
+            if on_games is not None:
+                on_games(games)
             own[i] += scores
             own[j] += other
             total = float(sum(scores))

@@ -99,8 +99,11 @@ def test_tournament_prints_pairings_and_ratings(capsys, tmp_path):
     out = tmp_path / "t.json"
     argv = ["tournament", "ratto_zakko:adult", "ratto_zakko:random", "--games", "2"]
     assert cli.main([*argv, "--json", str(out)]) == 0
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
     assert "pairings" in printed and "Bradley-Terry ratings" in printed
+    if importlib.util.find_spec("tqdm") is not None:  # the games as the pairings are played
+        assert "games: 100%" in captured.err and "2/2" in captured.err, captured.err
     result = json.loads(out.read_text())
     assert [r["agent"] for r in result["ratings"]] == ["ratto_zakko:adult", "ratto_zakko:random"]
 
