@@ -135,3 +135,31 @@ def test_a_batch_of_deals_is_weighed_as_each_deal_alone(fitted):
     ]
     assert weights.shape == (6,) and len(set(weights.tolist())) > 1
     np.testing.assert_allclose(weights, alone, rtol=1e-5)
+
+
+def test_the_command_says_what_is_wrong_in_one_line_and_writes_over_nothing(
+    fitted, tmp_path, capsys
+):
+    """A records file that is missing or is not one, or an --out that exists (without
+    --replace), is one ``error:`` line and exit status 2; the file at --out is kept."""
+    _, records, belief = fitted
+    text = tmp_path / "text.npz"
+    text.write_text("not records")
+    kept = tmp_path / "kept.npz"
+    kept.write_bytes(b"keep me")
+    for argv, says in [
+        (["fit", str(tmp_path / "absent.npz"), "--out", str(tmp_path / "o.npz")], "absent.npz"),
+        (["fit", str(text), "--out", str(tmp_path / "o.npz")], "not a records file of collect"),
+        (["fit", str(belief), "--out", str(tmp_path / "o.npz")], "no observations, true"),
+        (["fit", str(records), "--out", str(kept)], "exists: give another --out, or --replace"),
+        (["collect", "--games", "1", "--out", str(kept)], "exists"),
+    ]:
+        assert maker.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("error: ") and says in err, err
+    assert kept.read_bytes() == b"keep me"
+    assert not (tmp_path / "o.npz").exists()
+    assert (
+        maker.main(["collect", "--games", "1", "--seed", "3", "--out", str(kept), "--replace"]) == 0
+    )
+    assert "observations" in np.load(kept).files

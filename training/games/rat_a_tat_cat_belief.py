@@ -27,15 +27,16 @@ in NumPy (:class:`~ratenvs.rat_a_tat_cat.belief.Belief` reads it). The shipped b
 
 from __future__ import annotations
 
-import argparse
+import sys
 import time
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ratenvs.common.arguments import int_in
+from ratenvs.common.arguments import ArgumentParser, int_in, report
 from ratenvs.common.atomic import atomic_file
 from ratenvs.rat_a_tat_cat.belief import VIEWS, belief_view, features, hand_kinds, stored
 
@@ -138,7 +139,7 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
     """Fit the classifier on the records of ``paths`` and write it to ``out``."""
     import torch
 
-    parts = [np.load(p) for p in paths]
+    parts = [_records(p) for p in paths]
     view = _the_one(parts, "view", "were read through different views")
     agent = _the_one(parts, "agent", "are of different agents' games")
     obs = np.concatenate([p["observations"] for p in parts])
@@ -187,25 +188,57 @@ def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int
     return {"decisions": len(obs), "held_out_log_loss": held_loss, "accuracy": accuracy}
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+RECORD_FIELDS = ("observations", "true", "dealt", "game")
+"""What a records file of ``collect`` holds (besides its ``view`` and ``agent``)."""
+
+
+def _records(path: str | Path) -> Any:
+    """The records file ``path`` (a ValueError naming it when it is not one)."""
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path}: not a records file of collect: {exc}") from None
+    missing = [k for k in RECORD_FIELDS if k not in getattr(data, "files", ())]
+    if missing:
+        raise ValueError(f"{path}: not a records file of collect (no {', '.join(missing)})")
+    return data
+
+
+def _new_file(path: str | Path, replace: bool) -> None:
+    """Refuse to write over ``path`` unless ``replace`` (nothing is lost by a slip)."""
+    if Path(path).exists() and not replace:
+        raise ValueError(f"{path} exists: give another --out, or --replace to write over it")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = ArgumentParser(
+        prog="python -m training.games.rat_a_tat_cat_belief",
+        description=__doc__.split("\n\n")[0],
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
+    c = sub.add_parser("collect", help="record games of an agent")
     c.add_argument("--games", type=int_in(1), required=True)
     c.add_argument("--seed", type=int, default=900000)
     c.add_argument("--view", choices=VIEWS, default="agent")
     c.add_argument("--agent", default=AGENT, help=f"the recorded agent (default {AGENT})")
     c.add_argument("--out", required=True)
-    f = sub.add_parser("fit")
+    c.add_argument("--replace", action="store_true", help="write over a file at --out")
+    f = sub.add_parser("fit", help="fit a belief on records")
     f.add_argument("records", nargs="+")
     f.add_argument("--epochs", type=int_in(1), default=8)
     f.add_argument("--out", required=True)
+    f.add_argument("--replace", action="store_true", help="write over a file at --out")
     args = parser.parse_args(argv)
-    if args.command == "collect":
-        collect(args.games, args.seed, args.out, args.view, args.agent)
-    else:
-        fit(args.records, args.out, args.epochs)
+    try:
+        _new_file(args.out, args.replace)
+        if args.command == "collect":
+            collect(args.games, args.seed, args.out, args.view, args.agent)
+        else:
+            fit(args.records, args.out, args.epochs)
+    except (ValueError, OSError) as exc:
+        return report(exc)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
