@@ -293,7 +293,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             args.games,
             args.seed,
             env_overrides=overrides,
-            on_game=None if advance is None else (lambda: advance(1)),
+            on_game=advance,
         )
     print(evaluation.format_evaluation(result))
     _write_json(args.json, result)

@@ -11,9 +11,9 @@ from typing import Any
 
 
 @contextlib.contextmanager
-def progress_bar(total: int, label: str, unit: str) -> Iterator[Callable[[int], None] | None]:
+def progress_bar(total: int, label: str, unit: str) -> Iterator[Callable[..., None] | None]:
     """A bar of ``total`` things (``unit``: their name) labelled ``label``: yields
-    ``advance(n)`` (``n`` more done), or None where tqdm is not installed. The bar appears
+    ``advance(n=1)`` (``n`` more done), or None where tqdm is not installed. The bar appears
     at the first ``advance``, so a mistake found before the work starts stays one line."""
     try:
         from tqdm import tqdm
@@ -23,7 +23,7 @@ def progress_bar(total: int, label: str, unit: str) -> Iterator[Callable[[int], 
     interactive = sys.stderr.isatty()
     bars: list[Any] = []
 
-    def advance(n: int) -> None:
+    def advance(n: int = 1) -> None:
         if not bars:
             bars.append(
                 tqdm(

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ratenvs.agents.checkpoint import require_training_packages
 from ratenvs.common.arguments import ArgumentParser, int_in, report
 from ratenvs.common.atomic import atomic_file
 from ratenvs.rat_a_tat_cat.belief import VIEWS, belief_view, features, hand_kinds, stored
@@ -58,11 +59,6 @@ def network(inputs: int, outputs: int = 1, seed: int = 0) -> Any:
         torch.nn.ReLU(),
         torch.nn.Linear(256, outputs),
     )
-
-
-AGENT = "agent:rat_a_tat_cat_2p_one_round"
-"""The agent whose seats are recorded by default (the ``search`` bot's for one round;
-``--agent agent:rat_a_tat_cat_2p`` for the elimination game at 100, the game of its card)."""
 
 
 def collect(
@@ -137,6 +133,7 @@ def seed_ranges(seeds: np.ndarray) -> np.ndarray:
 
 def fit(paths: Sequence[str | Path], out: str | Path, epochs: int = 8, seed: int = 0) -> dict:
     """Fit the classifier on the records of ``paths`` and write it to ``out``."""
+    require_training_packages("fitting a belief")
     import torch
 
     parts = [_records(p) for p in paths]
@@ -235,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             collect(args.games, args.seed, args.out, args.view, args.agent)
         else:
             fit(args.records, args.out, args.epochs)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, ModuleNotFoundError) as exc:  # files, the train extra
         return report(exc)
     return 0
 
