@@ -294,6 +294,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             args.seed,
             env_overrides=overrides,
             on_game=advance,
+            duplicate=args.duplicate,
         )
     print(evaluation.format_evaluation(result))
     _write_json(args.json, result)
@@ -596,6 +597,13 @@ def build_parser() -> argparse.ArgumentParser:
         "the k-th name plays k + 1 turns after the agent, each in every seat alike): bot "
         "names (bare or game:bot), "
         "agent:NAME or checkpoints (default: the game's default bot)",
+    )
+    ev.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="duplicate deals: every deal is played once from each seat (--games a multiple "
+        "of the seats), so what the seats were dealt cancels out; the intervals are normal "
+        "95%% over the deals' means, narrower than over as many games of their own deals",
     )
     _add_match_arguments(ev, "games")
     tour = sub.add_parser(

@@ -122,6 +122,9 @@ class GameResult:
     extras: dict[str, float] | None = None
     """Counts of the game's tracker (:attr:`EvaluationExtras.tracker`), e.g. answers given
     and how many were right."""
+    deal: int | None = None
+    """The seed of the deal the game shares with the other games of a duplicate match (the
+    agent in another seat of each); None: a deal of its own."""
 
 
 def play_game(
@@ -157,18 +160,29 @@ def play_match(
     first_seat: int = 0,
     extras: EvaluationExtras | None = None,
     on_game: Callable[[], None] | None = None,
+    *,
+    duplicate: bool = False,
 ) -> list[GameResult]:
     """``games`` games of ``agent`` against ``opponents`` (one per other seat), the whole
     table rotated: game ``g`` seats the agent in seat ``s = (first_seat + g) mod players``
     and ``opponents[k]`` in seat ``(s + 1 + k) mod players``, so each player sits in every
     seat equally often and the order of play around the table stays the same (the k-th
     opponent always plays k + 1 turns after the agent). ``on_game``: called after each game
-    (a progress bar's tick)."""
+    (a progress bar's tick).
+
+    ``duplicate``: every deal is played once from each seat (as duplicate bridge deals
+    its boards): games ``g`` of one block of ``players`` share the seed of deal
+    ``g // players``, so the chance draws that do not depend on the play (the first
+    shuffle, the dice) are the same while the agent takes every seat in turn. What each
+    seat was dealt then cancels out of the block's mean, whose spread is what
+    :func:`summarise` reports; ``games`` must be a whole number of blocks."""
     games, seed = check_run(games, seed)
     env = spec.load().raw_env(**env_options)
     n = env.num_players
     if len(opponents) != n - 1:
         raise ValueError(f"need {n - 1} opponents for a {n}-seat game, got {len(opponents)}")
+    if duplicate:
+        check_duplicate(games, n)
     make_tracker = (extras_for(spec.name) if extras is None else extras).tracker
     results = []
     for g in range(games):
@@ -176,12 +190,12 @@ def play_match(
         table = [agent, *opponents]
         players = [table[(j - seat) % n] for j in range(n)]
         tracker = None if make_tracker is None else make_tracker(seat)
-        totals, winners = play_game(
-            spec, env_options, players, seed * GAME_SEED_STRIDE + g, env, tracker
-        )
+        deal = seed * GAME_SEED_STRIDE + (g // n if duplicate else g)
+        totals, winners = play_game(spec, env_options, players, deal, env, tracker)
         w = sum(winners)
         win = (1.0 / w) if winners[seat] else 0.0
-        results.append(GameResult(seat, totals[seat], win, tracker and tracker.counts))
+        counts = tracker and tracker.counts
+        results.append(GameResult(seat, totals[seat], win, counts, deal if duplicate else None))
         if on_game is not None:
             on_game()
     return results
@@ -248,23 +262,82 @@ def response_figures(by_response: Mapping[str, Mapping[str, float]]) -> dict[str
     return out
 
 
+def check_duplicate(games: int, players: int, flag: str = "games") -> None:
+    """A ValueError unless ``games`` is a whole number of duplicate blocks (one game from
+    every seat of a deal) of a game of ``players`` seats, at least two."""
+    if players < 2:
+        raise ValueError("duplicate deals need seats to rotate: this is a one-player game")
+    if games % players or games < 2 * players:
+        raise ValueError(
+            f"with duplicate deals every deal is played from each of the {players} seats: "
+            f"{flag} must be a multiple of {players}, at least {2 * players} (two deals); "
+            f"got {games}"
+        )
+
+
+def _deal_interval(means: np.ndarray) -> tuple[float, float]:
+    """The mean of the per-deal means and their sample standard deviation."""
+    return float(means.mean()), float(means.std(ddof=1)) if means.size > 1 else 0.0
+
+
+def deal_figures(
+    deals: int, win: float, win_sd: float, reward: float, reward_sd: float
+) -> dict[str, Any]:
+    """The win rate and mean reward of a duplicate evaluation from its ``deals`` deals'
+    means and their sample standard deviations: normal 95% intervals over the deals (the
+    win rate's clipped to [0, 1]); the deals' spreads are kept (``deal_win_sd``,
+    ``deal_reward_sd``) so that runs can be pooled exactly."""
+    win_half = Z_95 * win_sd / math.sqrt(deals)
+    reward_half = Z_95 * reward_sd / math.sqrt(deals)
+    return {
+        "win_rate": win,
+        "win_rate_ci": [max(0.0, win - win_half), min(1.0, win + win_half)],
+        "mean_reward": reward,
+        "mean_reward_ci": [reward - reward_half, reward + reward_half],
+        "duplicate": True,
+        "deals": deals,
+        "deal_win_sd": win_sd,
+        "deal_reward_sd": reward_sd,
+    }
+
+
 def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     """Win rate (Wilson 95%) and mean reward (normal 95%) of a list of games, and the
     summed counts of the game's tracker (with ``answer_accuracy`` and its Wilson interval
     when the counts hold answers, and the per-response figures of
-    :func:`response_figures` when they hold ``by_correct_response``)."""
+    :func:`response_figures` when they hold ``by_correct_response``).
+
+    Games of duplicate deals (:func:`play_match` with ``duplicate``) are summarised by
+    deal: the win rate and mean reward are the same means, their normal 95% intervals are
+    over the deals' means (the games of a deal are not independent of each other: they
+    share its cards), with ``duplicate``, ``deals`` and the deals' spreads
+    (:func:`deal_figures`)."""
     n = len(results)
     wins = float(sum(r.win for r in results))
-    mean, ci = mean_interval([r.reward for r in results])
-    low, high = wilson_interval(wins, n)
-    out = {
-        "games": n,
-        "wins": wins,
-        "win_rate": wins / n,
-        "win_rate_ci": [low, high],
-        "mean_reward": mean,
-        "mean_reward_ci": list(ci),
-    }
+    dealt = [r.deal is not None for r in results]
+    if any(dealt):
+        if not all(dealt):
+            raise ValueError("games of duplicate deals and games of their own deals mixed")
+        order = {d: i for i, d in enumerate(dict.fromkeys(r.deal for r in results))}
+        rows = np.array([order[r.deal] for r in results])
+        size = np.bincount(rows)
+        win_means = np.bincount(rows, [r.win for r in results]) / size
+        reward_means = np.bincount(rows, [r.reward for r in results]) / size
+        out = {"games": n, "wins": wins}
+        out.update(
+            deal_figures(len(order), *_deal_interval(win_means), *_deal_interval(reward_means))
+        )
+    else:
+        mean, ci = mean_interval([r.reward for r in results])
+        low, high = wilson_interval(wins, n)
+        out = {
+            "games": n,
+            "wins": wins,
+            "win_rate": wins / n,
+            "win_rate_ci": [low, high],
+            "mean_reward": mean,
+            "mean_reward_ci": list(ci),
+        }
     extras = [r.extras for r in results if r.extras]
     if extras:
         out.update(count_figures(sum_counts(extras)))
@@ -291,6 +364,7 @@ _POOL_PER_RUN = {
     *("games", "wins", "win_rate", "win_rate_ci", "mean_reward", "mean_reward_ci"),
     *("seed", "seconds", "answer_accuracy", "answer_accuracy_ci", BY_RESPONSE),
     *("min_answer_rate", "min_answer_rate_ci", "min_answer_rate_response", *COUNT_KEYS),
+    *("deals", "deal_win_sd", "deal_reward_sd"),
 }
 """Keys recomputed from the runs when they are pooled (the rest must agree)."""
 
@@ -338,6 +412,10 @@ def pool_evaluations(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         raise ValueError(f"evaluations to pool share a seed (the same games twice): {seeds}")
     n = int(sum(r["games"] for r in results))
     wins = float(sum(r["wins"] for r in results))
+    if first.get("duplicate"):
+        out = {"games": n, "wins": wins}
+        out.update(_pool_deals(results))
+        return _pooled_rest(results, out)
     mean = sum(r["mean_reward"] * r["games"] for r in results) / n
     # each run's sample variance from its interval: half = Z * sd / sqrt(games)
     within = sum(
@@ -356,13 +434,31 @@ def pool_evaluations(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "mean_reward": mean,
         "mean_reward_ci": [mean - half, mean + half],
     }
+    return _pooled_rest(results, out)
+
+
+def _pooled_rest(results: Sequence[Mapping[str, Any]], out: dict[str, Any]) -> dict[str, Any]:
+    """A pooled evaluation's counts, the keys its runs share, its seeds and seconds."""
     if all("answers" in r for r in results):
         counts = [_tracker_counts(r) for r in results]
         out.update(count_figures(sum_counts(counts)))
-    out.update({k: v for k, v in first.items() if k not in _POOL_PER_RUN})
-    out["seed"] = seeds
+    out.update({k: v for k, v in results[0].items() if k not in _POOL_PER_RUN})
+    out["seed"] = [r["seed"] for r in results]
     out["seconds"] = round(sum(float(r.get("seconds", 0.0)) for r in results), 3)
     return out
+
+
+def _pool_deals(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The deal figures (:func:`deal_figures`) of duplicate runs pooled: the deals' means
+    and spreads recovered exactly from each run's deals, means and spreads."""
+    deals = int(sum(r["deals"] for r in results))
+    figures = []
+    for mean_key, sd_key in (("win_rate", "deal_win_sd"), ("mean_reward", "deal_reward_sd")):
+        mean = sum(r[mean_key] * r["deals"] for r in results) / deals
+        within = sum((r["deals"] - 1) * r[sd_key] ** 2 for r in results)
+        between = sum(r["deals"] * (r[mean_key] - mean) ** 2 for r in results)
+        figures += [mean, math.sqrt((within + between) / (deals - 1))]
+    return deal_figures(deals, *figures)
 
 
 # ------------------------------------------------------------------- agents
@@ -654,17 +750,22 @@ def evaluate_agent(
     seed: int,
     extras: EvaluationExtras | None = None,
     on_game: Callable[[], None] | None = None,
+    *,
+    duplicate: bool = False,
 ) -> dict[str, Any]:
     """Evaluate ``agent`` over ``games`` seat-rotated games against the named opponents;
     add the game's exact grade (:attr:`EvaluationExtras.exact_grade`) if it has one. A
     policy among the players (the agent or a checkpoint opponent) must fit the env's
     observation and action sizes (a ValueError before any game). ``on_game``: called after
-    each game."""
+    each game. ``duplicate``: every deal played from each seat (:func:`play_match`),
+    intervals over the deals (:func:`summarise`)."""
     games, seed = check_run(games, seed)
     spec = GAMES[game]
     extras = extras_for(game) if extras is None else extras
     env = spec.load().raw_env(**env_options)
     n = int(env.num_players)
+    if duplicate:
+        check_duplicate(games, n)
     refs = opponent_refs(game, opponent_names, n - 1)
     opponents = [seat_maker(r, env_options)() for r in refs]
     labels = [r.label for r in refs]
@@ -676,7 +777,15 @@ def evaluate_agent(
         check_policy_fits(label, bot, env, game, env_options)
     t0 = time.perf_counter()
     matches = play_match(
-        spec, env_options, agent, opponents, games, seed, extras=extras, on_game=on_game
+        spec,
+        env_options,
+        agent,
+        opponents,
+        games,
+        seed,
+        extras=extras,
+        on_game=on_game,
+        duplicate=duplicate,
     )
     out = summarise(matches)
     out["opponents"] = labels
@@ -707,6 +816,7 @@ def evaluate(
     *,
     env_overrides: Mapping[str, Any] | None = None,
     on_game: Callable[[], None] | None = None,
+    duplicate: bool = False,
 ) -> dict[str, Any]:
     """Evaluate the agent named ``agent`` (:func:`resolve_agent`, or an :class:`AgentRef`
     already resolved) in its own game and env options (a bot: its game's gymnasium
@@ -716,7 +826,9 @@ def evaluate(
     that env for this evaluation (:func:`apply_env_overrides`: checked by the game; not
     the observation or action size of a checkpoint). The result's ``env_options`` are the
     options played, ``env_overrides`` (when some were given) what was overridden; a
-    checkpoint's result names it (``checkpoint``) and its weights (``weights_sha256``)."""
+    checkpoint's result names it (``checkpoint``) and its weights (``weights_sha256``).
+    ``duplicate``: every deal is played from each seat, the intervals over the deals
+    (:func:`play_match`, :func:`summarise`); ``games`` a multiple of the seats."""
     games, seed = check_run(games, seed)
     ref = agent if isinstance(agent, AgentRef) else resolve_agent(agent)
     spec = GAMES[ref.game]
@@ -735,6 +847,7 @@ def evaluate(
         seed,
         extras,
         on_game=on_game,
+        duplicate=duplicate,
     )
     if env_overrides:
         out["env_overrides"] = dict(env_overrides)
@@ -1107,6 +1220,11 @@ def format_evaluation(result: dict[str, Any]) -> str:
         f"{result.get('agent', 'agent')} ({result.get('game', '')}, {result['env_options']}): "
         f"{result['games']} games{played}"
     )
+    if result.get("duplicate"):
+        title += (
+            f"\n{result['deals']} duplicate deals, each played from every seat: the intervals "
+            "are over the deals"
+        )
     if result.get("env_overrides"):
         title += f" (env overrides {result['env_overrides']})"
     for label, info in (result.get("opponent_details") or {}).items():
