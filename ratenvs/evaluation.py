@@ -262,7 +262,7 @@ def response_figures(by_response: Mapping[str, Mapping[str, float]]) -> dict[str
     return out
 
 
-def check_duplicate(games: int, players: int, flag: str = "games") -> None:
+def check_duplicate(games: int, players: int) -> None:
     """A ValueError unless ``games`` is a whole number of duplicate blocks (one game from
     every seat of a deal) of a game of ``players`` seats, at least two."""
     if players < 2:
@@ -270,12 +270,12 @@ def check_duplicate(games: int, players: int, flag: str = "games") -> None:
     if games % players or games < 2 * players:
         raise ValueError(
             f"with duplicate deals every deal is played from each of the {players} seats: "
-            f"{flag} must be a multiple of {players}, at least {2 * players} (two deals); "
+            f"games must be a multiple of {players}, at least {2 * players} (two deals); "
             f"got {games}"
         )
 
 
-def _deal_interval(means: np.ndarray) -> tuple[float, float]:
+def _mean_and_spread(means: np.ndarray) -> tuple[float, float]:
     """The mean of the per-deal means and their sample standard deviation."""
     return float(means.mean()), float(means.std(ddof=1)) if means.size > 1 else 0.0
 
@@ -325,7 +325,7 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
         reward_means = np.bincount(rows, [r.reward for r in results]) / size
         out = {"games": n, "wins": wins}
         out.update(
-            deal_figures(len(order), *_deal_interval(win_means), *_deal_interval(reward_means))
+            deal_figures(len(order), *_mean_and_spread(win_means), *_mean_and_spread(reward_means))
         )
     else:
         mean, ci = mean_interval([r.reward for r in results])
