@@ -73,8 +73,9 @@ def _real(value: Any) -> bool:
 def _check_figures(path: str | Path, result: Mapping[str, Any]) -> None:
     """The figures pooling reads have their types and ranges (a UsageError naming the key):
     ``env_options`` a mapping, ``games`` a positive whole number, ``wins`` from 0 to
-    ``games``, ``mean_reward`` a number, ``seed`` a whole number or a list of them, and the
-    intervals (where present) pairs of numbers."""
+    ``games``, ``mean_reward`` a number, ``seed`` a whole number or a list of them, the
+    intervals (where present) pairs of numbers, and a run of duplicate deals its ``deals``
+    (2 to ``games``) and their spreads (numbers >= 0)."""
 
     def bad(key: str, what: str) -> UsageError:
         return UsageError(f"result {path}: {key} must be {what}, got {result[key]!r}")
@@ -91,6 +92,18 @@ def _check_figures(path: str | Path, result: Mapping[str, Any]) -> None:
     seeds = result["seed"] if isinstance(result["seed"], list) else [result["seed"]]
     if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
         raise bad("seed", "a whole number or a list of them")
+    if "duplicate" in result:  # duplicate deals: pooled from the deals' means and spreads
+        if result["duplicate"] is not True:
+            raise bad("duplicate", "true (a run of duplicate deals) or absent")
+        for key in ("deals", "deal_win_sd", "deal_reward_sd"):
+            if key not in result:
+                raise UsageError(f"result {path}: a run of duplicate deals without {key}")
+        deals = result["deals"]
+        if not isinstance(deals, int) or isinstance(deals, bool) or not 2 <= deals <= games:
+            raise bad("deals", f"a whole number of deals from 2 to its games ({games})")
+        for key in ("deal_win_sd", "deal_reward_sd"):
+            if not _real(result[key]) or result[key] < 0:
+                raise bad(key, "a number >= 0")
     for key in ("win_rate_ci", "mean_reward_ci"):
         pair = result.get(key)
         if pair is not None and not (

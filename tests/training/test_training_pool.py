@@ -213,3 +213,39 @@ def test_figures_of_the_wrong_type_are_named_and_the_card_kept(tmp_path, capsys,
     err = capsys.readouterr().err
     assert said in err and "Traceback" not in err and err.count("\n") == 1
     assert (tmp_path / "rz.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        (None, None, None),
+        ("deals", 9, "deals must be a whole number of deals from 2 to its games (4)"),
+        ("deal_win_sd", -0.1, "deal_win_sd must be a number >= 0"),
+        ("duplicate", "yes", "duplicate must be true"),
+        ("deal_reward_sd", ..., "a run of duplicate deals without deal_reward_sd"),
+    ],
+)
+def test_duplicate_runs_pool_onto_the_card_and_bad_deal_figures_are_named(
+    tmp_path, capsys, key, value, said
+):
+    """``ratenvs evaluate --duplicate --json`` runs pool by their deals (the card's entry
+    keeps ``deals`` and the spreads); a run whose deal figures pooling cannot read is one
+    error line naming the key, the card kept."""
+    ckpt = make_ratto_zakko_checkpoint(tmp_path / "rz")
+    results = [evaluate(str(ckpt), ["child"], 4, s, duplicate=True) for s in (7, 8)]
+    if key is not None:
+        if value is ...:
+            del results[1][key]
+        else:
+            results[1][key] = value
+    paths = write_results(tmp_path, results)
+    before = (tmp_path / "rz.json").read_bytes()
+    if key is None:
+        assert pool.main([str(ckpt), *paths]) == 0
+        entry = load_card(ckpt)["evaluations"]["vs ratto_zakko:child, pooled"]
+        assert entry["duplicate"] is True and entry["deals"] == 4 and entry["games"] == 8
+        return
+    assert pool.main([str(ckpt), *paths]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err and err.count("\n") == 1
+    assert (tmp_path / "rz.json").read_bytes() == before
