@@ -764,8 +764,6 @@ def evaluate_agent(
     extras = extras_for(game) if extras is None else extras
     env = spec.load().raw_env(**env_options)
     n = int(env.num_players)
-    if duplicate:
-        check_duplicate(games, n)
     refs = opponent_refs(game, opponent_names, n - 1)
     opponents = [seat_maker(r, env_options)() for r in refs]
     labels = [r.label for r in refs]

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ratenvs.agents.checkpoint import require_training_packages
-from ratenvs.common.arguments import ArgumentParser, int_in, report
+from ratenvs.common.arguments import ArgumentParser, int_in, output_file, report
 from ratenvs.common.atomic import atomic_file
 from ratenvs.rat_a_tat_cat.belief import VIEWS, belief_view, features, hand_kinds, stored
 
@@ -202,7 +202,9 @@ def _records(path: str | Path) -> Any:
 
 
 def _new_file(path: str | Path, replace: bool) -> None:
-    """Refuse to write over ``path`` unless ``replace`` (nothing is lost by a slip)."""
+    """Refuse to write over ``path`` unless ``replace`` (nothing is lost by a slip), and a
+    path that cannot be written (a folder, no such place) before minutes of work."""
+    output_file("--out", path, ValueError)
     if Path(path).exists() and not replace:
         raise ValueError(f"{path} exists: give another --out, or --replace to write over it")
 
